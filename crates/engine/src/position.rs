@@ -1,0 +1,369 @@
+//! The validated position: board, factions, side to move, ply, and its Zobrist hash.
+//!
+//! A [`Setup`] is anything-goes data (what a parser produces); a [`Position`] is only made
+//! through [`Position::from_setup`], which checks every invariant the rules need.
+
+use core::fmt;
+
+use crate::outcome::{DrawReason, Outcome, WinReason};
+use crate::types::{Faction, Piece, Role, Side, Square};
+use crate::zobrist;
+
+/// Cell encoding: bits 0–4 role code (1..=19, 0 = empty), bit 5 North, bit 6 charged.
+pub(crate) const ROLE_MASK: u8 = 0x1F;
+pub(crate) const NORTH: u8 = 0x20;
+pub(crate) const CHARGED: u8 = 0x40;
+pub(crate) const NO_SQUARE: u8 = 0xFF;
+
+/// The last ply: a position at this ply is a draw.
+pub const MAX_PLY: u16 = 160;
+
+#[inline]
+pub(crate) const fn side_bits(side: Side) -> u8 {
+    match side {
+        Side::South => 0,
+        Side::North => NORTH,
+    }
+}
+
+#[inline]
+pub(crate) const fn encode(piece: Piece) -> u8 {
+    (piece.role as u8) | side_bits(piece.side) | if piece.charged { CHARGED } else { 0 }
+}
+
+#[inline]
+pub(crate) fn decode(cell: u8) -> Option<Piece> {
+    if cell == 0 {
+        return None;
+    }
+    Some(Piece {
+        side: if cell & NORTH != 0 { Side::North } else { Side::South },
+        role: Role::from_code(cell & ROLE_MASK),
+        charged: cell & CHARGED != 0,
+    })
+}
+
+/// An unvalidated position: public fields, anything goes. Turn it into a [`Position`] with
+/// [`Position::from_setup`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// Factions of South and North, in that order.
+    pub factions: [Faction; 2],
+    /// Indexed by [`Square::index`].
+    pub board: [Option<Piece>; 81],
+    pub turn: Side,
+    pub ply: u16,
+}
+
+impl Setup {
+    /// The starting setup of a match-up.
+    pub fn start(south: Faction, north: Faction) -> Setup {
+        let mut board = [None; 81];
+        for (side, faction) in [(Side::South, south), (Side::North, north)] {
+            let setup = faction.setup();
+            for file in 0..9u8 {
+                let back = Square::from_coords(file, side.back_rank());
+                let front = Square::from_coords(file, side.front_rank());
+                if let (Some(b), Some(f)) = (back, front) {
+                    board[b.index()] =
+                        Some(Piece { side, role: setup.back_rank[file as usize], charged: false });
+                    board[f.index()] = Some(Piece { side, role: setup.front_rank, charged: false });
+                }
+            }
+        }
+        Setup { factions: [south, north], board, turn: Side::South, ply: 0 }
+    }
+}
+
+/// Why a [`Setup`] is not a valid position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PositionError {
+    /// A piece whose role does not belong to its side's faction.
+    WrongFaction { square: Square, side: Side, role: Role, faction: Faction },
+    /// More than one king-piece for a side.
+    TooManyKings { side: Side },
+    /// Neither side has a king-piece: no result can be given.
+    NoKings,
+    /// Both Fathers Time stand on their end rows: both sides would have won.
+    BothTimedOut,
+    /// A charged flag on a piece type that cannot carry it.
+    NotChargeable { square: Square, role: Role },
+    /// Ply beyond the 160-ply limit.
+    PlyTooLarge { ply: u16 },
+}
+
+impl fmt::Display for PositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PositionError::WrongFaction { square, side, role, faction } => write!(
+                f,
+                "{square}: {side} plays {faction}, which has no {}",
+                role.name()
+            ),
+            PositionError::TooManyKings { side } => {
+                write!(f, "{side} has more than one king-piece")
+            }
+            PositionError::NoKings => f.write_str("neither side has a king-piece"),
+            PositionError::BothTimedOut => {
+                f.write_str("both Fathers Time stand on their end rows")
+            }
+            PositionError::NotChargeable { square, role } => {
+                write!(f, "{square}: a {} cannot be charged", role.name())
+            }
+            PositionError::PlyTooLarge { ply } => write!(f, "ply {ply} is over 160"),
+        }
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+/// A position that satisfies every invariant the rules need. Cheap to copy (copy-make).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    pub(crate) board: [u8; 81],
+    pub(crate) factions: [Faction; 2],
+    pub(crate) turn: Side,
+    pub(crate) ply: u16,
+    pub(crate) hash: u64,
+    /// Square index of each side's king-piece, or [`NO_SQUARE`].
+    pub(crate) kings: [u8; 2],
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", crate::iapn::format(self))
+    }
+}
+
+impl Position {
+    /// The starting position of a match-up.
+    pub fn start(south: Faction, north: Faction) -> Position {
+        match Position::from_setup(&Setup::start(south, north)) {
+            Ok(p) => p,
+            // The setup table is checked by a unit test; this cannot fail.
+            Err(e) => unreachable!("starting setup is invalid: {e}"),
+        }
+    }
+
+    /// Checks every invariant and builds the position (with its hash).
+    pub fn from_setup(setup: &Setup) -> Result<Position, PositionError> {
+        if setup.ply > MAX_PLY {
+            return Err(PositionError::PlyTooLarge { ply: setup.ply });
+        }
+        let mut board = [0u8; 81];
+        let mut kings = [NO_SQUARE; 2];
+        for (i, cell) in setup.board.iter().enumerate() {
+            let Some(piece) = *cell else { continue };
+            let square = Square::from_index_unchecked(i as u8);
+            let faction = setup.factions[piece.side.index()];
+            if piece.role.faction() != faction {
+                return Err(PositionError::WrongFaction {
+                    square,
+                    side: piece.side,
+                    role: piece.role,
+                    faction,
+                });
+            }
+            if piece.charged && !piece.role.is_chargeable() {
+                return Err(PositionError::NotChargeable { square, role: piece.role });
+            }
+            if piece.role.is_king() {
+                if kings[piece.side.index()] != NO_SQUARE {
+                    return Err(PositionError::TooManyKings { side: piece.side });
+                }
+                kings[piece.side.index()] = i as u8;
+            }
+            board[i] = encode(piece);
+        }
+        if kings == [NO_SQUARE; 2] {
+            return Err(PositionError::NoKings);
+        }
+        let mut pos = Position {
+            board,
+            factions: setup.factions,
+            turn: setup.turn,
+            ply: setup.ply,
+            hash: 0,
+            kings,
+        };
+        if pos.timed_out(Side::South) && pos.timed_out(Side::North) {
+            return Err(PositionError::BothTimedOut);
+        }
+        pos.hash = pos.compute_hash();
+        Ok(pos)
+    }
+
+    /// The unvalidated form of this position.
+    pub fn to_setup(&self) -> Setup {
+        let mut board = [None; 81];
+        for (i, &c) in self.board.iter().enumerate() {
+            board[i] = decode(c);
+        }
+        Setup { factions: self.factions, board, turn: self.turn, ply: self.ply }
+    }
+
+    #[inline]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        decode(self.board[sq.index()])
+    }
+
+    #[inline]
+    pub fn turn(&self) -> Side {
+        self.turn
+    }
+
+    #[inline]
+    pub fn ply(&self) -> u16 {
+        self.ply
+    }
+
+    #[inline]
+    pub fn faction(&self, side: Side) -> Faction {
+        self.factions[side.index()]
+    }
+
+    /// Zobrist hash of (board, charged flags, side to move), kept incrementally.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The square of a side's king-piece, if it is still on the board.
+    pub fn king(&self, side: Side) -> Option<Square> {
+        let k = self.kings[side.index()];
+        (k != NO_SQUARE).then(|| Square::from_index_unchecked(k))
+    }
+
+    /// The hash recomputed from scratch (tests compare it with the incremental one).
+    pub fn compute_hash(&self) -> u64 {
+        let mut h = 0;
+        for (i, &c) in self.board.iter().enumerate() {
+            h ^= zobrist::cell_key(i, c);
+        }
+        if self.turn == Side::North {
+            h ^= zobrist::NORTH_TO_MOVE;
+        }
+        h
+    }
+
+    /// Same board, charged flags and side to move: the identity used for repetition.
+    pub fn same_position(&self, other: &Position) -> bool {
+        self.hash == other.hash && self.turn == other.turn && self.board == other.board
+    }
+
+    /// Father Time of `side` stands on its end row (it can only get there by arriving:
+    /// no ability moves an enemy king-piece, and Clockwork has no Magnet).
+    pub(crate) fn timed_out(&self, side: Side) -> bool {
+        let k = self.kings[side.index()];
+        k != NO_SQUARE
+            && self.board[k as usize] & ROLE_MASK == Role::FatherTime as u8
+            && k / 9 == side.end_rank()
+    }
+
+    /// The outcome visible on the board alone, in RULES.md §6 order, before repetition:
+    /// a side without its king-piece has lost; Father Time on its end row has won.
+    pub(crate) fn board_outcome(&self) -> Option<Outcome> {
+        for side in [self.turn, self.turn.opponent()] {
+            if self.kings[side.index()] == NO_SQUARE {
+                return Some(Outcome::Win {
+                    winner: side.opponent(),
+                    reason: WinReason::KingDestroyed,
+                });
+            }
+        }
+        for side in [self.turn.opponent(), self.turn] {
+            if self.timed_out(side) {
+                return Some(Outcome::Win { winner: side, reason: WinReason::Timeout });
+            }
+        }
+        None
+    }
+
+    /// The outcome checks that follow repetition: the ply limit, then no legal move.
+    pub(crate) fn late_outcome(&self) -> Option<Outcome> {
+        if self.ply >= MAX_PLY {
+            return Some(Outcome::Draw { reason: DrawReason::PlyLimit });
+        }
+        if !self.has_legal_move() {
+            return Some(Outcome::Win { winner: self.turn.opponent(), reason: WinReason::NoLegalMoves });
+        }
+        None
+    }
+
+    /// The outcome of this position taken alone (no history): king destroyed, Timeout,
+    /// 160 plies, no legal move. [`crate::Game`] adds repetition between the second and third.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.board_outcome().or_else(|| self.late_outcome())
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.outcome().is_some()
+    }
+
+    // --- board primitives: every change goes through these, so the hash and the king
+    // squares stay right ---
+
+    #[inline]
+    pub(crate) fn put(&mut self, sq: u8, cell: u8) {
+        debug_assert_eq!(self.board[sq as usize], 0);
+        self.board[sq as usize] = cell;
+        self.hash ^= zobrist::cell_key(sq as usize, cell);
+        if Role::from_code(cell & ROLE_MASK).is_king() {
+            self.kings[(cell & NORTH != 0) as usize] = sq;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn remove(&mut self, sq: u8) -> u8 {
+        let cell = self.board[sq as usize];
+        if cell != 0 {
+            self.board[sq as usize] = 0;
+            self.hash ^= zobrist::cell_key(sq as usize, cell);
+            if Role::from_code(cell & ROLE_MASK).is_king() {
+                self.kings[(cell & NORTH != 0) as usize] = NO_SQUARE;
+            }
+        }
+        cell
+    }
+
+    #[inline]
+    pub(crate) fn set_charged(&mut self, sq: u8) {
+        let cell = self.board[sq as usize];
+        if cell & CHARGED == 0 {
+            self.board[sq as usize] = cell | CHARGED;
+            self.hash ^= zobrist::CHARGED_KEYS[sq as usize];
+        }
+    }
+
+    #[inline]
+    pub(crate) fn flip_turn(&mut self) {
+        self.turn = self.turn.opponent();
+        self.hash ^= zobrist::NORTH_TO_MOVE;
+        self.ply += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_match_up_starts_valid_and_ongoing() {
+        for s in Faction::ALL {
+            for n in Faction::ALL {
+                let p = Position::start(s, n);
+                assert_eq!(p.turn(), Side::South);
+                assert_eq!(p.ply(), 0);
+                assert_eq!(p.outcome(), None);
+                assert_eq!(p.hash(), p.compute_hash());
+                assert!(p.king(Side::South).is_some() && p.king(Side::North).is_some());
+            }
+        }
+    }
+
+    #[test]
+    fn setup_round_trips() {
+        let p = Position::start(Faction::Axiom, Faction::Blades);
+        assert_eq!(Position::from_setup(&p.to_setup()), Ok(p));
+    }
+}
