@@ -93,18 +93,18 @@ mod tests {
     #[test]
     fn third_occurrence_loses_for_the_mover() {
         // Two Gears shuffle; the start position recurs after 4 and 8 plies.
-        let start = iapn::parse("clockwork clockwork 4f4/9/9/9/9/9/9/9/4F4 s - 0").unwrap();
+        let start = iapn::parse("clockwork clockwork 4f3g/9/9/9/9/9/9/9/4F3G s - 0").unwrap();
         let mut g = Game::new(start);
-        let shuffle = ["e1d1", "e9d9", "d1e1", "d9e9"];
+        let shuffle = ["i1h1", "i9h9", "h1i1", "h9i9"];
         assert_eq!(play_all(&mut g, &shuffle), None);
         assert_eq!(g.repetitions(), 2);
-        // South's d1e1 of the second cycle does not repeat a position a third time...
+        // South's h1i1 of the second cycle makes its position's second occurrence...
         assert_eq!(play_all(&mut g, &shuffle[..3]), None);
-        // ...North's d9e9 recreates the start position for the third time: North loses.
-        let o = g.play(Move::parse("d9e9").unwrap()).unwrap();
+        // ...North's h9i9 recreates the start position for the third time: North loses.
+        let o = g.play(Move::parse("h9i9").unwrap()).unwrap();
         assert_eq!(o.map(|o| o.to_string()).as_deref(), Some("south wins: repetition"));
         assert!(g.legal_moves().is_empty());
-        assert!(matches!(g.play(Move::parse("e1d1").unwrap()), Err(IllegalMove::GameOver(_))));
+        assert!(matches!(g.play(Move::parse("i1h1").unwrap()), Err(IllegalMove::GameOver(_))));
     }
 
     #[test]

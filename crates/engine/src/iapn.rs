@@ -313,7 +313,7 @@ mod tests {
             E::Invalid(PositionError::TooManyKings { side: Side::North })
         ));
         assert!(matches!(err(&format!("clockwork blades {b} x - 0")), E::SideToMove(_)));
-        assert!(matches!(err(&format!("clockwork blades {b} s e2 0")), E::ChargedEmpty(_)));
+        assert!(matches!(err(&format!("clockwork blades {b} s e5 0")), E::ChargedEmpty(_)));
         assert!(matches!(err(&format!("clockwork blades {b} s e1 0")), E::ChargedEmpty(_)));
         assert!(matches!(err(&format!("clockwork blades {b} s a2,a8 0")), E::ChargedOrder(_)));
         assert!(matches!(err(&format!("clockwork blades {b} s a8,a8 0")), E::ChargedOrder(_)));

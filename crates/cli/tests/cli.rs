@@ -1,0 +1,125 @@
+//! The `iron-arena` command-line interface, exactly as other tools call it.
+
+use std::process::{Command, Output};
+
+const CW_BL: &str = "clockwork blades wkbamabkw/ddddddddd/9/9/9/9/9/CCCCCCCCC/PSDHFHDSP s - 0";
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_iron-arena")).args(args).output().expect("run iron-arena")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// An error: non-zero status, nothing on stdout, exactly one line on stderr.
+fn err(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(!out.status.success(), "{args:?} should fail");
+    assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(e.lines().count(), 1, "{args:?}: stderr is not one line: {e:?}");
+    e
+}
+
+#[test]
+fn start_prints_the_starting_iapn() {
+    assert_eq!(ok(&["start", "clockwork", "blades"]), format!("{CW_BL}\n"));
+    assert_eq!(
+        ok(&["start", "axiom", "axiom"]),
+        "axiom axiom blmtstmlb/ppppppppp/9/9/9/9/9/PPPPPPPPP/BLMTSTMLB s - 0\n"
+    );
+    assert!(err(&["start", "clockwork", "robots"]).contains("unknown faction 'robots'"));
+    assert!(err(&["start", "clockwork"]).contains("wrong arguments"));
+}
+
+#[test]
+fn moves_are_listed_one_per_line_in_byte_order() {
+    let out = ok(&["moves", CW_BL]);
+    let lines: Vec<&str> = out.lines().collect();
+    // 9 Cogs, two diagonal steps each, minus the two that leave the board at a2/i2.
+    assert_eq!(lines.len(), 16);
+    let mut sorted = lines.clone();
+    sorted.sort();
+    assert_eq!(lines, sorted);
+    assert_eq!(lines[0], "a2b3");
+    assert!(lines.contains(&"e2d3"));
+}
+
+#[test]
+fn perft_prints_the_count_last() {
+    let out = ok(&["perft", CW_BL, "2"]);
+    assert_eq!(out.lines().last(), Some("416"));
+    assert!(err(&["perft", CW_BL, "x"]).contains("depth 'x'"));
+}
+
+#[test]
+fn divide_lists_sorted_moves_with_counts() {
+    let out = ok(&["divide", CW_BL, "2"]);
+    let rows: Vec<(String, u64)> = out
+        .lines()
+        .filter(|l| !l.starts_with("total"))
+        .map(|l| {
+            let (m, n) = l.split_once(' ').unwrap();
+            (m.to_owned(), n.parse().unwrap())
+        })
+        .collect();
+    assert_eq!(rows.len(), 16);
+    assert_eq!(rows.iter().map(|r| r.1).sum::<u64>(), 416);
+    let names: Vec<&String> = rows.iter().map(|r| &r.0).collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+}
+
+#[test]
+fn apply_prints_position_and_result() {
+    let out = ok(&["apply", CW_BL, "e2d3", "e8e7"]);
+    assert_eq!(
+        out,
+        "clockwork blades wkbamabkw/dddd1dddd/4d4/9/9/9/3C5/CCCC1CCCC/PSDHFHDSP s - 2\nongoing\n"
+    );
+    // No moves: the position and its result as given.
+    assert_eq!(ok(&["apply", CW_BL]), format!("{CW_BL}\nongoing\n"));
+    // A Torch burns Father Time: the game ends.
+    let out = ok(&["apply", "axiom clockwork 8p/9/9/9/4f4/3T5/9/9/S8 s - 0", "d4d5/burn:e5"]);
+    assert_eq!(out.lines().nth(1), Some("south wins: king destroyed"));
+}
+
+#[test]
+fn apply_counts_repetition_over_the_sequence() {
+    // Two Gears shuffle; the start recurs after 4 and 8 plies: North's 8th move loses.
+    let start = "clockwork clockwork 4f3g/9/9/9/9/9/9/9/4F3G s - 0";
+    let cycle = ["i1h1", "i9h9", "h1i1", "h9i9"];
+    let mut args = vec!["apply", start];
+    args.extend(cycle);
+    args.extend(cycle);
+    let out = ok(&args);
+    assert_eq!(out, format!("{start}\nsouth wins: repetition\n").replace(" s - 0", " s - 8"));
+}
+
+#[test]
+fn errors_name_the_problem_on_one_line() {
+    assert!(err(&["moves", "clockwork blades 9/9 s - 0"]).contains("invalid position"));
+    let e = err(&["apply", CW_BL, "e2e3"]);
+    assert!(e.contains("e2e3") && e.contains("Cog on e2 cannot move to e3"), "{e}");
+    let e = err(&["apply", CW_BL, "e2d3", "zz"]);
+    assert!(e.contains("move 2 'zz'"), "{e}");
+    assert!(err(&["apply", CW_BL, "e8e7"]).contains("it is south's turn"));
+    assert!(err(&["fly"]).contains("unknown command 'fly'"));
+    assert!(err(&[]).contains("usage"));
+    // A move after the game ended.
+    let e = err(&["apply", "clockwork blades 4F4/9/9/9/9/9/9/9/4m4 n - 3", "e1e2"]);
+    assert!(e.contains("north wins") || e.contains("south wins: timeout"), "{e}");
+    assert!(e.contains("game is over"), "{e}");
+}
+
+#[test]
+fn bench_quick_reports_both_speeds() {
+    let out = ok(&["bench", "--quick"]);
+    assert!(out.contains("bulk") && out.contains("no-bulk"), "{out}");
+    assert!(out.contains("9 start positions"));
+}
