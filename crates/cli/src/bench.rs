@@ -15,9 +15,18 @@ fn measure(positions: &[Position], depth: u32, bulk: bool) -> Row {
     let t = Instant::now();
     let nodes = positions
         .iter()
-        .map(|p| if bulk { perft::perft(p, depth) } else { perft::perft_without_bulk(p, depth) })
+        .map(|p| {
+            if bulk {
+                perft::perft(p, depth)
+            } else {
+                perft::perft_without_bulk(p, depth)
+            }
+        })
         .sum();
-    Row { nodes, secs: t.elapsed().as_secs_f64() }
+    Row {
+        nodes,
+        secs: t.elapsed().as_secs_f64(),
+    }
 }
 
 fn line(out: &mut String, label: &str, depth: u32, bulk: &Row, plain: &Row) {
@@ -42,7 +51,8 @@ pub fn run(quick: bool) -> String {
         .filter_map(|t| iapn::parse(t).ok())
         .filter(|p| *p != Position::start(p.faction(Side::South), p.faction(Side::North)))
         .collect();
-    let mut out = String::from("perft speed, single thread (Mn/s = million leaf nodes per second)\n");
+    let mut out =
+        String::from("perft speed, single thread (Mn/s = million leaf nodes per second)\n");
     let start_depths: &[u32] = if quick { &[3] } else { &[3, 4] };
     for &d in start_depths {
         let b = measure(&starts, d, true);
@@ -52,6 +62,12 @@ pub fn run(quick: bool) -> String {
     let mid_depth = if quick { 2 } else { 3 };
     let b = measure(&middlegames, mid_depth, true);
     let p = measure(&middlegames, mid_depth, false);
-    line(&mut out, &format!("{} middlegames", middlegames.len()), mid_depth, &b, &p);
+    line(
+        &mut out,
+        &format!("{} middlegames", middlegames.len()),
+        mid_depth,
+        &b,
+        &p,
+    );
     out
 }

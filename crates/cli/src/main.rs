@@ -4,10 +4,11 @@
 use std::process::ExitCode;
 
 mod bench;
+mod play;
 
 use engine::{iapn, perft, result_text, Faction, Game, Move, Position};
 
-const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | bench [--quick]";
+const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | bench [--quick] | play <south> <north>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,8 +34,11 @@ fn run(args: &[String]) -> Result<String, String> {
             Ok(format!("{pos}\n"))
         }
         ("moves", [text]) => {
-            let mut moves: Vec<String> =
-                position(text)?.legal_moves().iter().map(Move::to_string).collect();
+            let mut moves: Vec<String> = position(text)?
+                .legal_moves()
+                .iter()
+                .map(Move::to_string)
+                .collect();
             moves.sort();
             Ok(moves.iter().map(|m| format!("{m}\n")).collect())
         }
@@ -51,13 +55,29 @@ fn run(args: &[String]) -> Result<String, String> {
             let mut game = Game::new(position(text)?);
             for (i, m) in moves.iter().enumerate() {
                 let mv = Move::parse(m).map_err(|e| format!("move {} '{m}': {e}", i + 1))?;
-                game.play(mv).map_err(|e| format!("move {} '{m}': {e}", i + 1))?;
+                game.play(mv)
+                    .map_err(|e| format!("move {} '{m}': {e}", i + 1))?;
             }
-            Ok(format!("{}\n{}\n", game.position(), result_text(game.outcome())))
+            Ok(format!(
+                "{}\n{}\n",
+                game.position(),
+                result_text(game.outcome())
+            ))
+        }
+        ("play", [south, north]) => {
+            let stdin = std::io::stdin();
+            play::run(
+                faction(south)?,
+                faction(north)?,
+                stdin.lock(),
+                std::io::stdout(),
+            )
+            .map_err(|e| format!("terminal: {e}"))?;
+            Ok(String::new())
         }
         ("bench", []) => Ok(bench::run(false)),
         ("bench", ["--quick"]) => Ok(bench::run(true)),
-        ("start" | "moves" | "perft" | "divide" | "apply" | "bench", _) => {
+        ("start" | "moves" | "perft" | "divide" | "apply" | "bench" | "play", _) => {
             Err(format!("wrong arguments for '{cmd}'; {USAGE}"))
         }
         _ => Err(format!("unknown command '{cmd}'; {USAGE}")),

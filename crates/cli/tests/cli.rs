@@ -1,16 +1,25 @@
 //! The `iron-arena` command-line interface, exactly as other tools call it.
 
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
+
 use std::process::{Command, Output};
 
 const CW_BL: &str = "clockwork blades wkbamabkw/ddddddddd/9/9/9/9/9/CCCCCCCCC/PSDHFHDSP s - 0";
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_iron-arena")).args(args).output().expect("run iron-arena")
+    Command::new(env!("CARGO_BIN_EXE_iron-arena"))
+        .args(args)
+        .output()
+        .expect("run iron-arena")
 }
 
 fn ok(args: &[&str]) -> String {
     let out = run(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.stderr.is_empty());
     String::from_utf8(out.stdout).unwrap()
 }
@@ -21,7 +30,11 @@ fn err(args: &[&str]) -> String {
     assert!(!out.status.success(), "{args:?} should fail");
     assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
     let e = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(e.lines().count(), 1, "{args:?}: stderr is not one line: {e:?}");
+    assert_eq!(
+        e.lines().count(),
+        1,
+        "{args:?}: stderr is not one line: {e:?}"
+    );
     e
 }
 
@@ -85,7 +98,11 @@ fn apply_prints_position_and_result() {
     // No moves: the position and its result as given.
     assert_eq!(ok(&["apply", CW_BL]), format!("{CW_BL}\nongoing\n"));
     // A Torch burns Father Time: the game ends.
-    let out = ok(&["apply", "axiom clockwork 8p/9/9/9/4f4/3T5/9/9/S8 s - 0", "d4d5/burn:e5"]);
+    let out = ok(&[
+        "apply",
+        "axiom clockwork 8p/9/9/9/4f4/3T5/9/9/S8 s - 0",
+        "d4d5/burn:e5",
+    ]);
     assert_eq!(out.lines().nth(1), Some("south wins: king destroyed"));
 }
 
@@ -98,22 +115,35 @@ fn apply_counts_repetition_over_the_sequence() {
     args.extend(cycle);
     args.extend(cycle);
     let out = ok(&args);
-    assert_eq!(out, format!("{start}\nsouth wins: repetition\n").replace(" s - 0", " s - 8"));
+    assert_eq!(
+        out,
+        format!("{start}\nsouth wins: repetition\n").replace(" s - 0", " s - 8")
+    );
 }
 
 #[test]
 fn errors_name_the_problem_on_one_line() {
     assert!(err(&["moves", "clockwork blades 9/9 s - 0"]).contains("invalid position"));
     let e = err(&["apply", CW_BL, "e2e3"]);
-    assert!(e.contains("e2e3") && e.contains("Cog on e2 cannot move to e3"), "{e}");
+    assert!(
+        e.contains("e2e3") && e.contains("Cog on e2 cannot move to e3"),
+        "{e}"
+    );
     let e = err(&["apply", CW_BL, "e2d3", "zz"]);
     assert!(e.contains("move 2 'zz'"), "{e}");
     assert!(err(&["apply", CW_BL, "e8e7"]).contains("it is south's turn"));
     assert!(err(&["fly"]).contains("unknown command 'fly'"));
     assert!(err(&[]).contains("usage"));
     // A move after the game ended.
-    let e = err(&["apply", "clockwork blades 4F4/9/9/9/9/9/9/9/4m4 n - 3", "e1e2"]);
-    assert!(e.contains("north wins") || e.contains("south wins: timeout"), "{e}");
+    let e = err(&[
+        "apply",
+        "clockwork blades 4F4/9/9/9/9/9/9/9/4m4 n - 3",
+        "e1e2",
+    ]);
+    assert!(
+        e.contains("north wins") || e.contains("south wins: timeout"),
+        "{e}"
+    );
     assert!(e.contains("game is over"), "{e}");
 }
 
@@ -122,4 +152,34 @@ fn bench_quick_reports_both_speeds() {
     let out = ok(&["bench", "--quick"]);
     assert!(out.contains("bulk") && out.contains("no-bulk"), "{out}");
     assert!(out.contains("9 start positions"));
+}
+
+#[test]
+fn play_reads_moves_from_stdin_and_reports_errors() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iron-arena"))
+        .args(["play", "clockwork", "blades"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"e2e3\ne2d3\nmoves\nquit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("error: illegal move e2e3"), "{text}");
+    assert!(text.contains("north to move"), "{text}");
+    assert!(text.contains("e8e6"), "North's legal moves listed: {text}");
+    assert!(
+        text.trim_end().ends_with(
+            "clockwork blades wkbamabkw/ddddddddd/9/9/9/9/3C5/CCCC1CCCC/PSDHFHDSP n - 1"
+        ),
+        "{text}"
+    );
 }

@@ -100,6 +100,7 @@ pub(crate) fn sq(i: u8) -> Square {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -107,7 +108,10 @@ mod tests {
     fn neighbours_match_offsets() {
         for s in 0..81u8 {
             for (d, &(df, dr)) in DIRS.iter().enumerate() {
-                let want = sq(s).offset(df, dr).map(|x| x.index() as u8).unwrap_or(NONE);
+                let want = sq(s)
+                    .offset(df, dr)
+                    .map(|x| x.index() as u8)
+                    .unwrap_or(NONE);
                 assert_eq!(NEIGHBOR[s as usize][d], want);
             }
         }

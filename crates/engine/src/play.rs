@@ -38,7 +38,9 @@ impl fmt::Display for IllegalMove {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IllegalMove::GameOver(o) => write!(f, "the game is over ({o})"),
-            IllegalMove::EmptySquare { mv } => write!(f, "illegal move {mv}: no piece on {}", mv.from),
+            IllegalMove::EmptySquare { mv } => {
+                write!(f, "illegal move {mv}: no piece on {}", mv.from)
+            }
             IllegalMove::NotYourPiece { mv, side } => write!(
                 f,
                 "illegal move {mv}: the piece on {} is {}'s, and it is {}'s turn",
@@ -85,7 +87,10 @@ impl Position {
             return Err(IllegalMove::EmptySquare { mv });
         };
         if piece.side != self.turn {
-            return Err(IllegalMove::NotYourPiece { mv, side: self.turn });
+            return Err(IllegalMove::NotYourPiece {
+                mv,
+                side: self.turn,
+            });
         }
         let moves = self.legal_moves();
         if moves.contains(&mv) {
@@ -112,7 +117,9 @@ impl Position {
 
     fn phial_would_detonate_own_king(&self, mv: Move) -> bool {
         let end = self.turn.end_rank();
-        let Some(k) = self.king(self.turn) else { return false };
+        let Some(k) = self.king(self.turn) else {
+            return false;
+        };
         mv.to.rank() == end && mv.from.rank() != end && k.distance(mv.to) <= 3
     }
 
@@ -221,4 +228,3 @@ impl Position {
         self.kings[side.index()] == crate::position::NO_SQUARE
     }
 }
-

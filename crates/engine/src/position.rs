@@ -37,7 +37,11 @@ pub(crate) fn decode(cell: u8) -> Option<Piece> {
         return None;
     }
     Some(Piece {
-        side: if cell & NORTH != 0 { Side::North } else { Side::South },
+        side: if cell & NORTH != 0 {
+            Side::North
+        } else {
+            Side::South
+        },
         role: Role::from_code(cell & ROLE_MASK),
         charged: cell & CHARGED != 0,
     })
@@ -65,13 +69,25 @@ impl Setup {
                 let back = Square::from_coords(file, side.back_rank());
                 let front = Square::from_coords(file, side.front_rank());
                 if let (Some(b), Some(f)) = (back, front) {
-                    board[b.index()] =
-                        Some(Piece { side, role: setup.back_rank[file as usize], charged: false });
-                    board[f.index()] = Some(Piece { side, role: setup.front_rank, charged: false });
+                    board[b.index()] = Some(Piece {
+                        side,
+                        role: setup.back_rank[file as usize],
+                        charged: false,
+                    });
+                    board[f.index()] = Some(Piece {
+                        side,
+                        role: setup.front_rank,
+                        charged: false,
+                    });
                 }
             }
         }
-        Setup { factions: [south, north], board, turn: Side::South, ply: 0 }
+        Setup {
+            factions: [south, north],
+            board,
+            turn: Side::South,
+            ply: 0,
+        }
     }
 }
 
@@ -79,7 +95,12 @@ impl Setup {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PositionError {
     /// A piece whose role does not belong to its side's faction.
-    WrongFaction { square: Square, side: Side, role: Role, faction: Faction },
+    WrongFaction {
+        square: Square,
+        side: Side,
+        role: Role,
+        faction: Faction,
+    },
     /// More than one king-piece for a side.
     TooManyKings { side: Side },
     /// Neither side has a king-piece: no result can be given.
@@ -95,7 +116,12 @@ pub enum PositionError {
 impl fmt::Display for PositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PositionError::WrongFaction { square, side, role, faction } => write!(
+            PositionError::WrongFaction {
+                square,
+                side,
+                role,
+                faction,
+            } => write!(
                 f,
                 "{square}: {side} plays {faction}, which has no {}",
                 role.name()
@@ -104,9 +130,7 @@ impl fmt::Display for PositionError {
                 write!(f, "{side} has more than one king-piece")
             }
             PositionError::NoKings => f.write_str("neither side has a king-piece"),
-            PositionError::BothTimedOut => {
-                f.write_str("both Fathers Time stand on their end rows")
-            }
+            PositionError::BothTimedOut => f.write_str("both Fathers Time stand on their end rows"),
             PositionError::NotChargeable { square, role } => {
                 write!(f, "{square}: a {} cannot be charged", role.name())
             }
@@ -165,7 +189,10 @@ impl Position {
                 });
             }
             if piece.charged && !piece.role.is_chargeable() {
-                return Err(PositionError::NotChargeable { square, role: piece.role });
+                return Err(PositionError::NotChargeable {
+                    square,
+                    role: piece.role,
+                });
             }
             if piece.role.is_king() {
                 if kings[piece.side.index()] != NO_SQUARE {
@@ -199,7 +226,12 @@ impl Position {
         for (i, &c) in self.board.iter().enumerate() {
             board[i] = decode(c);
         }
-        Setup { factions: self.factions, board, turn: self.turn, ply: self.ply }
+        Setup {
+            factions: self.factions,
+            board,
+            turn: self.turn,
+            ply: self.ply,
+        }
     }
 
     #[inline]
@@ -273,7 +305,10 @@ impl Position {
         }
         for side in [self.turn.opponent(), self.turn] {
             if self.timed_out(side) {
-                return Some(Outcome::Win { winner: side, reason: WinReason::Timeout });
+                return Some(Outcome::Win {
+                    winner: side,
+                    reason: WinReason::Timeout,
+                });
             }
         }
         None
@@ -282,10 +317,15 @@ impl Position {
     /// The outcome checks that follow repetition: the ply limit, then no legal move.
     pub(crate) fn late_outcome(&self) -> Option<Outcome> {
         if self.ply >= MAX_PLY {
-            return Some(Outcome::Draw { reason: DrawReason::PlyLimit });
+            return Some(Outcome::Draw {
+                reason: DrawReason::PlyLimit,
+            });
         }
         if !self.has_legal_move() {
-            return Some(Outcome::Win { winner: self.turn.opponent(), reason: WinReason::NoLegalMoves });
+            return Some(Outcome::Win {
+                winner: self.turn.opponent(),
+                reason: WinReason::NoLegalMoves,
+            });
         }
         None
     }
@@ -344,6 +384,7 @@ impl Position {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

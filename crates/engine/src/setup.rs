@@ -16,17 +16,23 @@ use Role::*;
 pub const SETUPS: [FactionSetup; 3] = [
     // Clockwork
     FactionSetup {
-        back_rank: [Pendulum, Spring, Dial, Hands, FatherTime, Hands, Dial, Spring, Pendulum],
+        back_rank: [
+            Pendulum, Spring, Dial, Hands, FatherTime, Hands, Dial, Spring, Pendulum,
+        ],
         front_rank: Cog,
     },
     // Blades
     FactionSetup {
-        back_rank: [Sword, Sickle, Sabres, Axe, Mistress, Axe, Sabres, Sickle, Sword],
+        back_rank: [
+            Sword, Sickle, Sabres, Axe, Mistress, Axe, Sabres, Sickle, Sword,
+        ],
         front_rank: Dagger,
     },
     // Axiom
     FactionSetup {
-        back_rank: [Scales, Telescope, Magnet, Torch, Scientist, Torch, Magnet, Telescope, Scales],
+        back_rank: [
+            Scales, Telescope, Magnet, Torch, Scientist, Torch, Magnet, Telescope, Scales,
+        ],
         front_rank: Phial,
     },
 ];
@@ -80,6 +86,7 @@ const fn build_start_masks() -> [[[u128; 20]; 2]; 3] {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -100,8 +107,14 @@ mod tests {
             .map(|s| s.to_string())
             .collect();
         assert_eq!(sqs, ["c9", "g9"]);
-        assert_eq!(starting_squares(Faction::Clockwork, Side::South, Role::Gear).count(), 0);
-        assert_eq!(starting_squares(Faction::Blades, Side::South, Role::Dagger).count(), 9);
+        assert_eq!(
+            starting_squares(Faction::Clockwork, Side::South, Role::Gear).count(),
+            0
+        );
+        assert_eq!(
+            starting_squares(Faction::Blades, Side::South, Role::Dagger).count(),
+            9
+        );
     }
 
     #[test]
@@ -110,8 +123,8 @@ mod tests {
             for side in Side::ALL {
                 for &r in f.roles() {
                     let mask = START_MASKS[f as usize][side.index()][r as usize];
-                    let from_iter: u128 = starting_squares(f, side, r)
-                        .fold(0, |m, s| m | 1u128 << s.index());
+                    let from_iter: u128 =
+                        starting_squares(f, side, r).fold(0, |m, s| m | 1u128 << s.index());
                     assert_eq!(mask, from_iter, "{f} {side} {r}");
                 }
             }

@@ -217,9 +217,12 @@ impl Role {
             | Role::Hands
             | Role::Dial
             | Role::FatherTime => Faction::Clockwork,
-            Role::Dagger | Role::Axe | Role::Sickle | Role::Sabres | Role::Sword | Role::Mistress => {
-                Faction::Blades
-            }
+            Role::Dagger
+            | Role::Axe
+            | Role::Sickle
+            | Role::Sabres
+            | Role::Sword
+            | Role::Mistress => Faction::Blades,
             _ => Faction::Axiom,
         }
     }
@@ -230,7 +233,10 @@ impl Role {
 
     /// Only Cogs, Daggers, Phials and the Mistress carry the charged flag.
     pub const fn is_chargeable(self) -> bool {
-        matches!(self, Role::Cog | Role::Dagger | Role::Phial | Role::Mistress)
+        matches!(
+            self,
+            Role::Cog | Role::Dagger | Role::Phial | Role::Mistress
+        )
     }
 
     /// The IAPN letter (uppercase; North writes it in lowercase).
@@ -260,7 +266,11 @@ impl Role {
 
     /// The role a (uppercase) letter names within a faction, if any.
     pub fn from_letter(faction: Faction, upper: char) -> Option<Role> {
-        faction.roles().iter().copied().find(|r| r.letter() == upper)
+        faction
+            .roles()
+            .iter()
+            .copied()
+            .find(|r| r.letter() == upper)
     }
 
     pub const fn name(self) -> &'static str {
@@ -403,7 +413,9 @@ impl Square {
 
     /// All squares in IAPN board order: rank 9 first, files a→i.
     pub fn board_order() -> impl Iterator<Item = Square> {
-        (0..9u8).rev().flat_map(|r| (0..9u8).map(move |f| Square(r * 9 + f)))
+        (0..9u8)
+            .rev()
+            .flat_map(|r| (0..9u8).map(move |f| Square(r * 9 + f)))
     }
 
     /// Position in IAPN board order (rank 9 first, a→i); used to order charged squares.
@@ -420,6 +432,7 @@ impl fmt::Display for Square {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

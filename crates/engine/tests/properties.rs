@@ -1,6 +1,8 @@
 //! Property tests over seeded random playouts from all nine match-ups, and parser
 //! robustness on arbitrary input.
 
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
+
 use std::collections::{BTreeMap, HashSet};
 
 use engine::{iapn, Faction, Game, Move, Position, Role, Side, Square};
@@ -17,7 +19,11 @@ fn charged_counts(p: &Position) -> BTreeMap<(Side, Role), usize> {
         let sq = Square::new(i).unwrap();
         if let Some(pc) = p.piece_at(sq) {
             if pc.charged {
-                assert!(pc.role.is_chargeable(), "{} charged on {sq} in {p}", pc.role);
+                assert!(
+                    pc.role.is_chargeable(),
+                    "{} charged on {sq} in {p}",
+                    pc.role
+                );
                 *m.entry((pc.side, pc.role)).or_insert(0) += 1;
             }
         }
@@ -32,7 +38,11 @@ fn check_position(game: &Game) -> Vec<Move> {
     let reparsed = iapn::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(reparsed, *pos, "parse(format(p)) != p");
     assert_eq!(iapn::format(&reparsed), text, "format(parse(s)) != s");
-    assert_eq!(pos.hash(), pos.compute_hash(), "incremental hash drifted: {text}");
+    assert_eq!(
+        pos.hash(),
+        pos.compute_hash(),
+        "incremental hash drifted: {text}"
+    );
     let moves = game.legal_moves();
     match game.outcome() {
         Some(_) => assert!(moves.is_empty(), "finished game lists moves: {text}"),
@@ -57,9 +67,14 @@ fn playout(mu: usize, choices: &[u16]) {
         }
         let before = *game.position();
         let mv = moves[c as usize % moves.len()];
-        game.play(mv).unwrap_or_else(|e| panic!("listed move {mv} rejected in {before}: {e}"));
+        game.play(mv)
+            .unwrap_or_else(|e| panic!("listed move {mv} rejected in {before}: {e}"));
         let after = *game.position();
-        assert_eq!(after.turn(), before.turn().opponent(), "side to move after {mv}");
+        assert_eq!(
+            after.turn(),
+            before.turn().opponent(),
+            "side to move after {mv}"
+        );
         assert_eq!(after.ply(), before.ply() + 1, "ply after {mv}");
         // The unchecked fast path agrees with the checked one.
         let mut fast = before;
@@ -71,9 +86,14 @@ fn playout(mu: usize, choices: &[u16]) {
             let was = cb.get(&(side, role)).copied().unwrap_or(0);
             if n > was {
                 assert_eq!(n, was + 1, "{mv}: more than one piece charged");
-                assert_eq!(side, before.turn(), "{mv}: the opponent's piece got charged");
+                assert_eq!(
+                    side,
+                    before.turn(),
+                    "{mv}: the opponent's piece got charged"
+                );
                 let on_field = (0..9).any(|f| {
-                    after.piece_at(Square::from_coords(f, 4).unwrap())
+                    after
+                        .piece_at(Square::from_coords(f, 4).unwrap())
                         .is_some_and(|p| p.side == side && p.role == role && p.charged)
                 });
                 assert!(on_field, "{mv}: new charge off the Field");
@@ -171,6 +191,10 @@ fn seeded_full_games_from_all_match_ups() {
     eprintln!("{results:?}");
     // Random play ends games in several different ways; a generator that never lets a
     // king fall or never reaches the ply limit would show here.
-    assert!(results.contains_key("south wins: king destroyed") || results.contains_key("north wins: king destroyed"), "{results:?}");
+    assert!(
+        results.contains_key("south wins: king destroyed")
+            || results.contains_key("north wins: king destroyed"),
+        "{results:?}"
+    );
     assert!(!results.contains_key("ongoing"), "{results:?}");
 }
