@@ -8,7 +8,7 @@ mod play;
 
 use engine::{iapn, perft, result_text, Faction, Game, Move, Position};
 
-const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | bench [--quick] | play <south> <north>";
+const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -75,9 +75,19 @@ fn run(args: &[String]) -> Result<String, String> {
             .map_err(|e| format!("terminal: {e}"))?;
             Ok(String::new())
         }
+        ("replay", [file]) => {
+            let text = if *file == "-" {
+                std::io::read_to_string(std::io::stdin()).map_err(|e| format!("stdin: {e}"))?
+            } else {
+                std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?
+            };
+            let record = engine::record::Record::parse(&text).map_err(|e| e.to_string())?;
+            let game = record.replay().map_err(|e| e.to_string())?;
+            Ok(format!("{}\n{}\n", game.position(), record.result))
+        }
         ("bench", []) => Ok(bench::run(false)),
         ("bench", ["--quick"]) => Ok(bench::run(true)),
-        ("start" | "moves" | "perft" | "divide" | "apply" | "bench" | "play", _) => {
+        ("start" | "moves" | "perft" | "divide" | "apply" | "replay" | "bench" | "play", _) => {
             Err(format!("wrong arguments for '{cmd}'; {USAGE}"))
         }
         _ => Err(format!("unknown command '{cmd}'; {USAGE}")),

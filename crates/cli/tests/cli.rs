@@ -183,3 +183,27 @@ fn play_reads_moves_from_stdin_and_reports_errors() {
         "{text}"
     );
 }
+
+#[test]
+fn replay_checks_a_record_against_the_rules() {
+    let dir = std::env::temp_dir().join(format!("ia-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.txt");
+    std::fs::write(
+        &good,
+        format!("[Iron Arena game record]\nid: x\nstart: {CW_BL}\nresult: north wins: resignation\nmoves: e2d3 e8e7\n"),
+    )
+    .unwrap();
+    let out = ok(&["replay", good.to_str().unwrap()]);
+    assert_eq!(out.lines().nth(1), Some("north wins: resignation"));
+    let bad = dir.join("bad.txt");
+    std::fs::write(
+        &bad,
+        format!(
+            "[Iron Arena game record]\nstart: {CW_BL}\nresult: south wins: timeout\nmoves: e2d3\n"
+        ),
+    )
+    .unwrap();
+    assert!(err(&["replay", bad.to_str().unwrap()]).contains("the moves give 'ongoing'"));
+    assert!(err(&["replay", "/nonexistent/record"]).contains("/nonexistent/record"));
+}

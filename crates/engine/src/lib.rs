@@ -17,6 +17,9 @@ mod outcome;
 pub mod perft;
 mod play;
 mod position;
+pub mod record;
+#[cfg(feature = "serde")]
+mod serde_impls;
 mod setup;
 mod types;
 mod zobrist;

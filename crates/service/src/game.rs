@@ -1,0 +1,575 @@
+//! One game's API, as its Durable Object runs it: create, view, join, move, resign,
+//! draw, record, and the deadline alarm. Every mutation is validated, saved, and only
+//! then answered; on any error nothing is saved.
+
+use engine::{Game, Move, Side};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::ai::Opponent;
+use crate::create::CreateGame;
+use crate::error::ApiError;
+use crate::http::{parse_json, ApiRequest, ApiResponse, Method};
+use crate::model::{Controller, Finish, GameRecord, LastReply, Mode, MoveEntry, Seat};
+use crate::store::GameStore;
+use crate::tokens::{self, Random};
+
+/// What a request needs besides the store: the time, randomness, the AI, the day length
+/// (configurable so tests can run a correspondence deadline in seconds).
+pub struct Ctx<'a> {
+    pub now: i64,
+    pub rng: &'a mut dyn Random,
+    pub ai: &'a mut dyn Opponent,
+    pub day_ms: i64,
+}
+
+impl core::fmt::Debug for Ctx<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Ctx")
+            .field("now", &self.now)
+            .field("ai", &self.ai.name())
+            .field("day_ms", &self.day_ms)
+            .finish()
+    }
+}
+
+/// What the glue must do after a request besides answering it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Effects {
+    /// The game changed: push the new state to every WebSocket.
+    pub changed: bool,
+    /// The game was created (index it in D1).
+    pub created: bool,
+    /// The game just finished (write the result to D1).
+    pub finished: bool,
+    /// The alarm to set (the deadline), if any.
+    pub alarm: Option<i64>,
+}
+
+#[derive(Debug)]
+pub struct Handled {
+    pub response: ApiResponse,
+    pub effects: Effects,
+    /// The record after the request (for the view pushed to WebSockets).
+    pub record: Option<GameRecord>,
+}
+
+/// The public routes under `/api/games/{id}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    State,
+    Join,
+    Moves,
+    Resign,
+    Draw,
+    Record,
+    WebSocket,
+}
+
+/// Splits `/api/games/{id}[/rest]` into the id and the route.
+pub fn route(method: Method, path: &str) -> Result<(String, Route), ApiError> {
+    let rest = path
+        .strip_prefix("/api/games/")
+        .ok_or_else(|| ApiError::not_found("no such route"))?;
+    let (id, tail) = rest.split_once('/').unwrap_or((rest, ""));
+    if !valid_id(id) {
+        return Err(ApiError::not_found(format!(
+            "no game '{}'",
+            id.chars().take(40).collect::<String>()
+        )));
+    }
+    let r = match (method, tail) {
+        (Method::Get, "") => Route::State,
+        (Method::Post, "join") => Route::Join,
+        (Method::Post, "moves") => Route::Moves,
+        (Method::Post, "resign") => Route::Resign,
+        (Method::Post, "draw") => Route::Draw,
+        (Method::Get, "record") => Route::Record,
+        (Method::Get, "ws") => Route::WebSocket,
+        (_, "" | "join" | "moves" | "resign" | "draw" | "record" | "ws") => {
+            return Err(ApiError::new(
+                405,
+                "method_not_allowed",
+                format!("{method:?} is not allowed on this route"),
+            ));
+        }
+        _ => return Err(ApiError::not_found("no such route")),
+    };
+    Ok((id.to_owned(), r))
+}
+
+/// Game ids are 24 lowercase hex digits (96 random bits).
+pub fn valid_id(id: &str) -> bool {
+    id.len() == 24
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+fn load(store: &dyn GameStore) -> Result<(GameRecord, Game), ApiError> {
+    let rec = store
+        .load()
+        .map_err(|e| ApiError::internal(format!("storage: {e}")))?
+        .ok_or_else(|| ApiError::not_found("no such game"))?;
+    let game = rec.replay().map_err(ApiError::internal)?;
+    Ok((rec, game))
+}
+
+fn save(store: &mut dyn GameStore, rec: &GameRecord) -> Result<(), ApiError> {
+    store.save(rec).map_err(|e| {
+        ApiError::new(
+            503,
+            "storage_unavailable",
+            format!("the game could not be saved, nothing changed: {e}"),
+        )
+    })
+}
+
+fn ai_info(ai: &dyn Opponent) -> Value {
+    json!({ "engine": ai.name(), "placeholder": ai.is_placeholder() })
+}
+
+/// Lets the AI move while it is the AI's turn and the game goes on. Returns its move.
+fn ai_turn(rec: &mut GameRecord, game: &mut Game, ctx: &mut Ctx) -> Result<Option<Move>, ApiError> {
+    if rec.result.is_some() || game.outcome().is_some() || !rec.is_ai(game.position().turn()) {
+        return Ok(None);
+    }
+    let by = game.position().turn();
+    let Some(mv) = ctx.ai.choose(game, ctx.rng) else {
+        return Ok(None);
+    };
+    game.play(mv)
+        .map_err(|e| ApiError::internal(format!("the AI chose an illegal move: {e}")))?;
+    rec.moves.push(MoveEntry {
+        mv,
+        by,
+        at: ctx.now,
+    });
+    Ok(Some(mv))
+}
+
+/// Brings the derived fields up to date after moves: result, deadline, position.
+fn settle(rec: &mut GameRecord, game: &Game, now: i64, day_ms: i64) {
+    if rec.result.is_none() {
+        if let Some(o) = game.outcome() {
+            rec.result = Some(Finish::from_outcome(o, now));
+        }
+    }
+    rec.deadline = match (
+        rec.result.is_none() && rec.seats_filled(),
+        rec.days_per_move,
+    ) {
+        (true, Some(days)) => Some(now + i64::from(days) * day_ms),
+        _ => None,
+    };
+    if rec.result.is_some() {
+        rec.draw_offer = None;
+    }
+    rec.position = *game.position();
+    rec.repetitions = game.repetitions();
+}
+
+fn effects(before_finished: bool, rec: &GameRecord) -> Effects {
+    Effects {
+        changed: true,
+        created: false,
+        finished: !before_finished && rec.result.is_some(),
+        alarm: rec.deadline,
+    }
+}
+
+/// Creates the game (the Worker calls this once, on a fresh Durable Object).
+pub fn create(
+    store: &mut dyn GameStore,
+    id: &str,
+    req: &CreateGame,
+    origin: &str,
+    ctx: &mut Ctx,
+) -> Handled {
+    let result = (|| {
+        if store.load().map_err(ApiError::internal)?.is_some() {
+            return Err(ApiError::new(
+                409,
+                "exists",
+                "a game with this id already exists",
+            ));
+        }
+        let side = req.creator_side(ctx.rng.below(2) == 1);
+        let token = ctx.rng.token();
+        let invite = (req.mode == Mode::Link).then(|| ctx.rng.token());
+        let other = match req.mode {
+            Mode::Ai => Seat {
+                controller: Controller::Ai,
+                token_hash: None,
+            },
+            Mode::Link => Seat {
+                controller: Controller::Human,
+                token_hash: None,
+            },
+        };
+        let mine = Seat {
+            controller: Controller::Human,
+            token_hash: Some(tokens::hash(&token)),
+        };
+        let seats = if side == Side::South {
+            [mine, other]
+        } else {
+            [other, mine]
+        };
+        let start = engine::Position::start(req.south, req.north);
+        let mut rec = GameRecord {
+            id: id.to_owned(),
+            south: req.south,
+            north: req.north,
+            mode: req.mode,
+            start,
+            seats,
+            invite_hash: invite.as_deref().map(tokens::hash),
+            days_per_move: req.days_per_move,
+            created_at: ctx.now,
+            moves: Vec::new(),
+            result: None,
+            deadline: None,
+            draw_offer: None,
+            last_replies: [None, None],
+            position: start,
+            repetitions: 1,
+        };
+        let mut game = Game::new(start);
+        let ai_move = ai_turn(&mut rec, &mut game, ctx)?;
+        settle(&mut rec, &game, ctx.now, ctx.day_ms);
+        save(store, &rec)?;
+        let mut body = json!({
+            "id": id,
+            "seat": side,
+            "token": token,
+            "state": rec.view(&game),
+            "ai_move": ai_move.map(|m| m.to_string()),
+        });
+        if let Some(inv) = &invite {
+            body["invite_url"] = json!(format!("{origin}/g/{id}#invite={inv}"));
+        }
+        if req.mode == Mode::Ai {
+            body["ai"] = ai_info(ctx.ai);
+        }
+        let mut fx = effects(false, &rec);
+        fx.created = true;
+        Ok((ApiResponse::json(201, body), fx, rec))
+    })();
+    finish(result)
+}
+
+fn finish(result: Result<(ApiResponse, Effects, GameRecord), ApiError>) -> Handled {
+    match result {
+        Ok((response, effects, rec)) => Handled {
+            response,
+            effects,
+            record: Some(rec),
+        },
+        Err(e) => Handled {
+            response: ApiResponse::error(&e),
+            effects: Effects::default(),
+            record: None,
+        },
+    }
+}
+
+/// Which seat a bearer token holds. 401 without a token, 403 with one that holds no seat.
+/// Both seats are always compared, in constant time.
+fn authorise(rec: &GameRecord, bearer: Option<&str>) -> Result<Side, ApiError> {
+    let token = bearer.ok_or_else(|| {
+        ApiError::new(
+            401,
+            "unauthorized",
+            "this request needs the seat token as 'Authorization: Bearer <token>'",
+        )
+    })?;
+    let mut found = None;
+    for side in Side::ALL {
+        if let Some(h) = &rec.seat(side).token_hash {
+            if tokens::matches(token, h) {
+                found = Some(side);
+            }
+        }
+    }
+    found.ok_or_else(|| ApiError::new(403, "forbidden", "this token holds no seat in this game"))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveBody {
+    #[serde(rename = "move")]
+    mv: String,
+    ply: u16,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JoinBody {
+    invite: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "lowercase")]
+enum DrawAction {
+    Offer,
+    Accept,
+    Decline,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DrawBody {
+    action: DrawAction,
+}
+
+/// Handles a public request already routed to this game (not the WebSocket upgrade,
+/// which the glue does itself).
+pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &mut Ctx) -> Handled {
+    let result = (|| {
+        let (mut rec, mut game) = load(store)?;
+        let was_finished = rec.result.is_some();
+        match route {
+            Route::State | Route::WebSocket => {
+                let view = rec.view(&game);
+                Ok((ApiResponse::json(200, view), Effects::default(), rec))
+            }
+            Route::Record => Ok((
+                ApiResponse::text(200, rec.record_text()),
+                Effects::default(),
+                rec,
+            )),
+            Route::Join => {
+                let body: JoinBody = parse_json(&req.body)?;
+                if rec.mode != Mode::Link {
+                    return Err(ApiError::new(
+                        409,
+                        "not_a_link_game",
+                        "only link games have a seat to join",
+                    ));
+                }
+                let Some(invite_hash) = rec.invite_hash.clone() else {
+                    return Err(ApiError::conflict(
+                        "seat_taken",
+                        "the invited seat has already been claimed",
+                        rec.view(&game),
+                    ));
+                };
+                if !tokens::matches(&body.invite, &invite_hash) {
+                    return Err(ApiError::new(
+                        403,
+                        "bad_invite",
+                        "this invite token is not valid for this game",
+                    ));
+                }
+                let side = Side::ALL
+                    .into_iter()
+                    .find(|s| rec.seat(*s).token_hash.is_none())
+                    .ok_or_else(|| ApiError::internal("no open seat"))?;
+                let token = ctx.rng.token();
+                rec.seats[side.index()].token_hash = Some(tokens::hash(&token));
+                rec.invite_hash = None;
+                settle(&mut rec, &game, ctx.now, ctx.day_ms);
+                save(store, &rec)?;
+                let body =
+                    json!({ "id": rec.id, "seat": side, "token": token, "state": rec.view(&game) });
+                Ok((
+                    ApiResponse::json(200, body),
+                    effects(was_finished, &rec),
+                    rec,
+                ))
+            }
+            Route::Moves => {
+                let side = authorise(&rec, req.bearer.as_deref())?;
+                let body: MoveBody = parse_json(&req.body)?;
+                let mv = Move::parse(&body.mv).map_err(|e| {
+                    ApiError::bad_request(
+                        "bad_move_notation",
+                        format!("'{}': {e}", body.mv.chars().take(40).collect::<String>()),
+                    )
+                })?;
+                // A retried identical submission gets the same answer and moves nothing.
+                if let Some(last) = &rec.last_replies[side.index()] {
+                    if last.ply == body.ply && last.mv == mv {
+                        return Ok((
+                            ApiResponse::json(200, last.body.clone()),
+                            Effects::default(),
+                            rec,
+                        ));
+                    }
+                }
+                if rec.result.is_some() {
+                    return Err(ApiError::conflict(
+                        "game_over",
+                        "the game is over",
+                        rec.view(&game),
+                    ));
+                }
+                if !rec.seats_filled() {
+                    return Err(ApiError::conflict(
+                        "waiting_for_opponent",
+                        "the invited player has not joined yet",
+                        rec.view(&game),
+                    ));
+                }
+                let pos = *game.position();
+                if pos.turn() != side {
+                    return Err(ApiError::conflict(
+                        "not_your_turn",
+                        format!("it is {}'s turn", pos.turn()),
+                        rec.view(&game),
+                    ));
+                }
+                if body.ply != pos.ply() {
+                    return Err(ApiError::conflict(
+                        "stale_ply",
+                        format!("the game is at ply {}, not {}", pos.ply(), body.ply),
+                        rec.view(&game),
+                    ));
+                }
+                game.play(mv)
+                    .map_err(|e| ApiError::new(422, "illegal_move", e.to_string()))?;
+                rec.moves.push(MoveEntry {
+                    mv,
+                    by: side,
+                    at: ctx.now,
+                });
+                if rec.draw_offer == Some(side.opponent()) {
+                    rec.draw_offer = None; // moving declines the opponent's offer
+                }
+                let ai_move = ai_turn(&mut rec, &mut game, ctx)?;
+                settle(&mut rec, &game, ctx.now, ctx.day_ms);
+                let mut reply =
+                    json!({ "state": rec.view(&game), "ai_move": ai_move.map(|m| m.to_string()) });
+                if rec.mode == Mode::Ai {
+                    reply["ai"] = ai_info(ctx.ai);
+                }
+                rec.last_replies[side.index()] = Some(LastReply {
+                    ply: body.ply,
+                    mv,
+                    body: reply.clone(),
+                });
+                save(store, &rec)?;
+                Ok((
+                    ApiResponse::json(200, reply),
+                    effects(was_finished, &rec),
+                    rec,
+                ))
+            }
+            Route::Resign => {
+                let side = authorise(&rec, req.bearer.as_deref())?;
+                if rec.result.is_some() {
+                    return Err(ApiError::conflict(
+                        "game_over",
+                        "the game is over",
+                        rec.view(&game),
+                    ));
+                }
+                rec.result = Some(Finish::win(side.opponent(), "resignation", ctx.now));
+                settle(&mut rec, &game, ctx.now, ctx.day_ms);
+                save(store, &rec)?;
+                let view = rec.view(&game);
+                Ok((
+                    ApiResponse::json(200, json!({ "state": view })),
+                    effects(was_finished, &rec),
+                    rec,
+                ))
+            }
+            Route::Draw => {
+                let side = authorise(&rec, req.bearer.as_deref())?;
+                let body: DrawBody = parse_json(&req.body)?;
+                if rec.result.is_some() {
+                    return Err(ApiError::conflict(
+                        "game_over",
+                        "the game is over",
+                        rec.view(&game),
+                    ));
+                }
+                if rec.mode == Mode::Ai {
+                    return Err(ApiError::new(
+                        422,
+                        "draw_unavailable",
+                        "the AI does not agree to draws; play on or resign",
+                    ));
+                }
+                let offered_to_me = rec.draw_offer == Some(side.opponent());
+                match body.action {
+                    DrawAction::Accept | DrawAction::Offer if offered_to_me => {
+                        rec.result = Some(Finish::draw("agreement", ctx.now));
+                    }
+                    DrawAction::Offer => {
+                        if !rec.seats_filled() {
+                            return Err(ApiError::conflict(
+                                "waiting_for_opponent",
+                                "the invited player has not joined yet",
+                                rec.view(&game),
+                            ));
+                        }
+                        if rec.draw_offer == Some(side) {
+                            return Err(ApiError::conflict(
+                                "draw_already_offered",
+                                "you have already offered a draw",
+                                rec.view(&game),
+                            ));
+                        }
+                        rec.draw_offer = Some(side);
+                    }
+                    DrawAction::Accept | DrawAction::Decline => {
+                        if !offered_to_me {
+                            return Err(ApiError::conflict(
+                                "no_draw_offer",
+                                "your opponent has not offered a draw",
+                                rec.view(&game),
+                            ));
+                        }
+                        rec.draw_offer = None;
+                    }
+                }
+                let deadline = rec.deadline;
+                settle(&mut rec, &game, ctx.now, ctx.day_ms);
+                if rec.result.is_none() {
+                    rec.deadline = deadline; // a draw offer does not restart the clock
+                }
+                save(store, &rec)?;
+                let view = rec.view(&game);
+                Ok((
+                    ApiResponse::json(200, json!({ "state": view })),
+                    effects(was_finished, &rec),
+                    rec,
+                ))
+            }
+        }
+    })();
+    finish(result)
+}
+
+/// The Durable Object alarm: the side to move loses when its deadline has passed.
+pub fn alarm(store: &mut dyn GameStore, ctx: &mut Ctx) -> Handled {
+    let result = (|| {
+        let (mut rec, game) = load(store)?;
+        let view_only = |rec: GameRecord| {
+            let fx = Effects {
+                alarm: rec.deadline.filter(|_| rec.result.is_none()),
+                ..Effects::default()
+            };
+            Ok((ApiResponse::json(200, json!({})), fx, rec))
+        };
+        match (rec.result.is_some(), rec.deadline) {
+            (false, Some(d)) if ctx.now >= d => {
+                let loser = game.position().turn();
+                rec.result = Some(Finish::win(loser.opponent(), "time forfeit", ctx.now));
+                rec.deadline = None;
+                rec.draw_offer = None;
+                save(store, &rec)?;
+                let view = rec.view(&game);
+                Ok((
+                    ApiResponse::json(200, json!({ "state": view })),
+                    effects(false, &rec),
+                    rec,
+                ))
+            }
+            _ => view_only(rec),
+        }
+    })();
+    finish(result)
+}

@@ -1,0 +1,118 @@
+//! The API's request and response in plain Rust: what the Worker glue converts from and
+//! to `worker::Request` / `worker::Response`.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::ApiError;
+
+/// Bodies above this are refused with 413 before parsing.
+pub const MAX_BODY_BYTES: usize = 8 * 1024;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+    Other,
+}
+
+#[derive(Clone, Debug)]
+pub struct ApiRequest {
+    pub method: Method,
+    /// The URL path, e.g. `/api/games/abc/moves`.
+    pub path: String,
+    /// The `Authorization: Bearer` token, if any.
+    pub bearer: Option<String>,
+    pub body: Vec<u8>,
+    /// `https://host` of the request, for invite links.
+    pub origin: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Body {
+    Json(Value),
+    Text(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiResponse {
+    pub status: u16,
+    pub body: Body,
+    pub retry_after: Option<u32>,
+}
+
+impl ApiResponse {
+    pub fn json(status: u16, v: Value) -> ApiResponse {
+        ApiResponse {
+            status,
+            body: Body::Json(v),
+            retry_after: None,
+        }
+    }
+
+    pub fn text(status: u16, s: String) -> ApiResponse {
+        ApiResponse {
+            status,
+            body: Body::Text(s),
+            retry_after: None,
+        }
+    }
+
+    pub fn error(e: &ApiError) -> ApiResponse {
+        ApiResponse {
+            status: e.status,
+            body: Body::Json(e.body()),
+            retry_after: e.retry_after,
+        }
+    }
+
+    pub fn json_body(&self) -> Option<&Value> {
+        match &self.body {
+            Body::Json(v) => Some(v),
+            Body::Text(_) => None,
+        }
+    }
+}
+
+impl From<Result<ApiResponse, ApiError>> for ApiResponse {
+    fn from(r: Result<ApiResponse, ApiError>) -> ApiResponse {
+        r.unwrap_or_else(|e| ApiResponse::error(&e))
+    }
+}
+
+/// Parses a JSON body into `T`, with errors that name the problem.
+pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    if body.len() > MAX_BODY_BYTES {
+        return Err(too_large());
+    }
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::bad_request(
+            "invalid_json",
+            "the request needs a JSON body",
+        ));
+    }
+    serde_json::from_slice(body).map_err(|e| {
+        let code = if e.is_syntax() || e.is_eof() {
+            "invalid_json"
+        } else {
+            "invalid_body"
+        };
+        ApiError::bad_request(code, format!("request body: {e}"))
+    })
+}
+
+pub fn too_large() -> ApiError {
+    ApiError::new(
+        413,
+        "body_too_large",
+        format!("request bodies are limited to {MAX_BODY_BYTES} bytes"),
+    )
+}
+
+/// The bearer token of an `Authorization` header value.
+pub fn bearer(header: Option<&str>) -> Option<String> {
+    let h = header?.trim();
+    let (scheme, token) = h.split_once(' ')?;
+    (scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty())
+        .then(|| token.trim().to_owned())
+}

@@ -1,0 +1,19 @@
+//! Iron Arena's game service: everything the HTTP API decides, as plain Rust.
+//!
+//! The Workers module (`src/` at the repository root) is glue: it turns a `worker`
+//! request into an [`http::ApiRequest`], gives the game's Durable Object storage to
+//! [`game::handle`] through the [`store::GameStore`] trait, and turns the
+//! [`http::ApiResponse`] back. So every rule of the API (authorisation, stale plies,
+//! idempotent retries, results, deadlines, capacity) is tested natively without a runtime.
+
+pub mod ai;
+pub mod create;
+pub mod error;
+pub mod game;
+pub mod http;
+pub mod model;
+pub mod store;
+pub mod time;
+pub mod tokens;
+
+pub use error::ApiError;

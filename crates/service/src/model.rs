@@ -1,0 +1,230 @@
+//! The stored game: what a game's Durable Object keeps, and the view sent to clients.
+
+use engine::{result_text, Faction, Game, Move, Outcome, Position, Side};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// Who plays the other seat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// The other seat is the AI.
+    Ai,
+    /// The other seat is claimed through the invite link.
+    Link,
+}
+
+/// Correspondence time controls: days per move.
+pub const DAYS_PER_MOVE: [u32; 6] = [1, 2, 3, 5, 7, 14];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Controller {
+    Human,
+    Ai,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Seat {
+    pub controller: Controller,
+    /// SHA-256 of the seat token, once a human holds the seat.
+    pub token_hash: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MoveEntry {
+    #[serde(rename = "move")]
+    pub mv: Move,
+    pub by: Side,
+    pub at: i64,
+}
+
+/// How a game ended: by the rules, or off the board.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finish {
+    /// `south wins: timeout`, `draw: agreement`, … (the record's result line).
+    pub text: String,
+    pub winner: Option<Side>,
+    pub reason: String,
+    pub at: i64,
+}
+
+impl Finish {
+    pub fn from_outcome(o: Outcome, at: i64) -> Finish {
+        let text = o.to_string();
+        let reason = text
+            .split_once(": ")
+            .map(|(_, r)| r.to_owned())
+            .unwrap_or_default();
+        Finish {
+            text,
+            winner: o.winner(),
+            reason,
+            at,
+        }
+    }
+
+    pub fn win(winner: Side, reason: &str, at: i64) -> Finish {
+        Finish {
+            text: format!("{winner} wins: {reason}"),
+            winner: Some(winner),
+            reason: reason.to_owned(),
+            at,
+        }
+    }
+
+    pub fn draw(reason: &str, at: i64) -> Finish {
+        Finish {
+            text: format!("draw: {reason}"),
+            winner: None,
+            reason: reason.to_owned(),
+            at,
+        }
+    }
+}
+
+/// The answer given to a move submission, kept so that a retried identical submission
+/// gets the same answer without moving twice.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LastReply {
+    pub ply: u16,
+    #[serde(rename = "move")]
+    pub mv: Move,
+    pub body: Value,
+}
+
+/// Everything a game's Durable Object stores (one JSON document, written atomically).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub id: String,
+    pub south: Faction,
+    pub north: Faction,
+    pub mode: Mode,
+    pub start: Position,
+    /// South's seat, then North's.
+    pub seats: [Seat; 2],
+    /// SHA-256 of the invite token while the link seat is open.
+    pub invite_hash: Option<String>,
+    pub days_per_move: Option<u32>,
+    pub created_at: i64,
+    pub moves: Vec<MoveEntry>,
+    pub result: Option<Finish>,
+    /// When the side to move runs out of time (correspondence games, both seats taken).
+    pub deadline: Option<i64>,
+    pub draw_offer: Option<Side>,
+    pub last_replies: [Option<LastReply>; 2],
+    /// Denormalised for readers of the stored row: the current IAPN and how many times
+    /// it has occurred (the replayed [`Game`] is the authority).
+    pub position: Position,
+    pub repetitions: usize,
+}
+
+impl GameRecord {
+    /// The game replayed from the stored moves (the engine is the authority on the
+    /// position, the repetition history and the rules result).
+    pub fn replay(&self) -> Result<Game, String> {
+        let mut game = Game::new(self.start);
+        for (i, e) in self.moves.iter().enumerate() {
+            game.play(e.mv).map_err(|err| {
+                format!("stored move {} ({}) no longer replays: {err}", i + 1, e.mv)
+            })?;
+        }
+        Ok(game)
+    }
+
+    pub fn seat(&self, side: Side) -> &Seat {
+        &self.seats[side.index()]
+    }
+
+    pub fn is_ai(&self, side: Side) -> bool {
+        self.seat(side).controller == Controller::Ai
+    }
+
+    /// Both seats are held (AI seats always are).
+    pub fn seats_filled(&self) -> bool {
+        self.seats
+            .iter()
+            .all(|s| s.controller == Controller::Ai || s.token_hash.is_some())
+    }
+
+    pub fn status(&self) -> &'static str {
+        if self.result.is_some() {
+            "finished"
+        } else if !self.seats_filled() {
+            "waiting"
+        } else {
+            "ongoing"
+        }
+    }
+
+    /// The public view: what anyone, spectators included, may see (never a token hash).
+    pub fn view(&self, game: &Game) -> Value {
+        let pos = game.position();
+        let seat = |side: Side| {
+            let s = self.seat(side);
+            json!({
+                "faction": pos.faction(side),
+                "player": s.controller,
+                "claimed": s.controller == Controller::Ai || s.token_hash.is_some(),
+            })
+        };
+        let legal: Vec<String> = if self.result.is_some() || !self.seats_filled() {
+            Vec::new()
+        } else {
+            let mut v: Vec<String> = game.legal_moves().iter().map(Move::to_string).collect();
+            v.sort();
+            v
+        };
+        json!({
+            "id": self.id,
+            "mode": self.mode,
+            "south": seat(Side::South),
+            "north": seat(Side::North),
+            "start": self.start,
+            "position": pos,
+            "ply": pos.ply(),
+            "turn": pos.turn(),
+            "moves": self.moves.iter().map(|m| m.mv.to_string()).collect::<Vec<_>>(),
+            "legal_moves": legal,
+            "status": self.status(),
+            "result": self.result.as_ref().map(|f| json!({"text": f.text, "winner": f.winner, "reason": f.reason})),
+            "rules_result": result_text(game.outcome()),
+            "days_per_move": self.days_per_move,
+            "deadline": self.deadline,
+            "draw_offer": self.draw_offer,
+            "created_at": self.created_at,
+        })
+    }
+
+    /// The text record (engine::record format).
+    pub fn record_text(&self) -> String {
+        let who = |side: Side| {
+            let c = match self.seat(side).controller {
+                Controller::Human => "human",
+                Controller::Ai => "ai",
+            };
+            let f = if side == Side::South {
+                self.south
+            } else {
+                self.north
+            };
+            format!("{f} ({c})")
+        };
+        let rec = engine::record::Record {
+            tags: vec![
+                ("id".into(), self.id.clone()),
+                ("date".into(), crate::time::rfc3339(self.created_at)),
+                ("south".into(), who(Side::South)),
+                ("north".into(), who(Side::North)),
+                ("mode".into(), format!("{:?}", self.mode).to_lowercase()),
+            ],
+            start: self.start,
+            moves: self.moves.iter().map(|m| m.mv).collect(),
+            result: self
+                .result
+                .as_ref()
+                .map_or_else(|| "ongoing".to_owned(), |f| f.text.clone()),
+        };
+        rec.to_string()
+    }
+}

@@ -1,0 +1,32 @@
+//! Where a game's record lives: the Durable Object's SQLite storage in production, memory
+//! in tests. Saving is all-or-nothing; the service saves before it answers.
+
+use crate::model::GameRecord;
+
+pub trait GameStore {
+    fn load(&self) -> Result<Option<GameRecord>, String>;
+    fn save(&mut self, record: &GameRecord) -> Result<(), String>;
+}
+
+/// An in-memory store for tests; `fail_saves` simulates a storage failure.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    pub record: Option<GameRecord>,
+    pub fail_saves: bool,
+    pub saves: usize,
+}
+
+impl GameStore for MemoryStore {
+    fn load(&self) -> Result<Option<GameRecord>, String> {
+        Ok(self.record.clone())
+    }
+
+    fn save(&mut self, record: &GameRecord) -> Result<(), String> {
+        if self.fail_saves {
+            return Err("simulated storage failure".into());
+        }
+        self.saves += 1;
+        self.record = Some(record.clone());
+        Ok(())
+    }
+}

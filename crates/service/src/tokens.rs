@@ -1,0 +1,87 @@
+//! Seat and invite tokens: 256 random bits, shown once, stored only as SHA-256 hashes,
+//! compared in constant time. The randomness comes from the caller (getrandom in the
+//! Worker), so this module stays pure and testable.
+
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+/// Bytes of randomness in a token.
+pub const TOKEN_BYTES: usize = 32;
+
+/// A source of unguessable bytes (getrandom in production, seeded in tests).
+pub trait Random {
+    fn fill(&mut self, buf: &mut [u8]);
+
+    fn token(&mut self) -> String {
+        let mut b = [0u8; TOKEN_BYTES];
+        self.fill(&mut b);
+        hex(&b)
+    }
+
+    /// A short unguessable id (96 bits) for URLs.
+    fn id(&mut self) -> String {
+        let mut b = [0u8; 12];
+        self.fill(&mut b);
+        hex(&b)
+    }
+
+    fn below(&mut self, n: u32) -> u32 {
+        let mut b = [0u8; 4];
+        self.fill(&mut b);
+        // Modulo bias is irrelevant for the small n used (seat choice, placeholder AI).
+        u32::from_le_bytes(b) % n.max(1)
+    }
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
+}
+
+/// The stored form of a token.
+pub fn hash(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+/// Whether `presented` is the token whose hash is `stored`, in constant time.
+pub fn matches(presented: &str, stored: &str) -> bool {
+    let h = hash(presented);
+    h.as_bytes().ct_eq(stored.as_bytes()).into()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    struct Counter(u8);
+    impl Random for Counter {
+        fn fill(&mut self, buf: &mut [u8]) {
+            for b in buf {
+                self.0 = self.0.wrapping_add(1);
+                *b = self.0;
+            }
+        }
+    }
+
+    #[test]
+    fn tokens_are_hex_and_verify_only_against_their_hash() {
+        let mut r = Counter(0);
+        let t = r.token();
+        assert_eq!(t.len(), 64);
+        let h = hash(&t);
+        assert_ne!(h, t, "only the hash is stored");
+        assert!(matches(&t, &h));
+        assert!(!matches(&r.token(), &h));
+        assert!(!matches("", &h));
+        assert_eq!(
+            hash("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}
