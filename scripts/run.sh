@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
-# Runs the game locally. Until the Workers backend lands (issue 3) this is a terminal
-# game against another human at the same keyboard: `scripts/run.sh [south] [north]`.
+# Runs Iron Arena locally on the embedded default: the real Workers runtime (workerd via
+# `wrangler dev`) with a local Durable Object store and a local D1 SQLite file under
+# .wrangler/state, serving the client from public/ and the API under /api.
+# PORT=8787 by default. Installs what is missing first (scripts/setup.sh).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-cargo run --quiet --release --locked -p cli --bin iron-arena -- play "${1:-clockwork}" "${2:-blades}"
+source "$(dirname "$0")/env.sh"
+cd "$ROOT"
+scripts/setup.sh
+scripts/build-worker.sh
+wrangler d1 execute DB --local --file schema.sql >/dev/null
+echo "Iron Arena on http://127.0.0.1:${PORT:-8787}"
+exec wrangler dev --ip 127.0.0.1 --port "${PORT:-8787}" --show-interactive-dev-session=false

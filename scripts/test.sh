@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Runs every test of the project: formatting, lints, the Rust test suites, and the
-# engine's wasm32 build. The README's test command; CI runs it after .ci/run's installs.
+# Runs every test of the project: formatting, lints, the Rust test suites (including the
+# API tests against the real Workers runtime), and the engine's wasm32 build.
+# Installs what is missing first (scripts/setup.sh). The README's test command.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/env.sh"
+cd "$ROOT"
+scripts/setup.sh
 
 echo "== rustfmt"
 cargo fmt --all --check
 echo "== clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "== tests"
-cargo test --workspace --locked
 echo "== engine builds for wasm32"
 cargo check -p engine --target wasm32-unknown-unknown --locked
+echo "== build the Workers module"
+scripts/build-worker.sh
+echo "== tests"
+cargo test --workspace --locked
 echo "== all tests passed"

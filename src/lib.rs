@@ -1,7 +1,30 @@
-//! Iron Arena's Workers module.
+//! Iron Arena's Cloudflare Workers module: thin glue between the `worker` runtime and
+//! the pure `service` crate (which decides everything) over the `engine` crate.
 //!
-//! For now this crate only re-exports the rules engine so the workspace has its final
-//! shape: the backend issue turns it into the Cloudflare Workers module (crate `worker`),
-//! a thin adapter over `engine` (and later `ai`).
+//! - [`router`]: the fetch entry: `/api/*` routes, game creation, forwarding each game's
+//!   requests to its Durable Object; everything else is a static asset from `public/`.
+//! - [`game_object`]: the Durable Object class, one per game, the only writer of it.
+//! - [`index`]: the D1 index of games (capacity counts, finished results).
+//! - [`glue`]: conversions between `worker` and `service` types, randomness, time.
 
-pub use engine;
+mod config;
+mod game_object;
+mod glue;
+mod index;
+mod router;
+
+use worker::{event, Context, Env, Request, Response, Result};
+
+pub use game_object::GameObject;
+
+#[event(start)]
+fn start() {
+    // A panic would poison the isolate; handlers return errors instead, and if one ever
+    // slips through, its message reaches the log.
+    console_error_panic_hook::set_once();
+}
+
+#[event(fetch)]
+async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
+    router::handle(req, env).await
+}

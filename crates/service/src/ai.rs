@@ -2,6 +2,7 @@
 
 use engine::{Game, Move};
 
+use crate::error::ApiError;
 use crate::tokens::Random;
 
 pub trait Opponent {
@@ -9,7 +10,7 @@ pub trait Opponent {
     fn name(&self) -> &'static str;
     /// True while this is the legal-move placeholder, not a real AI.
     fn is_placeholder(&self) -> bool;
-    fn choose(&mut self, game: &Game, rng: &mut dyn Random) -> Option<Move>;
+    fn choose(&mut self, game: &Game, rng: &mut dyn Random) -> Result<Option<Move>, ApiError>;
 }
 
 /// PLACEHOLDER AI: plays a uniformly random legal move. Stands in until the MCTS AI of
@@ -26,11 +27,11 @@ impl Opponent for PlaceholderAi {
         true
     }
 
-    fn choose(&mut self, game: &Game, rng: &mut dyn Random) -> Option<Move> {
+    fn choose(&mut self, game: &Game, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
         let moves = game.legal_moves();
         if moves.is_empty() {
-            return None;
+            return Ok(None);
         }
-        Some(moves[rng.below(moves.len() as u32) as usize])
+        Ok(Some(moves[rng.below(moves.len() as u32)? as usize]))
     }
 }

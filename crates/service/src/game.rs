@@ -135,7 +135,7 @@ fn ai_turn(rec: &mut GameRecord, game: &mut Game, ctx: &mut Ctx) -> Result<Optio
         return Ok(None);
     }
     let by = game.position().turn();
-    let Some(mv) = ctx.ai.choose(game, ctx.rng) else {
+    let Some(mv) = ctx.ai.choose(game, ctx.rng)? else {
         return Ok(None);
     };
     game.play(mv)
@@ -194,9 +194,13 @@ pub fn create(
                 "a game with this id already exists",
             ));
         }
-        let side = req.creator_side(ctx.rng.below(2) == 1);
-        let token = ctx.rng.token();
-        let invite = (req.mode == Mode::Link).then(|| ctx.rng.token());
+        let side = req.creator_side(ctx.rng.below(2)? == 1);
+        let token = ctx.rng.token()?;
+        let invite = if req.mode == Mode::Link {
+            Some(ctx.rng.token()?)
+        } else {
+            None
+        };
         let other = match req.mode {
             Mode::Ai => Seat {
                 controller: Controller::Ai,
@@ -366,7 +370,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                     .into_iter()
                     .find(|s| rec.seat(*s).token_hash.is_none())
                     .ok_or_else(|| ApiError::internal("no open seat"))?;
-                let token = ctx.rng.token();
+                let token = ctx.rng.token()?;
                 rec.seats[side.index()].token_hash = Some(tokens::hash(&token));
                 rec.invite_hash = None;
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);

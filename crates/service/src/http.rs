@@ -91,14 +91,19 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
             "the request needs a JSON body",
         ));
     }
-    serde_json::from_slice(body).map_err(|e| {
-        let code = if e.is_syntax() || e.is_eof() {
-            "invalid_json"
-        } else {
-            "invalid_body"
-        };
-        ApiError::bad_request(code, format!("request body: {e}"))
-    })
+    // Two steps so the error says which is wrong: the JSON itself, or its shape. (serde
+    // alone would also read a struct from an array, and calls some type errors syntax.)
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request("invalid_json", format!("request body is not JSON: {e}"))
+    })?;
+    if !value.is_object() {
+        return Err(ApiError::bad_request(
+            "invalid_body",
+            "request body must be a JSON object",
+        ));
+    }
+    serde_json::from_value(value)
+        .map_err(|e| ApiError::bad_request("invalid_body", format!("request body: {e}")))
 }
 
 pub fn too_large() -> ApiError {

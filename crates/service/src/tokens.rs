@@ -5,31 +5,34 @@
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use crate::error::ApiError;
+
 /// Bytes of randomness in a token.
 pub const TOKEN_BYTES: usize = 32;
 
-/// A source of unguessable bytes (getrandom in production, seeded in tests).
+/// A source of unguessable bytes (getrandom in production, seeded in tests). Failing is
+/// an error the request reports (503), never a reason to use guessable bytes.
 pub trait Random {
-    fn fill(&mut self, buf: &mut [u8]);
+    fn fill(&mut self, buf: &mut [u8]) -> Result<(), ApiError>;
 
-    fn token(&mut self) -> String {
+    fn token(&mut self) -> Result<String, ApiError> {
         let mut b = [0u8; TOKEN_BYTES];
-        self.fill(&mut b);
-        hex(&b)
+        self.fill(&mut b)?;
+        Ok(hex(&b))
     }
 
     /// A short unguessable id (96 bits) for URLs.
-    fn id(&mut self) -> String {
+    fn id(&mut self) -> Result<String, ApiError> {
         let mut b = [0u8; 12];
-        self.fill(&mut b);
-        hex(&b)
+        self.fill(&mut b)?;
+        Ok(hex(&b))
     }
 
-    fn below(&mut self, n: u32) -> u32 {
+    fn below(&mut self, n: u32) -> Result<u32, ApiError> {
         let mut b = [0u8; 4];
-        self.fill(&mut b);
+        self.fill(&mut b)?;
         // Modulo bias is irrelevant for the small n used (seat choice, placeholder AI).
-        u32::from_le_bytes(b) % n.max(1)
+        Ok(u32::from_le_bytes(b) % n.max(1))
     }
 }
 
@@ -61,23 +64,24 @@ mod tests {
 
     struct Counter(u8);
     impl Random for Counter {
-        fn fill(&mut self, buf: &mut [u8]) {
+        fn fill(&mut self, buf: &mut [u8]) -> Result<(), ApiError> {
             for b in buf {
                 self.0 = self.0.wrapping_add(1);
                 *b = self.0;
             }
+            Ok(())
         }
     }
 
     #[test]
     fn tokens_are_hex_and_verify_only_against_their_hash() {
         let mut r = Counter(0);
-        let t = r.token();
+        let t = r.token().unwrap();
         assert_eq!(t.len(), 64);
         let h = hash(&t);
         assert_ne!(h, t, "only the hash is stored");
         assert!(matches(&t, &h));
-        assert!(!matches(&r.token(), &h));
+        assert!(!matches(&r.token().unwrap(), &h));
         assert!(!matches("", &h));
         assert_eq!(
             hash("abc"),

@@ -1,0 +1,47 @@
+-- Iron Arena's D1 schema. Idempotent: applied by scripts/run.sh and the test harness
+-- with `wrangler d1 execute DB --local --file schema.sql` on every start.
+
+CREATE TABLE IF NOT EXISTS players (
+    id            TEXT PRIMARY KEY,
+    display_name  TEXT,
+    discord_id    TEXT UNIQUE,
+    created_at    INTEGER NOT NULL,
+    rating        REAL NOT NULL DEFAULT 1500,
+    rating_dev    REAL NOT NULL DEFAULT 350,
+    volatility    REAL NOT NULL DEFAULT 0.06,
+    rated_at      INTEGER
+);
+
+-- One row per game, written by the game's Durable Object at creation and at the end.
+CREATE TABLE IF NOT EXISTS games (
+    id               TEXT PRIMARY KEY,
+    south_faction    TEXT NOT NULL CHECK (south_faction IN ('clockwork', 'blades', 'axiom')),
+    north_faction    TEXT NOT NULL CHECK (north_faction IN ('clockwork', 'blades', 'axiom')),
+    mode             TEXT NOT NULL CHECK (mode IN ('ai', 'link')),
+    days_per_move    INTEGER,
+    south_player     TEXT REFERENCES players(id),
+    north_player     TEXT REFERENCES players(id),
+    creator_ip_hash  TEXT,
+    created_at       INTEGER NOT NULL,
+    finished_at      INTEGER,
+    result           TEXT,
+    winner           TEXT CHECK (winner IN ('south', 'north')),
+    reason           TEXT,
+    plies            INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS games_by_creation ON games (created_at, creator_ip_hash);
+CREATE INDEX IF NOT EXISTS games_unfinished ON games (result) WHERE result IS NULL;
+CREATE INDEX IF NOT EXISTS games_by_matchup ON games (south_faction, north_faction, result);
+
+CREATE TABLE IF NOT EXISTS badges (
+    id           TEXT PRIMARY KEY,
+    name         TEXT NOT NULL,
+    description  TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS player_badges (
+    player_id   TEXT NOT NULL REFERENCES players(id),
+    badge_id    TEXT NOT NULL REFERENCES badges(id),
+    awarded_at  INTEGER NOT NULL,
+    PRIMARY KEY (player_id, badge_id)
+);

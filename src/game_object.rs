@@ -1,0 +1,290 @@
+//! The game's Durable Object: the only writer of its game. It keeps the record in its
+//! SQLite storage (written before any reply), runs the service's rules for every
+//! request, pushes each new state to WebSockets (Hibernation API), ends correspondence
+//! games by alarm, and mirrors the game into the D1 index.
+
+use service::ai::PlaceholderAi;
+use service::create::CreateGame;
+use service::game::{self, Ctx, Effects, Handled, Route};
+use service::model::GameRecord;
+use service::store::GameStore;
+use service::ApiError;
+use worker::{
+    durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, State, WebSocket,
+    WebSocketIncomingMessage, WebSocketPair,
+};
+
+use crate::glue::{self, OsRandom};
+use crate::{config, index};
+
+/// The record is one JSON document in one row: a save is a single atomic statement.
+struct SqlStore<'a>(&'a SqlStorage);
+
+impl GameStore for SqlStore<'_> {
+    fn load(&self) -> std::result::Result<Option<GameRecord>, String> {
+        #[derive(serde::Deserialize)]
+        struct Row {
+            record: String,
+        }
+        let rows: Vec<Row> = self
+            .0
+            .exec("SELECT record FROM game WHERE id = 1", None)
+            .and_then(|c| c.to_array())
+            .map_err(|e| e.to_string())?;
+        match rows.first() {
+            None => Ok(None),
+            Some(r) => serde_json::from_str(&r.record)
+                .map(Some)
+                .map_err(|e| format!("stored record unreadable: {e}")),
+        }
+    }
+
+    fn save(&mut self, record: &GameRecord) -> std::result::Result<(), String> {
+        let json = serde_json::to_string(record).map_err(|e| e.to_string())?;
+        self.0
+            .exec(
+                "INSERT INTO game (id, record) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET record = excluded.record",
+                vec![json.into()],
+            )
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The internal creation request the Worker sends to a fresh object.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct CreateCall {
+    pub id: String,
+    pub game: CreateGame,
+    pub origin: String,
+    pub ip_hash: String,
+}
+
+/// The internal path of creation; public requests never reach it (the router forwards
+/// only `/api/games/{id}/…`).
+pub const CREATE_PATH: &str = "/_internal/create";
+
+// Holds runtime handles only (State, Env, SqlStorage), none of which is Debug.
+#[allow(missing_debug_implementations)]
+#[durable_object]
+pub struct GameObject {
+    state: State,
+    env: Env,
+    sql: SqlStorage,
+    ready: std::result::Result<(), String>,
+}
+
+impl DurableObject for GameObject {
+    fn new(state: State, env: Env) -> Self {
+        let sql = state.storage().sql();
+        let ready = sql
+            .exec("CREATE TABLE IF NOT EXISTS game (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL)", None)
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        Self {
+            state,
+            env,
+            sql,
+            ready,
+        }
+    }
+
+    async fn fetch(&self, mut req: Request) -> Result<Response> {
+        if let Err(e) = &self.ready {
+            return glue::error(&ApiError::new(
+                503,
+                "storage_unavailable",
+                format!("game storage: {e}"),
+            ));
+        }
+        let api = match glue::api_request(&mut req).await {
+            Ok(a) => a,
+            Err(e) => return glue::error(&e),
+        };
+        let mut rng = OsRandom;
+        let mut ai = PlaceholderAi;
+        let mut ctx = Ctx {
+            now: glue::now_ms(),
+            rng: &mut rng,
+            ai: &mut ai,
+            day_ms: config::day_ms(&self.env),
+        };
+        let mut store = SqlStore(&self.sql);
+
+        if api.path == CREATE_PATH {
+            let call: CreateCall = match serde_json::from_slice(&api.body) {
+                Ok(c) => c,
+                Err(e) => {
+                    return glue::error(&ApiError::bad_request("invalid_body", e.to_string()))
+                }
+            };
+            let handled = game::create(&mut store, &call.id, &call.game, &call.origin, &mut ctx);
+            return self.after(handled, Some(&call.ip_hash)).await;
+        }
+
+        let route = match game::route(api.method, &api.path) {
+            Ok((_, r)) => r,
+            Err(e) => return glue::error(&e),
+        };
+        if route == Route::WebSocket {
+            return self.upgrade(&req, &mut store, &mut ctx);
+        }
+        let handled = game::handle(&mut store, route, &api, &mut ctx);
+        self.after(handled, None).await
+    }
+
+    async fn alarm(&self) -> Result<Response> {
+        let mut rng = OsRandom;
+        let mut ai = PlaceholderAi;
+        let mut ctx = Ctx {
+            now: glue::now_ms(),
+            rng: &mut rng,
+            ai: &mut ai,
+            day_ms: config::day_ms(&self.env),
+        };
+        let handled = game::alarm(&mut SqlStore(&self.sql), &mut ctx);
+        // The D1 row may be behind (an earlier write failed and scheduled this alarm):
+        // re-sync it; the upsert is idempotent.
+        if let Some(rec) = handled.record.as_ref() {
+            if !handled.effects.finished {
+                self.sync_index(rec, None).await;
+            }
+        }
+        self.after(handled, None).await
+    }
+
+    async fn websocket_message(
+        &self,
+        ws: WebSocket,
+        message: WebSocketIncomingMessage,
+    ) -> Result<()> {
+        // Clients may ask for the state again ("state"); anything else is ignored.
+        if matches!(message, WebSocketIncomingMessage::String(ref s) if s.trim() == "state") {
+            if let Ok(Some(rec)) = SqlStore(&self.sql).load() {
+                if let Some(msg) = state_message(&rec) {
+                    let _ = ws.send_with_str(msg);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn websocket_close(
+        &self,
+        ws: WebSocket,
+        code: usize,
+        reason: String,
+        _clean: bool,
+    ) -> Result<()> {
+        let code = if (1000..5000).contains(&code) && code != 1005 && code != 1006 {
+            code as u16
+        } else {
+            1000
+        };
+        let _ = ws.close(Some(code), Some(reason));
+        Ok(())
+    }
+
+    async fn websocket_error(&self, _ws: WebSocket, _error: worker::Error) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// `{"type":"state","state":<view>}` for WebSockets.
+fn state_message(rec: &GameRecord) -> Option<String> {
+    let game = rec.replay().ok()?;
+    Some(serde_json::json!({ "type": "state", "state": rec.view(&game) }).to_string())
+}
+
+impl GameObject {
+    fn upgrade(&self, req: &Request, store: &mut SqlStore, ctx: &mut Ctx) -> Result<Response> {
+        let is_ws = req
+            .headers()
+            .get("Upgrade")
+            .ok()
+            .flatten()
+            .is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
+        if !is_ws {
+            return glue::error(&ApiError::new(
+                426,
+                "upgrade_required",
+                "this route speaks WebSocket only",
+            ));
+        }
+        // 404 for a game that does not exist, before accepting anything.
+        let handled = game::handle(
+            store,
+            Route::State,
+            &service::http::ApiRequest {
+                method: service::http::Method::Get,
+                path: String::new(),
+                bearer: None,
+                body: Vec::new(),
+                origin: String::new(),
+            },
+            ctx,
+        );
+        let Some(rec) = handled.record else {
+            return glue::response(&handled.response);
+        };
+        let pair = WebSocketPair::new()?;
+        self.state.accept_web_socket(&pair.server);
+        // A (re)connecting client gets the current state at once.
+        if let Some(msg) = state_message(&rec) {
+            let _ = pair.server.send_with_str(msg);
+        }
+        Response::from_websocket(pair.client)
+    }
+
+    /// Carries out the effects of a handled request, then answers it. The record is
+    /// already saved; what follows (alarm, pushes, D1) cannot lose a move.
+    async fn after(&self, handled: Handled, ip_hash: Option<&str>) -> Result<Response> {
+        let Handled {
+            response,
+            effects,
+            record,
+        } = handled;
+        if let Some(rec) = &record {
+            self.apply(&effects, rec, ip_hash).await;
+        }
+        glue::response(&response)
+    }
+
+    async fn apply(&self, fx: &Effects, rec: &GameRecord, ip_hash: Option<&str>) {
+        let storage = self.state.storage();
+        match fx.alarm {
+            Some(at) => {
+                let offset = (at - glue::now_ms()).max(0);
+                if let Err(e) = storage.set_alarm(offset).await {
+                    worker::console_error!("set_alarm failed for {}: {e}", rec.id);
+                }
+            }
+            None if fx.changed && rec.result.is_some() => {
+                let _ = storage.delete_alarm().await;
+            }
+            None => {}
+        }
+        if fx.changed {
+            if let Some(msg) = state_message(rec) {
+                for ws in self.state.get_websockets() {
+                    let _ = ws.send_with_str(&msg);
+                }
+            }
+        }
+        if fx.created || fx.finished {
+            self.sync_index(rec, ip_hash).await;
+        }
+    }
+
+    async fn sync_index(&self, rec: &GameRecord, ip_hash: Option<&str>) {
+        let result = match self.env.d1("DB") {
+            Ok(db) => index::upsert(&db, rec, ip_hash).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = result {
+            // The DO holds the truth; retry the index from the alarm in a minute.
+            worker::console_error!("D1 index write failed for {}: {e}", rec.id);
+            let _ = self.state.storage().set_alarm(60_000i64).await;
+        }
+    }
+}

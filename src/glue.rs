@@ -1,0 +1,91 @@
+//! Conversions between the `worker` runtime and the pure `service` types.
+
+use service::http::{bearer, too_large, ApiRequest, ApiResponse, Body, Method, MAX_BODY_BYTES};
+use service::tokens::Random;
+use service::ApiError;
+use worker::{Headers, Request, Response, Result};
+
+/// Randomness from the platform (crypto.getRandomValues through getrandom).
+pub struct OsRandom;
+
+impl Random for OsRandom {
+    fn fill(&mut self, buf: &mut [u8]) -> std::result::Result<(), ApiError> {
+        getrandom::fill(buf).map_err(|e| {
+            ApiError::new(
+                503,
+                "no_randomness",
+                format!("secure randomness is unavailable: {e}"),
+            )
+        })
+    }
+}
+
+pub fn now_ms() -> i64 {
+    worker::Date::now().as_millis() as i64
+}
+
+/// Reads a request into the service's form, refusing oversized bodies (413) before
+/// reading them where the length is declared.
+pub async fn api_request(req: &mut Request) -> std::result::Result<ApiRequest, ApiError> {
+    let method = match req.method() {
+        worker::Method::Get | worker::Method::Head => Method::Get,
+        worker::Method::Post => Method::Post,
+        _ => Method::Other,
+    };
+    let declared = req
+        .headers()
+        .get("Content-Length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+        return Err(too_large());
+    }
+    let body = if method == Method::Post {
+        req.bytes()
+            .await
+            .map_err(|e| ApiError::bad_request("unreadable_body", e.to_string()))?
+    } else {
+        Vec::new()
+    };
+    if body.len() > MAX_BODY_BYTES {
+        return Err(too_large());
+    }
+    let auth = req.headers().get("Authorization").ok().flatten();
+    let url = req
+        .url()
+        .map_err(|e| ApiError::bad_request("bad_url", e.to_string()))?;
+    Ok(ApiRequest {
+        method,
+        path: url.path().to_owned(),
+        bearer: bearer(auth.as_deref()),
+        body,
+        origin: url.origin().ascii_serialization(),
+    })
+}
+
+/// The service's answer as a `worker` response (JSON errors everywhere; no caching of
+/// game state).
+pub fn response(r: &ApiResponse) -> Result<Response> {
+    let mut resp = match &r.body {
+        Body::Json(v) => Response::from_json(v)?,
+        Body::Text(t) => {
+            let mut resp = Response::ok(t.clone())?;
+            resp.headers_mut()
+                .set("Content-Type", "text/plain; charset=utf-8")?;
+            resp
+        }
+    }
+    .with_status(r.status);
+    let h: &mut Headers = resp.headers_mut();
+    h.set("Cache-Control", "no-store")?;
+    h.set("X-Content-Type-Options", "nosniff")?;
+    if let Some(s) = r.retry_after {
+        h.set("Retry-After", &s.to_string())?;
+    }
+    Ok(resp)
+}
+
+pub fn error(e: &ApiError) -> Result<Response> {
+    response(&ApiResponse::error(e))
+}

@@ -1,0 +1,383 @@
+//! The API on the real Workers runtime (workerd via `wrangler dev`), with a real local
+//! Durable Object store and a real local D1 SQLite file.
+
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
+
+mod support;
+
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use support::{legal, Server};
+
+fn server() -> Server {
+    // Correspondence "days" of 2 seconds so a deadline passes during a test.
+    Server::start(&[("DAY_SECONDS", "2")])
+}
+
+#[test]
+fn link_game_create_join_move_and_reject_bad_submissions() {
+    let s = server();
+    let (id, south, north) = s.link_game("clockwork", "blades", None);
+    let st = s.state(&id);
+    assert_eq!(st["status"], "ongoing");
+    assert!(
+        st.to_string().find(&south).is_none() && st.to_string().find(&north).is_none(),
+        "tokens never shown"
+    );
+
+    // A legal move.
+    let r = s.play(&id, &south, "e2d3", 0);
+    assert_eq!(r.status, 200, "{}", r.text);
+    let after_one = s.state(&id);
+    assert_eq!(after_one["moves"], json!(["e2d3"]));
+
+    // Each bad submission is refused with its status and changes nothing.
+    let cases: Vec<(Option<&str>, Value, u16, &str)> = vec![
+        (None, json!({"move": "e8e7", "ply": 1}), 401, "unauthorized"),
+        (
+            Some("not-a-seat-token"),
+            json!({"move": "e8e7", "ply": 1}),
+            403,
+            "forbidden",
+        ),
+        (
+            Some(&south),
+            json!({"move": "d3c4", "ply": 1}),
+            409,
+            "not_your_turn",
+        ),
+        (
+            Some(&north),
+            json!({"move": "e8e7", "ply": 0}),
+            409,
+            "stale_ply",
+        ),
+        (
+            Some(&north),
+            json!({"move": "e8e5", "ply": 1}),
+            422,
+            "illegal_move",
+        ),
+        (
+            Some(&north),
+            json!({"move": "zz", "ply": 1}),
+            400,
+            "bad_move_notation",
+        ),
+        (
+            Some(&north),
+            json!({"move": "e8e7", "ply": "one"}),
+            400,
+            "invalid_body",
+        ),
+        (Some(&north), json!({"move": "e8e7"}), 400, "invalid_body"),
+    ];
+    for (token, body, status, code) in cases {
+        let r = s.post(&format!("/api/games/{id}/moves"), token, &body);
+        assert_eq!(
+            (r.status, r.error().as_str()),
+            (status, code),
+            "{body}: {}",
+            r.text
+        );
+        assert!(r.json()["message"].as_str().is_some_and(|m| !m.is_empty()));
+        if status == 409 {
+            assert_eq!(r.json()["state"]["ply"], 1, "409 carries the current state");
+        }
+        assert_eq!(
+            s.state(&id),
+            after_one,
+            "state changed after a refused {body}"
+        );
+    }
+    let r = s.post_raw(
+        &format!("/api/games/{id}/moves"),
+        Some(&north),
+        b"{\"move\": ",
+    );
+    assert_eq!((r.status, r.error().as_str()), (400, "invalid_json"));
+    assert_eq!(s.state(&id), after_one);
+
+    // A retried identical submission: same answer, one move.
+    let first = s.play(&id, &north, "e8e7", 1);
+    let again = s.play(&id, &north, "e8e7", 1);
+    assert_eq!(first.status, 200);
+    assert_eq!((again.status, again.json()), (200, first.json()));
+    assert_eq!(s.state(&id)["moves"], json!(["e2d3", "e8e7"]));
+
+    // The record replays in the engine to the same position.
+    let rec = s.get(&format!("/api/games/{id}/record"));
+    assert_eq!(rec.status, 200);
+    let parsed = engine::record::Record::parse(&rec.text).unwrap();
+    let game = parsed.replay().unwrap();
+    assert_eq!(
+        game.position().to_string(),
+        s.state(&id)["position"].as_str().unwrap()
+    );
+}
+
+#[test]
+fn ai_game_answers_in_the_same_request_and_plays_to_a_result() {
+    let s = server();
+    let c = s.create(json!({"south": "blades", "north": "axiom", "mode": "ai", "seat": "south"}));
+    assert_eq!(
+        c["ai"]["placeholder"], true,
+        "the AI is labelled a placeholder"
+    );
+    let id = c["id"].as_str().unwrap();
+    let token = c["token"].as_str().unwrap();
+    let mut state = c["state"].clone();
+    let mut requests = 0;
+    while state["status"] == "ongoing" {
+        let ply = state["ply"].as_u64().unwrap();
+        let mv = legal(&state)[0].clone();
+        let r = s.play(id, token, &mv, ply);
+        assert_eq!(r.status, 200, "{}", r.text);
+        let body = r.json();
+        state = body["state"].clone();
+        if state["status"] == "ongoing" {
+            assert!(
+                body["ai_move"].is_string(),
+                "the AI replied in the same request"
+            );
+            assert_eq!(state["ply"], ply + 2);
+        }
+        requests += 1;
+        assert!(requests <= 81, "a game lasts at most 160 plies");
+    }
+    let result = state["result"]["text"].as_str().unwrap();
+    assert!(
+        result.contains("wins:") || result.starts_with("draw:"),
+        "{result}"
+    );
+    let r = s.play(id, token, "a1a2", state["ply"].as_u64().unwrap());
+    assert_eq!((r.status, r.error().as_str()), (409, "game_over"));
+    // The finished game is in D1.
+    let rows = s.d1(&format!(
+        "SELECT result, plies FROM games WHERE id = '{id}'"
+    ));
+    assert_eq!(rows[0]["result"], result);
+    assert_eq!(rows[0]["plies"], state["ply"]);
+}
+
+#[test]
+fn resignation_and_draw_agreement() {
+    let s = server();
+    let (id, south, north) = s.link_game("axiom", "clockwork", None);
+    let r = s.post(
+        &format!("/api/games/{id}/draw"),
+        Some(&north),
+        &json!({"action": "accept"}),
+    );
+    assert_eq!((r.status, r.error().as_str()), (409, "no_draw_offer"));
+    assert_eq!(
+        s.post(
+            &format!("/api/games/{id}/draw"),
+            Some(&south),
+            &json!({"action": "offer"})
+        )
+        .status,
+        200
+    );
+    let r = s.post(
+        &format!("/api/games/{id}/draw"),
+        Some(&north),
+        &json!({"action": "accept"}),
+    );
+    assert_eq!(r.json()["state"]["result"]["text"], "draw: agreement");
+
+    let (id, south, _north) = s.link_game("axiom", "clockwork", None);
+    let r = s.post(&format!("/api/games/{id}/resign"), Some(&south), &json!({}));
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        r.json()["state"]["result"]["text"],
+        "north wins: resignation"
+    );
+    let r = s.post(&format!("/api/games/{id}/resign"), Some(&south), &json!({}));
+    assert_eq!((r.status, r.error().as_str()), (409, "game_over"));
+}
+
+#[test]
+fn correspondence_deadline_ends_the_game_by_alarm() {
+    let s = server();
+    let (id, south, _north) = s.link_game("blades", "blades", Some(1));
+    assert_eq!(s.play(&id, &south, "e2e3", 0).status, 200);
+    let deadline = s.state(&id)["deadline"].as_i64().unwrap();
+    assert!(deadline > 0);
+    // North (to move) has one 2-second "day"; the alarm ends the game without any request.
+    let t = Instant::now();
+    let state = loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let st = s.state(&id);
+        if st["status"] == "finished" || t.elapsed() > Duration::from_secs(20) {
+            break st;
+        }
+    };
+    assert_eq!(
+        state["result"]["text"], "south wins: time forfeit",
+        "{state}"
+    );
+    let rows = s.d1(&format!(
+        "SELECT result, winner, reason FROM games WHERE id = '{id}'"
+    ));
+    assert_eq!(rows[0]["result"], "south wins: time forfeit");
+    assert_eq!(rows[0]["winner"], "south");
+}
+
+#[test]
+fn a_restart_loses_nothing() {
+    let mut s = server();
+    let (id, south, north) = s.link_game("clockwork", "axiom", None);
+    for (i, (token, mv)) in [(&south, "e2d3"), (&north, "e8e7"), (&south, "d3c4")]
+        .iter()
+        .enumerate()
+    {
+        assert_eq!(s.play(&id, token, mv, i as u64).status, 200);
+    }
+    let before = s.state(&id);
+    s.restart();
+    let after = s.state(&id);
+    assert_eq!(after, before);
+    // The seats survive too: North can still move.
+    let r = s.play(&id, &north, &legal(&after)[0], 3);
+    assert_eq!(r.status, 200, "{}", r.text);
+}
+
+#[test]
+fn racing_clients_on_the_same_ply_exactly_one_wins() {
+    let s = server();
+    for round in 0..3 {
+        let (id, south, _north) = s.link_game("clockwork", "clockwork", None);
+        let barrier = Arc::new(Barrier::new(2));
+        let handles: Vec<_> = ["e2d3", "e2f3"]
+            .into_iter()
+            .map(|mv| {
+                let (url, south, barrier) = (
+                    s.url(&format!("/api/games/{id}/moves")),
+                    south.clone(),
+                    barrier.clone(),
+                );
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    support::agent()
+                        .post(&url)
+                        .header("Authorization", &format!("Bearer {south}"))
+                        .send(json!({"move": mv, "ply": 0}).to_string())
+                        .map(|r| r.status().as_u16())
+                        .unwrap()
+                })
+            })
+            .collect();
+        let mut statuses: Vec<u16> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        statuses.sort();
+        assert_eq!(statuses, [200, 409], "round {round}");
+        assert_eq!(s.state(&id)["moves"].as_array().unwrap().len(), 1);
+    }
+}
+
+#[test]
+fn spectators_and_players_see_every_move_live() {
+    let s = server();
+    let (id, south, north) = s.link_game("blades", "clockwork", None);
+    let ws_url = s
+        .url(&format!("/api/games/{id}/ws"))
+        .replace("http://", "ws://");
+    let (mut spectator, _) = tungstenite::connect(&ws_url).unwrap();
+    let first: Value = serde_json::from_str(spectator.read().unwrap().to_text().unwrap()).unwrap();
+    assert_eq!(
+        (first["type"].as_str(), first["state"]["ply"].as_u64()),
+        (Some("state"), Some(0)),
+        "current state at once"
+    );
+    assert_eq!(s.play(&id, &south, "e2e3", 0).status, 200);
+    assert_eq!(s.play(&id, &north, "e8d7", 1).status, 200);
+    let mut seen = Vec::new();
+    while seen.len() < 2 {
+        let msg: Value =
+            serde_json::from_str(spectator.read().unwrap().to_text().unwrap()).unwrap();
+        seen.push(msg["state"]["moves"].clone());
+    }
+    assert_eq!(seen, [json!(["e2e3"]), json!(["e2e3", "e8d7"])]);
+    // A reconnecting client gets the current state at once.
+    let (mut again, _) = tungstenite::connect(&ws_url).unwrap();
+    let now: Value = serde_json::from_str(again.read().unwrap().to_text().unwrap()).unwrap();
+    assert_eq!(now["state"]["ply"], 2);
+}
+
+#[test]
+fn malformed_requests_get_json_errors() {
+    let s = server();
+    let r = s.post_raw("/api/games", None, b"not json");
+    assert_eq!((r.status, r.error().as_str()), (400, "invalid_json"));
+    let r = s.post(
+        "/api/games",
+        None,
+        &json!({"south": 3, "north": "axiom", "mode": "ai"}),
+    );
+    assert_eq!((r.status, r.error().as_str()), (400, "invalid_body"));
+    let r = s.post(
+        "/api/games",
+        None,
+        &json!({"south": "axiom", "north": "axiom", "mode": "link", "days_per_move": 4}),
+    );
+    assert_eq!(
+        (r.status, r.error().as_str()),
+        (422, "invalid_time_control")
+    );
+    let r = s.post_raw("/api/games", None, &vec![b' '; 100_000]);
+    assert_eq!((r.status, r.error().as_str()), (413, "body_too_large"));
+    for path in [
+        "/api/nothing",
+        "/api/games/zzz",
+        "/api/games/0123456789abcdef01234567",
+        "/api/games/0123456789abcdef01234567/fly",
+    ] {
+        let r = s.get(path);
+        assert_eq!(
+            (r.status, r.error().as_str()),
+            (404, "not_found"),
+            "{path}: {}",
+            r.text
+        );
+        assert!(r
+            .content_type
+            .as_deref()
+            .unwrap_or_default()
+            .contains("application/json"));
+    }
+    let r = s.get("/api/games");
+    assert_eq!(r.status, 405);
+    let r = s.get("/api/games/0123456789abcdef01234567/ws");
+    assert!(r.status == 426 || r.status == 404, "{}", r.status);
+    let r = s.get("/api/openapi.json");
+    assert_eq!(r.status, 200);
+    assert!(r.json()["openapi"]
+        .as_str()
+        .unwrap_or_default()
+        .starts_with('3'));
+    let r = s.get("/");
+    assert_eq!(r.status, 200);
+    assert!(r.text.contains("IRON ARENA"));
+}
+
+#[test]
+fn creation_past_capacity_is_server_busy() {
+    let s = Server::start(&[("LIMIT_PER_IP_PER_MINUTE", "2")]);
+    for _ in 0..2 {
+        s.create(json!({"south": "axiom", "north": "blades", "mode": "ai"}));
+    }
+    let r = s.post(
+        "/api/games",
+        None,
+        &json!({"south": "axiom", "north": "blades", "mode": "ai"}),
+    );
+    assert_eq!(
+        (r.status, r.error().as_str()),
+        (503, "server_busy"),
+        "{}",
+        r.text
+    );
+    assert_eq!(r.retry_after.as_deref(), Some("60"));
+}

@@ -1,0 +1,328 @@
+//! Test harness for the real runtime: starts `wrangler dev` (workerd) on a free port with
+//! its own local Durable Object and D1 state, applies `schema.sql`, and speaks HTTP and
+//! WebSocket to it. A watchdog shell ends the runtime when the test process ends.
+
+#![allow(dead_code, clippy::unwrap_used)] // shared by several test files
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn path_env() -> String {
+    let r = root();
+    format!(
+        "{}:{}:{}",
+        r.join("node_modules/.bin").display(),
+        r.join(".tools/bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn wrangler(args: &[&str]) -> Command {
+    let mut c = Command::new(root().join("node_modules/.bin/wrangler"));
+    c.args(args)
+        .current_dir(root())
+        .env("PATH", path_env())
+        .env("WRANGLER_SEND_METRICS", "false")
+        .env("WRANGLER_SEND_ERROR_REPORTS", "false")
+        .env("CLOUDFLARE_CF_FETCH_ENABLED", "false")
+        .env("DO_NOT_TRACK", "1")
+        .env("CI", "1");
+    c
+}
+
+pub struct Server {
+    pub base: String,
+    pub persist: PathBuf,
+    port: u16,
+    vars: Vec<(String, String)>,
+    child: Option<Child>,
+}
+
+static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl Server {
+    /// A fresh runtime with its own state; `vars` override wrangler.toml `[vars]`.
+    pub fn start(vars: &[(&str, &str)]) -> Server {
+        assert!(
+            root().join("build/worker/shim.mjs").exists(),
+            "the Worker is not built: run scripts/build-worker.sh (scripts/test.sh does)"
+        );
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let persist =
+            std::env::temp_dir().join(format!("iron-arena-test-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&persist);
+        std::fs::create_dir_all(&persist).unwrap();
+        let out = wrangler(&[
+            "d1",
+            "execute",
+            "DB",
+            "--local",
+            "--persist-to",
+            persist.to_str().unwrap(),
+            "--file",
+            "schema.sql",
+        ])
+        .output()
+        .unwrap();
+        assert!(
+            out.status.success(),
+            "schema: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut s = Server {
+            base: String::new(),
+            persist,
+            port: 0,
+            vars: vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            child: None,
+        };
+        s.launch();
+        s
+    }
+
+    fn launch(&mut self) {
+        self.port = free_port();
+        self.base = format!("http://127.0.0.1:{}", self.port);
+        let mut cmd = format!(
+            "exec {} dev --ip 127.0.0.1 --port {} --persist-to {} --inspector-port {} --log-level warn --show-interactive-dev-session=false",
+            root().join("node_modules/.bin/wrangler").display(),
+            self.port,
+            self.persist.display(),
+            free_port()
+        );
+        for (k, v) in &self.vars {
+            cmd.push_str(&format!(" --var {k}:{v}"));
+        }
+        // The watchdog: when the test process is gone, kill the whole process group.
+        let script = format!(
+            "({cmd}) >>{log} 2>&1 & while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; kill -TERM -- -$$",
+            log = self.persist.join("wrangler.log").display(),
+            pid = std::process::id()
+        );
+        let mut c = Command::new("bash");
+        c.args(["-c", &script])
+            .current_dir(root())
+            .env("PATH", path_env())
+            .stdin(Stdio::null());
+        for (k, v) in wrangler(&[]).get_envs() {
+            if let Some(v) = v {
+                c.env(k, v);
+            }
+        }
+        std::os::unix::process::CommandExt::process_group(&mut c, 0);
+        self.child = Some(c.spawn().unwrap());
+        let t = Instant::now();
+        loop {
+            if let Ok(r) = agent().get(&format!("{}/api/health", self.base)).call() {
+                if r.status() == 200 {
+                    return;
+                }
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(90),
+                "wrangler did not start: {}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.persist.join("wrangler.log")).unwrap_or_default()
+    }
+
+    /// Stops the runtime (the whole process group) and waits for it.
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = Command::new("kill")
+                .args(["-TERM", "--", &format!("-{}", c.id())])
+                .status();
+            let _ = c.wait();
+            // Let workerd release its files and port.
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    }
+
+    /// Stops and starts again on the same persisted state (a new port).
+    pub fn restart(&mut self) {
+        self.stop();
+        self.launch();
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn get(&self, path: &str) -> Reply {
+        send(agent().get(&self.url(path)).call())
+    }
+
+    pub fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {
+        self.post_raw(path, token, body.to_string().as_bytes())
+    }
+
+    pub fn post_raw(&self, path: &str, token: Option<&str>, body: &[u8]) -> Reply {
+        let mut r = agent()
+            .post(&self.url(path))
+            .header("Content-Type", "application/json");
+        if let Some(t) = token {
+            r = r.header("Authorization", &format!("Bearer {t}"));
+        }
+        send(r.send(body))
+    }
+
+    /// Runs SQL against this runtime's local D1 (the real SQLite file).
+    pub fn d1(&self, sql: &str) -> Vec<Value> {
+        let out = wrangler(&[
+            "d1",
+            "execute",
+            "DB",
+            "--local",
+            "--persist-to",
+            self.persist.to_str().unwrap(),
+            "--json",
+            "--command",
+            sql,
+        ])
+        .output()
+        .unwrap();
+        assert!(
+            out.status.success(),
+            "d1: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v[0]["results"].as_array().cloned().unwrap_or_default()
+    }
+
+    // --- game helpers ---
+
+    pub fn create(&self, body: Value) -> Value {
+        let r = self.post("/api/games", None, &body);
+        assert_eq!(r.status, 201, "create: {}", r.text);
+        r.json()
+    }
+
+    /// A link game joined by a second player: (id, south token, north token).
+    pub fn link_game(
+        &self,
+        south: &str,
+        north: &str,
+        days: Option<u32>,
+    ) -> (String, String, String) {
+        let c = self.create(json!({"south": south, "north": north, "mode": "link", "seat": "south", "days_per_move": days}));
+        let id = c["id"].as_str().unwrap().to_owned();
+        let invite = c["invite_url"]
+            .as_str()
+            .unwrap()
+            .split("#invite=")
+            .nth(1)
+            .unwrap()
+            .to_owned();
+        let j = self.post(
+            &format!("/api/games/{id}/join"),
+            None,
+            &json!({ "invite": invite }),
+        );
+        assert_eq!(j.status, 200, "join: {}", j.text);
+        (
+            id,
+            c["token"].as_str().unwrap().to_owned(),
+            j.json()["token"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    pub fn state(&self, id: &str) -> Value {
+        let r = self.get(&format!("/api/games/{id}"));
+        assert_eq!(r.status, 200, "state: {}", r.text);
+        r.json()
+    }
+
+    pub fn play(&self, id: &str, token: &str, mv: &str, ply: u64) -> Reply {
+        self.post(
+            &format!("/api/games/{id}/moves"),
+            Some(token),
+            &json!({ "move": mv, "ply": ply }),
+        )
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.persist);
+    }
+}
+
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into()
+}
+
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub text: String,
+    pub retry_after: Option<String>,
+    pub content_type: Option<String>,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
+    }
+
+    pub fn error(&self) -> String {
+        self.json()["error"].as_str().unwrap_or_default().to_owned()
+    }
+}
+
+fn send(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Reply {
+    let mut r = r.unwrap();
+    let header = |r: &ureq::http::Response<ureq::Body>, h: &str| {
+        r.headers()
+            .get(h)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let retry_after = header(&r, "retry-after");
+    let content_type = header(&r, "content-type");
+    Reply {
+        status: r.status().as_u16(),
+        text: r.body_mut().read_to_string().unwrap_or_default(),
+        retry_after,
+        content_type,
+    }
+}
+
+/// Sorted legal moves of a state.
+pub fn legal(state: &Value) -> Vec<String> {
+    state["legal_moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_owned())
+        .collect()
+}
