@@ -20,6 +20,13 @@ if ! .tools/bin/wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERS
     cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --root .tools
 fi
 
+# schemathesis (the OpenAPI-driven fuzzer of the API tests), pinned with its whole tree.
+if ! cmp -s tests/requirements.txt .tools/venv/requirements.txt 2>/dev/null; then
+    python3 -m venv .tools/venv
+    .tools/venv/bin/pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+    cp tests/requirements.txt .tools/venv/requirements.txt
+fi
+
 # Node 22 (wrangler needs >= 22.12; the machine has 20) and wrangler, from package-lock.
 if [ ! -x node_modules/.bin/wrangler ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund

@@ -26,6 +26,19 @@ impl GameStore for SqlStore<'_> {
         struct Row {
             record: String,
         }
+        // A request for a game that does not exist must not create storage for it, so
+        // the table is made by the first save only.
+        let tables: Vec<serde_json::Value> = self
+            .0
+            .exec(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'game'",
+                None,
+            )
+            .and_then(|c| c.to_array())
+            .map_err(|e| e.to_string())?;
+        if tables.is_empty() {
+            return Ok(None);
+        }
         let rows: Vec<Row> = self
             .0
             .exec("SELECT record FROM game WHERE id = 1", None)
@@ -41,6 +54,9 @@ impl GameStore for SqlStore<'_> {
 
     fn save(&mut self, record: &GameRecord) -> std::result::Result<(), String> {
         let json = serde_json::to_string(record).map_err(|e| e.to_string())?;
+        self.0
+            .exec("CREATE TABLE IF NOT EXISTS game (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL)", None)
+            .map_err(|e| e.to_string())?;
         self.0
             .exec(
                 "INSERT INTO game (id, record) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET record = excluded.record",
@@ -71,32 +87,15 @@ pub struct GameObject {
     state: State,
     env: Env,
     sql: SqlStorage,
-    ready: std::result::Result<(), String>,
 }
 
 impl DurableObject for GameObject {
     fn new(state: State, env: Env) -> Self {
         let sql = state.storage().sql();
-        let ready = sql
-            .exec("CREATE TABLE IF NOT EXISTS game (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL)", None)
-            .map(|_| ())
-            .map_err(|e| e.to_string());
-        Self {
-            state,
-            env,
-            sql,
-            ready,
-        }
+        Self { state, env, sql }
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
-        if let Err(e) = &self.ready {
-            return glue::error(&ApiError::new(
-                503,
-                "storage_unavailable",
-                format!("game storage: {e}"),
-            ));
-        }
         let api = match glue::api_request(&mut req).await {
             Ok(a) => a,
             Err(e) => return glue::error(&e),

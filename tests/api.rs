@@ -381,3 +381,38 @@ fn creation_past_capacity_is_server_busy() {
     );
     assert_eq!(r.retry_after.as_deref(), Some("60"));
 }
+
+/// schemathesis generates requests from `/api/openapi.json` (examples, boundary values,
+/// random data, and stateful sequences that follow the create → game links): no request
+/// may get a 5xx.
+#[test]
+fn openapi_fuzzing_finds_no_server_error() {
+    let bin = support::root().join(".tools/venv/bin/schemathesis");
+    assert!(
+        bin.exists(),
+        "schemathesis is not installed: run scripts/setup.sh"
+    );
+    let s = Server::start(&[
+        ("LIMIT_PER_IP_PER_MINUTE", "1000000"),
+        ("LIMIT_PER_MINUTE", "1000000"),
+    ]);
+    let out = std::process::Command::new(bin)
+        .args([
+            "run",
+            &s.url("/api/openapi.json"),
+            "--checks",
+            "not_a_server_error",
+            "--max-examples",
+            "25",
+        ])
+        .current_dir(&s.persist)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "schemathesis found failures:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("passed"), "{text}");
+}
