@@ -1,7 +1,7 @@
 //! A game: a position plus the history that repetition needs, and the result.
 
 use crate::moves::Move;
-use crate::outcome::{Outcome, WinReason};
+use crate::outcome::Outcome;
 use crate::play::IllegalMove;
 use crate::position::Position;
 
@@ -67,20 +67,8 @@ impl Game {
             return Err(IllegalMove::GameOver(o));
         }
         let next = self.position.play(mv)?;
-        let mover = self.position.turn();
         let earlier = self.seen.iter().filter(|p| p.same_position(&next)).count();
-        // RULES.md §6, in order: king destroyed, Timeout, third repetition, 160 plies,
-        // no legal move.
-        let outcome = next.board_outcome().or_else(|| {
-            if earlier >= 2 {
-                Some(Outcome::Win {
-                    winner: mover.opponent(),
-                    reason: WinReason::Repetition,
-                })
-            } else {
-                next.late_outcome()
-            }
-        });
+        let outcome = next.outcome_after_move(earlier);
         self.position = next;
         self.seen.push(next);
         self.moves.push(mv);

@@ -330,6 +330,23 @@ impl Position {
         None
     }
 
+    /// The outcome of this position just reached by a move, given how many times it had
+    /// occurred before (RULES.md §6 in order: king destroyed, Timeout, third repetition
+    /// — the mover loses —, 160 plies, no legal move). For searches that keep their own
+    /// history; [`crate::Game`] uses it too.
+    pub fn outcome_after_move(&self, earlier_occurrences: usize) -> Option<Outcome> {
+        self.board_outcome().or_else(|| {
+            if earlier_occurrences >= 2 {
+                Some(Outcome::Win {
+                    winner: self.turn,
+                    reason: WinReason::Repetition,
+                })
+            } else {
+                self.late_outcome()
+            }
+        })
+    }
+
     /// The outcome of this position taken alone (no history): king destroyed, Timeout,
     /// 160 plies, no legal move. [`crate::Game`] adds repetition between the second and third.
     pub fn outcome(&self) -> Option<Outcome> {

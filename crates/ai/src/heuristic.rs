@@ -1,0 +1,145 @@
+//! A hand-written evaluator: material, mobility, king danger, Father Time's advance and
+//! charged pieces for the value; captures, king captures, promotions and abilities that
+//! destroy for the prior. The fallback when no network is loaded, and a test opponent.
+
+use engine::{Ability, Move, Position, Role, Side, Square};
+
+use crate::evaluator::{Evaluation, Evaluator, Leaf};
+
+/// Material values in pawn-type units (the king-piece's loss is the game's loss and is
+/// handled by the search, so it is scored only for danger).
+pub fn material(role: Role) -> f32 {
+    match role {
+        Role::Cog | Role::Dagger | Role::Phial => 1.0,
+        Role::Gear => 2.5,
+        Role::Pendulum => 3.0,
+        Role::Spring => 3.0,
+        Role::Hands => 5.0,
+        Role::Dial => 3.5,
+        Role::Axe => 3.0,
+        Role::Sickle => 3.5,
+        Role::Sabres => 4.0,
+        Role::Sword => 4.5,
+        Role::Magnet => 3.0,
+        Role::Torch => 3.5,
+        Role::Scales => 4.0,
+        Role::Telescope => 4.0,
+        Role::FatherTime | Role::Mistress | Role::Scientist => 0.0,
+    }
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Heuristic;
+
+impl Heuristic {
+    /// Score for the side to move, in pawn units.
+    pub fn score(pos: &Position, moves: &[Move]) -> f32 {
+        let me = pos.turn();
+        let mut s = 0.0;
+        for i in 0..81u8 {
+            let Some(sq) = Square::new(i) else { continue };
+            let Some(p) = pos.piece_at(sq) else { continue };
+            let sign = if p.side == me { 1.0 } else { -1.0 };
+            let mut v = material(p.role);
+            if p.charged {
+                v += 0.4;
+            }
+            // Advance of pawn-types (end-row effects) and Father Time (Timeout).
+            let adv = match p.side {
+                Side::South => sq.rank() as f32,
+                Side::North => (8 - sq.rank()) as f32,
+            };
+            match p.role {
+                Role::Cog | Role::Dagger | Role::Phial => v += 0.08 * adv,
+                Role::FatherTime => v += 0.25 * adv * adv / 8.0,
+                _ => {}
+            }
+            s += sign * v;
+        }
+        // King danger: enemy pieces near each king.
+        for side in Side::ALL {
+            if let Some(k) = pos.king(side) {
+                let mut near = 0.0;
+                for i in 0..81u8 {
+                    let Some(sq) = Square::new(i) else { continue };
+                    if let Some(p) = pos.piece_at(sq) {
+                        if p.side != side && sq.distance(k) <= 2 {
+                            near += 1.0;
+                        }
+                    }
+                }
+                s += if side == me { -0.5 * near } else { 0.5 * near };
+            }
+        }
+        // Mobility of the side to move (the opponent's is not generated: too costly).
+        s + 0.03 * moves.len() as f32
+    }
+
+    /// How promising a move looks before search (a logit).
+    pub fn move_logit(pos: &Position, mv: &Move) -> f32 {
+        let me = pos.turn();
+        let mut l = 0.0;
+        if let Some(t) = pos.piece_at(mv.to) {
+            if t.side != me {
+                l += if t.role.is_king() {
+                    20.0
+                } else {
+                    1.0 + 0.4 * material(t.role)
+                };
+            }
+        }
+        let Some(p) = pos.piece_at(mv.from) else {
+            return l;
+        };
+        if p.role == Role::FatherTime && mv.to.rank() == me.end_rank() {
+            l += 20.0;
+        }
+        if matches!(p.role, Role::Cog | Role::Dagger | Role::Phial) && mv.to.rank() == me.end_rank()
+        {
+            l += 1.5;
+        }
+        match mv.ability {
+            None => {}
+            Some(Ability::Burn { target }) | Some(Ability::Assassinate { target }) => {
+                if let Some(t) = pos.piece_at(target) {
+                    l += if t.role.is_king() {
+                        20.0
+                    } else {
+                        1.0 + 0.4 * material(t.role)
+                    };
+                }
+            }
+            Some(Ability::Slash) => l += 0.5,
+            Some(Ability::Recall { .. }) | Some(Ability::Attract { .. }) => l += 0.3,
+            Some(Ability::Sidestep { .. }) => l += 0.1,
+        }
+        l
+    }
+}
+
+impl Evaluator for Heuristic {
+    fn evaluate(&mut self, leaves: &[Leaf<'_>]) -> Vec<Evaluation> {
+        leaves
+            .iter()
+            .map(|l| {
+                let value = (Heuristic::score(l.position, l.moves) / 8.0).tanh();
+                let logits: Vec<f32> = l
+                    .moves
+                    .iter()
+                    .map(|m| Heuristic::move_logit(l.position, m))
+                    .collect();
+                let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let exp: Vec<f32> = logits.iter().map(|x| (x - max).exp()).collect();
+                let z: f32 = exp.iter().sum::<f32>().max(1e-9);
+                Evaluation {
+                    value,
+                    priors: exp.into_iter().map(|e| e / z).collect(),
+                }
+            })
+            .collect()
+    }
+
+    fn name(&self) -> String {
+        "heuristic".into()
+    }
+}

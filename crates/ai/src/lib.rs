@@ -1,0 +1,19 @@
+//! Iron Arena's AI: pure Rust, no I/O, builds for native and wasm32.
+//!
+//! - [`evaluator`]: the [`Evaluator`] trait (position → value and priors), with the
+//!   [`Uniform`] prior and the [`Heuristic`] evaluator; the network evaluator wraps a
+//!   model behind the same trait.
+//! - [`mcts`]: the search (arena tree, PUCT, Gumbel root, batching, exact terminals).
+//! - [`encoding`]: the network's input planes and policy layout, exported for training.
+//! - [`level`]: difficulty levels as search budgets.
+
+pub mod encoding;
+pub mod evaluator;
+pub mod heuristic;
+pub mod level;
+pub mod mcts;
+pub mod rng;
+
+pub use evaluator::{Evaluation, Evaluator, Leaf, Uniform};
+pub use heuristic::Heuristic;
+pub use mcts::{search, RootPolicy, SearchConfig, SearchResult};

@@ -1,0 +1,105 @@
+// Shared harness of the end-to-end tests: starts `wrangler dev` (the real Workers runtime)
+// on a free port with fresh local state (as tests/support/mod.rs does for the Rust tests),
+// launches Debian's Chromium through playwright-core, and offers small API helpers.
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, existsSync, openSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname, resolve } from "node:path";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const OUT = join(ROOT, "test-output");
+mkdirSync(OUT, { recursive: true });
+
+const ENV = {
+  ...process.env,
+  PATH: `${join(ROOT, "node_modules/.bin")}:${join(ROOT, ".tools/bin")}:${process.env.PATH}`,
+  WRANGLER_SEND_METRICS: "false",
+  WRANGLER_SEND_ERROR_REPORTS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  DO_NOT_TRACK: "1",
+  CI: "1",
+};
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once("error", rej);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+/** Start a fresh runtime; `vars` override wrangler.toml [vars]. Returns {base, stop()}. */
+export async function startServer(vars = {}) {
+  if (!existsSync(join(ROOT, "build/worker/shim.mjs"))) {
+    throw new Error("the Worker is not built: run scripts/build-worker.sh first");
+  }
+  const persist = mkdtempSync(join(tmpdir(), "iron-arena-e2e-"));
+  execFileSync(join(ROOT, "node_modules/.bin/wrangler"),
+    ["d1", "execute", "DB", "--local", "--persist-to", persist, "--file", "schema.sql"],
+    { cwd: ROOT, env: ENV, stdio: "pipe" });
+  const port = await freePort();
+  const inspector = await freePort();
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persist,
+    "--inspector-port", String(inspector), "--log-level", "warn", "--show-interactive-dev-session=false"];
+  for (const [k, v] of Object.entries({ LIMIT_PER_IP_PER_MINUTE: "1000", ...vars })) args.push("--var", `${k}:${v}`);
+  const log = openSync(join(persist, "wrangler.log"), "a");
+  const child = spawn(join(ROOT, "node_modules/.bin/wrangler"), args,
+    { cwd: ROOT, env: ENV, detached: true, stdio: ["ignore", log, log] });
+  const base = `http://127.0.0.1:${port}`;
+  const stop = () => {
+    try { process.kill(-child.pid, "SIGTERM"); } catch { /* already gone */ }
+  };
+  process.once("exit", stop);
+  const t0 = Date.now();
+  for (;;) {
+    try {
+      const r = await fetch(`${base}/api/health`);
+      if (r.status === 200) break;
+    } catch { /* not up yet */ }
+    if (Date.now() - t0 > 90_000) {
+      stop();
+      throw new Error(`wrangler did not start:\n${readFileSync(join(persist, "wrangler.log"), "utf8")}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { base, persist, stop };
+}
+
+export async function api(base, method, path, body, token) {
+  const headers = { "content-type": "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const r = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* text */ }
+  return { status: r.status, json, text };
+}
+
+export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+/** Launch Chromium with a fresh user-data-dir (a persistent context per call). */
+export async function launchBrowser() {
+  const { chromium } = await import("playwright-core");
+  const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS, headless: true });
+}
+
+export async function newPage(browser, base, { width = 1280, height = 860 } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, baseURL: base });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base }).catch(() => {});
+  const page = await context.newPage();
+  page.errors = [];
+  page.on("pageerror", (e) => page.errors.push(String(e)));
+  page.on("console", (m) => { if (m.type() === "error") page.errors.push(m.text()); });
+  return page;
+}
+
+export function shot(page, name) {
+  return page.screenshot({ path: join(OUT, `${name}.png`), fullPage: false });
+}
