@@ -162,7 +162,6 @@ export function applyMove(position, moveText) {
   const piece = b[fi];
   if (!piece) throw new Error(`no piece on ${mv.from} for ${moveText}`);
   const side = piece.side;
-  const chargedAtStart = piece.charged;
   const effects = { from: mv.from, to: mv.to, landed: mv.to, captured: [], destroyed: [], moved: [], ability: mv.ability?.kind || null };
   const target = b[ti];
   const fromSq = sq(mv.from);
@@ -254,7 +253,6 @@ export function applyMove(position, moveText) {
         throw new Error(`unknown ability ${ab.kind}`);
     }
   }
-  void chargedAtStart;
   pos.turn = side === "south" ? "north" : "south";
   pos.ply += 1;
   return { pos, effects };

@@ -3,7 +3,7 @@
 //! request, pushes each new state to WebSockets (Hibernation API), ends correspondence
 //! games by alarm, and mirrors the game into the D1 index.
 
-use service::ai::PlaceholderAi;
+use service::ai::MctsAi;
 use service::create::CreateGame;
 use service::game::{self, Ctx, Effects, Handled, Route};
 use service::model::GameRecord;
@@ -101,7 +101,7 @@ impl DurableObject for GameObject {
             Err(e) => return glue::error(&e),
         };
         let mut rng = OsRandom;
-        let mut ai = PlaceholderAi;
+        let mut ai = MctsAi;
         let mut ctx = Ctx {
             now: glue::now_ms(),
             rng: &mut rng,
@@ -134,7 +134,7 @@ impl DurableObject for GameObject {
 
     async fn alarm(&self) -> Result<Response> {
         let mut rng = OsRandom;
-        let mut ai = PlaceholderAi;
+        let mut ai = MctsAi;
         let mut ctx = Ctx {
             now: glue::now_ms(),
             rng: &mut rng,

@@ -121,10 +121,12 @@ fn link_game_create_join_move_and_reject_bad_submissions() {
 #[test]
 fn ai_game_answers_in_the_same_request_and_plays_to_a_result() {
     let s = server();
-    let c = s.create(json!({"south": "blades", "north": "axiom", "mode": "ai", "seat": "south"}));
+    let c = s.create(
+        json!({"south": "blades", "north": "axiom", "mode": "ai", "seat": "south", "level": 2}),
+    );
     assert_eq!(
-        c["ai"]["placeholder"], true,
-        "the AI is labelled a placeholder"
+        c["ai"],
+        json!({"engine": "mcts-heuristic", "placeholder": false, "level": 2})
     );
     let id = c["id"].as_str().unwrap();
     let token = c["token"].as_str().unwrap();
@@ -148,6 +150,13 @@ fn ai_game_answers_in_the_same_request_and_plays_to_a_result() {
         assert!(requests <= 81, "a game lasts at most 160 plies");
     }
     let result = state["result"]["text"].as_str().unwrap();
+    eprintln!("AI game: {result} after {} plies", state["ply"]);
+    // Even the novice AI (300 evaluations) beats a player who always takes the first move.
+    assert!(result.starts_with("north wins"), "{result}");
+    // Every AI move was legal: the record replays in the engine to the server's result.
+    let rec =
+        engine::record::Record::parse(&s.get(&format!("/api/games/{id}/record")).text).unwrap();
+    rec.replay().unwrap();
     assert!(
         result.contains("wins:") || result.starts_with("draw:"),
         "{result}"
@@ -415,4 +424,39 @@ fn openapi_fuzzing_finds_no_server_error() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(text.contains("passed"), "{text}");
+}
+
+/// The default level answers within its budget: a few hundred leaf evaluations of the
+/// heuristic MCTS, far under a second even on this small machine.
+#[test]
+fn the_ai_reply_is_legal_and_prompt_at_every_level() {
+    let s = server();
+    for level in 1..=6 {
+        let c = s.create(json!({"south": "axiom", "north": "clockwork", "mode": "ai", "seat": "south", "level": level}));
+        let id = c["id"].as_str().unwrap();
+        let before = c["state"].clone();
+        let mv = legal(&before)[3].clone();
+        let t = Instant::now();
+        let r = s.play(id, c["token"].as_str().unwrap(), &mv, 0);
+        let took = t.elapsed();
+        assert_eq!(r.status, 200, "{}", r.text);
+        let ai_move = r.json()["ai_move"].as_str().unwrap().to_owned();
+        // Legal in the position after the human move (checked by the engine here).
+        let after_human: engine::Position = before["position"]
+            .as_str()
+            .unwrap()
+            .parse::<engine::Position>()
+            .unwrap()
+            .play(engine::Move::parse(&mv).unwrap())
+            .unwrap();
+        assert!(
+            after_human
+                .legal_moves()
+                .iter()
+                .any(|m| m.to_string() == ai_move),
+            "{ai_move}"
+        );
+        eprintln!("level {level}: AI reply in {took:?}");
+        assert!(took < Duration::from_secs(5), "level {level} took {took:?}");
+    }
 }

@@ -309,10 +309,10 @@ pub fn search(
     let n = root_moves.len();
     // Moves that end the game at once are known exactly before any simulation: a win in
     // one is never missed for lack of visits, a losing repetition never played blindly.
-    for i in 0..n {
+    for (i, &mv) in root_moves.iter().enumerate() {
         let c = tree.nodes[0].first_child as usize + i;
         let mut child = *root;
-        child.play_unchecked(root_moves[i]);
+        child.play_unchecked(mv);
         let earlier = tree.history.iter().filter(|&&h| h == child.hash()).count();
         if let Some(o) = child.outcome_after_move(earlier) {
             tree.nodes[c].terminal = Some(outcome_value(o, root.turn()));

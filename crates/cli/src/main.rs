@@ -4,11 +4,46 @@
 use std::process::ExitCode;
 
 mod bench;
+mod engines;
+mod matches;
 mod play;
 
 use engine::{iapn, perft, result_text, Faction, Game, Move, Position};
 
-const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north>";
+const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] | selfplay --games N --out FILE [--engine <player>] | bench-ai | layout (players: random, uniform:N, heuristic:N, level:N, add @puct for a PUCT root)";
+
+/// `--name value` options after the positional arguments.
+fn option<'a>(args: &[&'a str], name: &str) -> Result<Option<&'a str>, String> {
+    match args.iter().position(|a| *a == name) {
+        None => Ok(None),
+        Some(i) => args
+            .get(i + 1)
+            .copied()
+            .map(Some)
+            .ok_or_else(|| format!("{name} needs a value")),
+    }
+}
+
+fn number<T: std::str::FromStr>(args: &[&str], name: &str, default: T) -> Result<T, String> {
+    match option(args, name)? {
+        None => Ok(default),
+        Some(v) => v
+            .parse()
+            .map_err(|_| format!("{name} '{v}' is not a number")),
+    }
+}
+
+/// Rejects options other than `allowed` (each takes a value).
+fn only(args: &[&str], allowed: &[&str]) -> Result<(), String> {
+    let mut i = 0;
+    while i < args.len() {
+        if !allowed.contains(&args[i]) {
+            return Err(format!("unexpected argument '{}'", args[i]));
+        }
+        i += 2;
+    }
+    Ok(())
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -64,17 +99,68 @@ fn run(args: &[String]) -> Result<String, String> {
                 result_text(game.outcome())
             ))
         }
-        ("play", [south, north]) => {
+        ("play", [south, north, opts @ ..]) => {
+            only(opts, &["--ai", "--level"])?;
+            let ai_side = match option(opts, "--ai")?.unwrap_or("north") {
+                "north" => Some(engine::Side::North),
+                "south" => Some(engine::Side::South),
+                "none" => None,
+                other => return Err(format!("--ai '{other}': north, south or none")),
+            };
+            let level: u8 = number(opts, "--level", ai::level::DEFAULT_LEVEL)?;
+            let spec = engines::Spec::parse(&format!("level:{level}"))?;
             let stdin = std::io::stdin();
+            let ai = ai_side.map(|s| (s, spec));
             play::run(
                 faction(south)?,
                 faction(north)?,
+                ai,
                 stdin.lock(),
                 std::io::stdout(),
             )
             .map_err(|e| format!("terminal: {e}"))?;
             Ok(String::new())
         }
+        ("arena", [a, b, opts @ ..]) => {
+            only(opts, &["--games", "--matchups", "--seed"])?;
+            let (a, b) = (engines::Spec::parse(a)?, engines::Spec::parse(b)?);
+            let mus = matches::matchups(option(opts, "--matchups")?.unwrap_or("all"))?;
+            let games = number(opts, "--games", 2)?;
+            Ok(matches::arena(
+                &a,
+                &b,
+                games,
+                &mus,
+                number(opts, "--seed", 1)?,
+            ))
+        }
+        ("balance", opts) => {
+            only(opts, &["--engine", "--games", "--seed"])?;
+            let spec = engines::Spec::parse(option(opts, "--engine")?.unwrap_or("level:2"))?;
+            Ok(matches::balance(
+                &spec,
+                number(opts, "--games", 10)?,
+                number(opts, "--seed", 1)?,
+            ))
+        }
+        ("selfplay", opts) => {
+            only(opts, &["--engine", "--games", "--seed", "--out"])?;
+            let spec = engines::Spec::parse(option(opts, "--engine")?.unwrap_or("heuristic:64"))?;
+            let path = option(opts, "--out")?.ok_or("selfplay needs --out FILE")?;
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| format!("{path}: {e}"))?;
+            let mut w = std::io::BufWriter::new(file);
+            let games = number(opts, "--games", 10)?;
+            let (g, n) = matches::selfplay(&spec, games, number(opts, "--seed", 1)?, &mut w)
+                .map_err(|e| format!("{path}: {e}"))?;
+            std::io::Write::flush(&mut w).map_err(|e| format!("{path}: {e}"))?;
+            Ok(format!("{g} games, {n} positions appended to {path}\n"))
+        }
+        ("bench-ai", []) => Ok(matches::bench_ai()),
+        ("layout", []) => Ok(format!("{:#}\n", ai::encoding::layout_json())),
         ("replay", [file]) => {
             let text = if *file == "-" {
                 std::io::read_to_string(std::io::stdin()).map_err(|e| format!("stdin: {e}"))?
@@ -87,9 +173,11 @@ fn run(args: &[String]) -> Result<String, String> {
         }
         ("bench", []) => Ok(bench::run(false)),
         ("bench", ["--quick"]) => Ok(bench::run(true)),
-        ("start" | "moves" | "perft" | "divide" | "apply" | "replay" | "bench" | "play", _) => {
-            Err(format!("wrong arguments for '{cmd}'; {USAGE}"))
-        }
+        (
+            "start" | "moves" | "perft" | "divide" | "apply" | "replay" | "bench" | "play"
+            | "arena" | "bench-ai" | "layout",
+            _,
+        ) => Err(format!("wrong arguments for '{cmd}'; {USAGE}")),
         _ => Err(format!("unknown command '{cmd}'; {USAGE}")),
     }
 }

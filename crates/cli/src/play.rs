@@ -3,7 +3,9 @@
 
 use std::io::{BufRead, Write};
 
-use engine::{result_text, Faction, Game, Move, Position, Square};
+use engine::{result_text, Faction, Game, Move, Position, Side, Square};
+
+use crate::engines::Spec;
 
 /// Draws the board with rank and file labels; charged pieces are marked with `*`.
 pub fn board(pos: &Position) -> String {
@@ -28,9 +30,11 @@ pub fn board(pos: &Position) -> String {
     s
 }
 
+/// A terminal game; `ai` plays one side (at its level) if given.
 pub fn run(
     south: Faction,
     north: Faction,
+    ai: Option<(Side, Spec)>,
     input: impl BufRead,
     mut out: impl Write,
 ) -> std::io::Result<()> {
@@ -39,13 +43,22 @@ pub fn run(
         out,
         "Iron Arena: {south} (South, uppercase) vs {north} (North, lowercase)."
     )?;
+    if let Some((side, spec)) = &ai {
+        writeln!(out, "The AI ({}) plays {side}.", spec.label())?;
+    }
     writeln!(
         out,
         "Type a move in IAMN (e.g. e2d3), 'moves' for the legal moves, 'quit' to stop."
     )?;
     writeln!(out, "{}", board(game.position()))?;
-    writeln!(out, "{} to move", game.position().turn())?;
+    ai_moves(&mut game, ai.as_ref(), &mut out)?;
+    if game.outcome().is_none() {
+        writeln!(out, "{} to move", game.position().turn())?;
+    }
     for line in input.lines() {
+        if game.outcome().is_some() {
+            break;
+        }
         let line = line?;
         let cmd = line.trim();
         match cmd {
@@ -65,18 +78,40 @@ pub fn run(
             .and_then(|mv| game.play(mv).map_err(|e| e.to_string()));
         match played {
             Err(e) => writeln!(out, "error: {e}")?,
-            Ok(outcome) => {
+            Ok(_) => {
                 writeln!(out, "{}", board(game.position()))?;
-                match outcome {
-                    Some(_) => {
-                        writeln!(out, "{}", result_text(outcome))?;
-                        break;
-                    }
-                    None => writeln!(out, "{} to move", game.position().turn())?,
+                ai_moves(&mut game, ai.as_ref(), &mut out)?;
+                if game.outcome().is_none() {
+                    writeln!(out, "{} to move", game.position().turn())?;
                 }
             }
         }
     }
+    if game.outcome().is_some() {
+        writeln!(out, "{}", result_text(game.outcome()))?;
+    }
     writeln!(out, "{}", game.position())?;
+    Ok(())
+}
+
+/// The AI's moves while it is its turn.
+fn ai_moves(
+    game: &mut Game,
+    ai: Option<&(Side, Spec)>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let Some((side, spec)) = ai else {
+        return Ok(());
+    };
+    while game.outcome().is_none() && game.position().turn() == *side {
+        let (Some(mv), _) = spec.choose(game, game.position().ply().into()) else {
+            break;
+        };
+        if game.play(mv).is_err() {
+            break;
+        }
+        writeln!(out, "AI plays {mv}")?;
+        writeln!(out, "{}", board(game.position()))?;
+    }
     Ok(())
 }

@@ -159,7 +159,7 @@ fn play_reads_moves_from_stdin_and_reports_errors() {
     use std::io::Write;
     use std::process::Stdio;
     let mut child = Command::new(env!("CARGO_BIN_EXE_iron-arena"))
-        .args(["play", "clockwork", "blades"])
+        .args(["play", "clockwork", "blades", "--ai", "none"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -206,4 +206,81 @@ fn replay_checks_a_record_against_the_rules() {
     .unwrap();
     assert!(err(&["replay", bad.to_str().unwrap()]).contains("the moves give 'ongoing'"));
     assert!(err(&["replay", "/nonexistent/record"]).contains("/nonexistent/record"));
+}
+
+#[test]
+fn play_against_the_ai_answers_each_move() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iron-arena"))
+        .args(["play", "clockwork", "blades", "--level", "2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"e2d3\nquit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("The AI (heuristic:300) plays north"),
+        "{text}"
+    );
+    assert!(text.contains("AI plays "), "{text}");
+    // Two plies played: South's and the AI's.
+    assert!(text.trim_end().ends_with(" s - 2"), "{text}");
+}
+
+#[test]
+fn arena_and_balance_report_results() {
+    let out = ok(&[
+        "arena",
+        "heuristic:32",
+        "random",
+        "--games",
+        "2",
+        "--matchups",
+        "blades-axiom",
+    ]);
+    assert!(out.starts_with("heuristic:32 vs random: +"), "{out}");
+    assert!(out.contains("(2 games)") && out.contains("Elo"), "{out}");
+    let out = ok(&["balance", "--engine", "random", "--games", "1"]);
+    assert_eq!(out.lines().filter(|l| l.contains('%')).count(), 9, "{out}");
+    assert!(err(&["arena", "heuristic:x", "random"]).contains("expected a number"));
+    assert!(err(&["arena", "heuristic:8", "random", "--games"]).contains("--games needs a value"));
+}
+
+#[test]
+fn selfplay_writes_training_records_in_the_layout_format() {
+    let path = std::env::temp_dir().join(format!("ia-selfplay-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let out = ok(&[
+        "selfplay",
+        "--games",
+        "2",
+        "--engine",
+        "heuristic:8",
+        "--out",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.starts_with("2 games, "), "{out}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert!(first["planes"].as_str().unwrap().len() >= 22 * 81 * 4 / 3);
+    let total: f64 = first["policy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[1].as_f64().unwrap())
+        .sum();
+    assert!((total - 1.0).abs() < 1e-3, "{total}");
+    assert!([-1.0, 0.0, 1.0].contains(&first["value"].as_f64().unwrap()));
+    let layout: serde_json::Value = serde_json::from_str(&ok(&["layout"])).unwrap();
+    assert_eq!(layout["planes"], 22);
+    let _ = std::fs::remove_file(&path);
 }

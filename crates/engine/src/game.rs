@@ -53,6 +53,11 @@ impl Game {
         self.position.legal_moves()
     }
 
+    /// Every position that has occurred, the start included, in order.
+    pub fn history(&self) -> &[Position] {
+        &self.seen
+    }
+
     /// How often the current position (board, charges, side to move) has occurred.
     pub fn repetitions(&self) -> usize {
         self.seen

@@ -8,13 +8,56 @@ use crate::tokens::Random;
 pub trait Opponent {
     /// Shown in API responses, so a client knows what it plays against.
     fn name(&self) -> &'static str;
-    /// True while this is the legal-move placeholder, not a real AI.
+    /// True for the legal-move placeholder (tests), false for a real AI.
     fn is_placeholder(&self) -> bool;
-    fn choose(&mut self, game: &Game, rng: &mut dyn Random) -> Result<Option<Move>, ApiError>;
+    /// Chooses the AI's move at difficulty `level` (see `ai::level::LEVELS`).
+    fn choose(
+        &mut self,
+        game: &Game,
+        level: u8,
+        rng: &mut dyn Random,
+    ) -> Result<Option<Move>, ApiError>;
 }
 
-/// PLACEHOLDER AI: plays a uniformly random legal move. Stands in until the MCTS AI of
-/// issue 4 lands; responses say `"ai": {"engine": "placeholder-random", "placeholder": true}`.
+/// The AI: MCTS with a Gumbel root over the hand-written heuristic evaluator, with a
+/// budget of leaf evaluations set by the level. (The network evaluator of issue 4 plugs
+/// in behind the same `ai::Evaluator` trait once a trained model ships.)
+#[derive(Debug, Default)]
+pub struct MctsAi;
+
+impl Opponent for MctsAi {
+    fn name(&self) -> &'static str {
+        "mcts-heuristic"
+    }
+
+    fn is_placeholder(&self) -> bool {
+        false
+    }
+
+    fn choose(
+        &mut self,
+        game: &Game,
+        level: u8,
+        rng: &mut dyn Random,
+    ) -> Result<Option<Move>, ApiError> {
+        let lv = ai::level::level(level).unwrap_or_else(|| {
+            ai::level::level(ai::level::DEFAULT_LEVEL).unwrap_or(ai::level::LEVELS[0])
+        });
+        let mut seed = [0u8; 8];
+        rng.fill(&mut seed)?;
+        let history: Vec<u64> = game.history().iter().map(|p| p.hash()).collect();
+        let r = ai::search(
+            game.position(),
+            &history,
+            &mut ai::Heuristic,
+            &lv.config(u64::from_le_bytes(seed)),
+        );
+        Ok(r.best)
+    }
+}
+
+/// A random mover: plays a uniformly random legal move (tests, and the weakest opponent
+/// in matches); responses say `"placeholder": true`.
 #[derive(Debug, Default)]
 pub struct PlaceholderAi;
 
@@ -27,7 +70,12 @@ impl Opponent for PlaceholderAi {
         true
     }
 
-    fn choose(&mut self, game: &Game, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
+    fn choose(
+        &mut self,
+        game: &Game,
+        _level: u8,
+        rng: &mut dyn Random,
+    ) -> Result<Option<Move>, ApiError> {
         let moves = game.legal_moves();
         if moves.is_empty() {
             return Ok(None);

@@ -25,6 +25,9 @@ pub struct CreateGame {
     pub mode: Mode,
     #[serde(default)]
     pub days_per_move: Option<u32>,
+    /// AI difficulty 1 (beginner) to 6 (strongest); `ai` games only. Default 4.
+    #[serde(default)]
+    pub level: Option<u8>,
 }
 
 fn random_seat() -> SeatChoice {
@@ -40,6 +43,15 @@ impl CreateGame {
                     422,
                     "invalid_time_control",
                     format!("days_per_move must be one of {DAYS_PER_MOVE:?}, not {d}"),
+                ));
+            }
+        }
+        if let Some(l) = c.level {
+            if ai::level::level(l).is_none() {
+                return Err(ApiError::new(
+                    422,
+                    "invalid_level",
+                    format!("level must be 1 to {}, not {l}", ai::level::LEVELS.len()),
                 ));
             }
         }

@@ -125,8 +125,8 @@ fn save(store: &mut dyn GameStore, rec: &GameRecord) -> Result<(), ApiError> {
     })
 }
 
-fn ai_info(ai: &dyn Opponent) -> Value {
-    json!({ "engine": ai.name(), "placeholder": ai.is_placeholder() })
+fn ai_info(ai: &dyn Opponent, level: Option<u8>) -> Value {
+    json!({ "engine": ai.name(), "placeholder": ai.is_placeholder(), "level": level })
 }
 
 /// Lets the AI move while it is the AI's turn and the game goes on. Returns its move.
@@ -135,7 +135,8 @@ fn ai_turn(rec: &mut GameRecord, game: &mut Game, ctx: &mut Ctx) -> Result<Optio
         return Ok(None);
     }
     let by = game.position().turn();
-    let Some(mv) = ctx.ai.choose(game, ctx.rng)? else {
+    let level = rec.level.unwrap_or(ai::level::DEFAULT_LEVEL);
+    let Some(mv) = ctx.ai.choose(game, level, ctx.rng)? else {
         return Ok(None);
     };
     game.play(mv)
@@ -230,6 +231,7 @@ pub fn create(
             seats,
             invite_hash: invite.as_deref().map(tokens::hash),
             days_per_move: req.days_per_move,
+            level: (req.mode == Mode::Ai).then(|| req.level.unwrap_or(ai::level::DEFAULT_LEVEL)),
             created_at: ctx.now,
             moves: Vec::new(),
             result: None,
@@ -254,7 +256,7 @@ pub fn create(
             body["invite_url"] = json!(format!("{origin}/g/{id}#invite={inv}"));
         }
         if req.mode == Mode::Ai {
-            body["ai"] = ai_info(ctx.ai);
+            body["ai"] = ai_info(ctx.ai, rec.level);
         }
         let mut fx = effects(false, &rec);
         fx.created = true;
@@ -446,7 +448,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 let mut reply =
                     json!({ "state": rec.view(&game), "ai_move": ai_move.map(|m| m.to_string()) });
                 if rec.mode == Mode::Ai {
-                    reply["ai"] = ai_info(ctx.ai);
+                    reply["ai"] = ai_info(ctx.ai, rec.level);
                 }
                 rec.last_replies[side.index()] = Some(LastReply {
                     ply: body.ply,

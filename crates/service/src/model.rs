@@ -106,6 +106,9 @@ pub struct GameRecord {
     /// SHA-256 of the invite token while the link seat is open.
     pub invite_hash: Option<String>,
     pub days_per_move: Option<u32>,
+    /// AI difficulty (ai games).
+    #[serde(default)]
+    pub level: Option<u8>,
     pub created_at: i64,
     pub moves: Vec<MoveEntry>,
     pub result: Option<Finish>,
@@ -190,6 +193,7 @@ impl GameRecord {
             "result": self.result.as_ref().map(|f| json!({"text": f.text, "winner": f.winner, "reason": f.reason})),
             "rules_result": result_text(game.outcome()),
             "days_per_move": self.days_per_move,
+            "level": self.level,
             "deadline": self.deadline,
             "draw_offer": self.draw_offer,
             "created_at": self.created_at,

@@ -71,7 +71,12 @@ impl Opponent for FirstLegal {
     fn is_placeholder(&self) -> bool {
         false
     }
-    fn choose(&mut self, game: &Game, _rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
+    fn choose(
+        &mut self,
+        game: &Game,
+        _level: u8,
+        _rng: &mut dyn Random,
+    ) -> Result<Option<Move>, ApiError> {
         Ok(first_legal(game))
     }
 }
@@ -205,6 +210,7 @@ fn req(mode: Mode, seat: SeatChoice, days: Option<u32>) -> CreateGame {
         seat,
         mode,
         days_per_move: days,
+        level: None,
     }
 }
 
@@ -371,7 +377,7 @@ fn create_ai_game_creator_south() {
     assert!(b.get("invite_url").is_none());
     assert_eq!(
         b["ai"],
-        json!({ "engine": "first-legal", "placeholder": false })
+        json!({ "engine": "first-legal", "placeholder": false, "level": 4 })
     );
     let s = &b["state"];
     assert_eq!(s["ply"], 0);
@@ -455,7 +461,7 @@ fn create_with_the_placeholder_ai_says_so_and_plays_a_legal_move() {
     let (_, b) = create_ai(&mut env, SeatChoice::North);
     assert_eq!(
         b["ai"],
-        json!({ "engine": "placeholder-random", "placeholder": true })
+        json!({ "engine": "placeholder-random", "placeholder": true, "level": 4 })
     );
     let start = engine::Position::start(Faction::Clockwork, Faction::Blades);
     let mv = Move::parse(b["ai_move"].as_str().unwrap()).unwrap();
@@ -870,7 +876,7 @@ fn ai_games_answer_with_the_ai_move() {
     assert_eq!(b["ai_move"], expected.to_string());
     assert_eq!(
         b["ai"],
-        json!({ "engine": "first-legal", "placeholder": false })
+        json!({ "engine": "first-legal", "placeholder": false, "level": 4 })
     );
     assert_eq!(b["state"]["ply"], 2);
     assert_eq!(b["state"]["turn"], "south");

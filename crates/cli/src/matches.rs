@@ -1,0 +1,352 @@
+//! Engine-vs-engine matches (`arena`), the balance table (`balance`), self-play records
+//! for training (`selfplay`), and AI speed (`bench-ai`). Games run on every core, each
+//! seeded by its number, so results do not depend on the number of threads.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use engine::{Faction, Game, Outcome, Position, Side};
+
+use crate::engines::Spec;
+
+pub fn matchups(arg: &str) -> Result<Vec<(Faction, Faction)>, String> {
+    if arg == "all" {
+        return Ok(Faction::ALL
+            .iter()
+            .flat_map(|&s| Faction::ALL.iter().map(move |&n| (s, n)))
+            .collect());
+    }
+    let (s, n) = arg
+        .split_once('-')
+        .ok_or_else(|| format!("match-up '{arg}': use all or <south>-<north>"))?;
+    let f = |x: &str| Faction::from_name(x).ok_or_else(|| format!("unknown faction '{x}'"));
+    Ok(vec![(f(s)?, f(n)?)])
+}
+
+/// Plays one game; returns the outcome and the moves' search results (for self-play).
+pub fn play_game(
+    south: &Spec,
+    north: &Spec,
+    mu: (Faction, Faction),
+    seed: u64,
+    mut on_move: impl FnMut(&Game, &ai::SearchResult),
+) -> Option<Outcome> {
+    let mut g = Game::new(Position::start(mu.0, mu.1));
+    let mut ply = 0u64;
+    while g.outcome().is_none() {
+        let spec = if g.position().turn() == Side::South {
+            south
+        } else {
+            north
+        };
+        let (mv, res) = spec.choose(&g, seed.wrapping_mul(1_000_003).wrapping_add(ply));
+        if let Some(r) = &res {
+            on_move(&g, r);
+        }
+        let Some(mv) = mv else { break };
+        if g.play(mv).is_err() {
+            break;
+        }
+        ply += 1;
+    }
+    g.outcome()
+}
+
+fn parallel<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |t| t.get())
+        .min(n.max(1));
+    let next = AtomicUsize::new(0);
+    let mut out: Vec<(usize, T)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        if i >= n {
+                            break mine;
+                        }
+                        mine.push((i, f(i)));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    out.sort_by_key(|x| x.0);
+    out.into_iter().map(|x| x.1).collect()
+}
+
+#[derive(Default, Clone, Copy)]
+pub struct Tally {
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+}
+
+impl Tally {
+    pub fn n(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// Score, its 95% interval, and the Elo difference with its interval.
+    pub fn summary(&self) -> String {
+        let n = self.n().max(1) as f64;
+        let s = (self.wins as f64 + 0.5 * self.draws as f64) / n;
+        let var = (self.wins as f64 * (1.0 - s).powi(2)
+            + self.draws as f64 * (0.5 - s).powi(2)
+            + self.losses as f64 * s.powi(2))
+            / n;
+        let half = 1.96 * (var / n).sqrt();
+        let elo = |p: f64| {
+            let p = p.clamp(0.001, 0.999);
+            -400.0 * (1.0 / p - 1.0).log10()
+        };
+        format!(
+            "+{} ={} -{} ({} games): score {:.1}% ± {:.1}% (95%), Elo {:+.0} [{:+.0}, {:+.0}]",
+            self.wins,
+            self.draws,
+            self.losses,
+            self.n(),
+            100.0 * s,
+            100.0 * half,
+            elo(s),
+            elo(s - half),
+            elo(s + half)
+        )
+    }
+}
+
+/// `arena A B --games N --matchups all`: A plays both colours against B.
+pub fn arena(
+    a: &Spec,
+    b: &Spec,
+    games_per_matchup: usize,
+    mus: &[(Faction, Faction)],
+    seed: u64,
+) -> String {
+    let total = games_per_matchup * mus.len();
+    let t = Instant::now();
+    let results = parallel(total, |i| {
+        let mu = mus[i % mus.len()];
+        let a_south = (i / mus.len()).is_multiple_of(2);
+        let (s, n) = if a_south { (a, b) } else { (b, a) };
+        let o = play_game(
+            s,
+            n,
+            mu,
+            seed ^ (i as u64).wrapping_mul(0x9E37_79B9),
+            |_, _| {},
+        );
+        let a_side = if a_south { Side::South } else { Side::North };
+        (mu, o.and_then(|o| o.winner()).map(|w| w == a_side))
+    });
+    let mut all = Tally::default();
+    let mut per: Vec<((Faction, Faction), Tally)> =
+        mus.iter().map(|&m| (m, Tally::default())).collect();
+    for (mu, r) in results {
+        let slot = per.iter_mut().find(|(m, _)| *m == mu).map(|(_, t)| t);
+        for tally in [Some(&mut all), slot].into_iter().flatten() {
+            match r {
+                Some(true) => tally.wins += 1,
+                Some(false) => tally.losses += 1,
+                None => tally.draws += 1,
+            }
+        }
+    }
+    let mut out = format!("{} vs {}: {}\n", a.label(), b.label(), all.summary());
+    if mus.len() > 1 {
+        for (mu, t) in per {
+            out.push_str(&format!(
+                "  {:>9}-{:<9} {}\n",
+                mu.0.name(),
+                mu.1.name(),
+                t.summary()
+            ));
+        }
+    }
+    out.push_str(&format!("({:.1} s)\n", t.elapsed().as_secs_f64()));
+    out
+}
+
+/// `balance --engine E --games N`: E against itself on all nine match-ups.
+pub fn balance(spec: &Spec, games_per_matchup: usize, seed: u64) -> String {
+    let mus = matchups("all").unwrap_or_default();
+    let results = parallel(games_per_matchup * mus.len(), |i| {
+        let mu = mus[i % mus.len()];
+        (
+            mu,
+            play_game(
+                spec,
+                spec,
+                mu,
+                seed ^ (i as u64).wrapping_mul(0x51_7CC1),
+                |_, _| {},
+            ),
+        )
+    });
+    let mut out = format!(
+        "balance, {} vs itself, {games_per_matchup} games per match-up\n",
+        spec.label()
+    );
+    out.push_str("south      north      south wins  north wins  draws\n");
+    for mu in &mus {
+        let (mut s, mut n, mut d) = (0, 0, 0);
+        for (m, o) in &results {
+            if m == mu {
+                match o.and_then(|o| o.winner()) {
+                    Some(Side::South) => s += 1,
+                    Some(Side::North) => n += 1,
+                    None => d += 1,
+                }
+            }
+        }
+        let g = (s + n + d).max(1) as f64;
+        out.push_str(&format!(
+            "{:<10} {:<10} {:>5.1}%      {:>5.1}%      {:>5.1}%\n",
+            mu.0.name(),
+            mu.1.name(),
+            100.0 * s as f64 / g,
+            100.0 * n as f64 / g,
+            100.0 * d as f64 / g
+        ));
+    }
+    out
+}
+
+/// `selfplay --games N --engine E --out FILE`: JSON-lines training records (the format
+/// of `ai::encoding::layout_json()["record_format"]`). Returns (games, positions).
+pub fn selfplay(
+    spec: &Spec,
+    games: usize,
+    seed: u64,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<(usize, usize)> {
+    let mus = matchups("all").unwrap_or_default();
+    let lines = parallel(games, |i| {
+        let mu = mus[i % mus.len()];
+        let mut samples: Vec<(Side, serde_json::Value)> = Vec::new();
+        let o = play_game(
+            spec,
+            spec,
+            mu,
+            seed ^ (i as u64).wrapping_mul(0x2545_F491),
+            |g, r| {
+                let pos = g.position();
+                let planes: Vec<u8> = ai::encoding::encode(pos).iter().map(|&x| x as u8).collect();
+                let policy = ai::encoding::policy_target(&r.moves, &r.policy, pos.turn());
+                samples.push((
+                pos.turn(),
+                serde_json::json!({
+                    "planes": base64(&planes),
+                    "policy": policy.iter().map(|(k, w)| serde_json::json!([k, w])).collect::<Vec<_>>(),
+                    "matchup": format!("{}-{}", mu.0.name(), mu.1.name()),
+                }),
+            ));
+            },
+        );
+        let winner = o.and_then(|o| o.winner());
+        samples
+            .into_iter()
+            .map(|(side, mut v)| {
+                v["value"] = serde_json::json!(match winner {
+                    Some(w) if w == side => 1.0,
+                    Some(_) => -1.0,
+                    None => 0.0,
+                });
+                v.to_string()
+            })
+            .collect::<Vec<_>>()
+    });
+    let mut n = 0;
+    for game in &lines {
+        for l in game {
+            writeln!(out, "{l}")?;
+            n += 1;
+        }
+    }
+    Ok((games, n))
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for c in bytes.chunks(3) {
+        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            s.push(if i <= c.len() {
+                T[(n >> shift & 63) as usize] as char
+            } else {
+                '='
+            });
+        }
+    }
+    s
+}
+
+/// `bench-ai`: leaf evaluations per second of the heuristic and uniform MCTS (one
+/// thread), and the time per move at each level, from a few opening and middlegame
+/// positions.
+pub fn bench_ai() -> String {
+    let mut positions = Vec::new();
+    for mu in matchups("all").unwrap_or_default() {
+        let mut g = Game::new(Position::start(mu.0, mu.1));
+        let mut r = ai::rng::Rng::new(7);
+        for _ in 0..20 {
+            let m = g.legal_moves();
+            if m.is_empty() {
+                break;
+            }
+            let _ = g.play(m[r.below(m.len())]);
+        }
+        if g.outcome().is_none() {
+            positions.push(*g.position());
+        }
+    }
+    let mut out = String::from(
+        "AI speed, one thread, over 9 positions (20 random plies into each match-up)\n",
+    );
+    for (label, kind) in [("heuristic", "heuristic"), ("uniform", "uniform")] {
+        for evals in [64u32, 512] {
+            let Ok(spec) = Spec::parse(&format!("{kind}:{evals}")) else {
+                continue;
+            };
+            let t = Instant::now();
+            let mut total = 0u64;
+            for (i, p) in positions.iter().enumerate() {
+                let g = Game::new(*p);
+                if let (_, Some(r)) = spec.choose(&g, i as u64) {
+                    total += u64::from(r.evaluations);
+                }
+            }
+            let secs = t.elapsed().as_secs_f64();
+            out.push_str(&format!(
+                "{label:<10} budget {evals:>4}: {:>8.0} evaluations/s, {:>7.2} ms per move\n",
+                total as f64 / secs,
+                1000.0 * secs / positions.len() as f64
+            ));
+        }
+    }
+    for l in ai::level::LEVELS {
+        let Ok(spec) = Spec::parse(&format!("level:{}", l.number)) else {
+            continue;
+        };
+        let t = Instant::now();
+        for (i, p) in positions.iter().enumerate() {
+            let _ = spec.choose(&Game::new(*p), i as u64);
+        }
+        out.push_str(&format!(
+            "level {} {:<12} ({:>5} evaluations): {:>7.2} ms per move (native)\n",
+            l.number,
+            l.name,
+            l.evaluations,
+            1000.0 * t.elapsed().as_secs_f64() / positions.len() as f64
+        ));
+    }
+    out
+}

@@ -1,0 +1,118 @@
+// The API client (see /api/openapi.json) and the live WebSocket with auto-reconnect,
+// plus the seats this browser holds (localStorage).
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.message || `HTTP ${status}`);
+    this.status = status;
+    this.code = body?.error || (status === 0 ? "network" : "http_" + status);
+    this.state = body?.state || null;
+  }
+}
+
+async function call(method, path, { body, token } = {}) {
+  const headers = {};
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (token) headers.authorization = `Bearer ${token}`;
+  let r;
+  try {
+    r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store" });
+  } catch {
+    throw new ApiError(0, { error: "network", message: "Could not reach the server. Check your connection and try again." });
+  }
+  const text = await r.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* not JSON */ }
+  if (!r.ok) throw new ApiError(r.status, json || { message: text || `HTTP ${r.status}` });
+  return json ?? text;
+}
+
+export const api = {
+  create: (req) => call("POST", "/api/games", { body: req }),
+  join: (id, invite) => call("POST", `/api/games/${id}/join`, { body: { invite } }),
+  state: (id) => call("GET", `/api/games/${id}`),
+  move: (id, token, move, ply) => call("POST", `/api/games/${id}/moves`, { token, body: { move, ply } }),
+  resign: (id, token) => call("POST", `/api/games/${id}/resign`, { token }),
+  draw: (id, token, action) => call("POST", `/api/games/${id}/draw`, { token, body: { action } }),
+  record: (id) => call("GET", `/api/games/${id}/record`),
+};
+
+/**
+ * A self-healing WebSocket to /api/games/{id}/ws. Calls onState(state) for every push and
+ * onStatus("connecting"|"live"|"offline"). Reconnects with backoff; on reconnect the server
+ * sends the current state at once, so nothing is missed.
+ */
+export class LiveGame {
+  constructor(id, { onState, onStatus }) {
+    this.id = id;
+    this.onState = onState;
+    this.onStatus = onStatus;
+    this.delay = 500;
+    this.closed = false;
+    this.onOnline = () => this.reconnectNow();
+    this.onVisible = () => { if (document.visibilityState === "visible") this.poke(); };
+    window.addEventListener("online", this.onOnline);
+    document.addEventListener("visibilitychange", this.onVisible);
+    this.connect();
+  }
+  connect() {
+    if (this.closed) return;
+    this.onStatus("connecting");
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(`${proto}//${location.host}/api/games/${this.id}/ws`);
+    this.ws = ws;
+    ws.onopen = () => { this.delay = 500; this.onStatus("live"); };
+    ws.onmessage = (ev) => {
+      try {
+        const msg = JSON.parse(ev.data);
+        if (msg.type === "state" && msg.state) this.onState(msg.state);
+      } catch { /* ignore malformed */ }
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws || this.closed) return;
+      this.onStatus("offline");
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.connect(), this.delay);
+      this.delay = Math.min(this.delay * 2, 10000);
+    };
+    ws.onerror = () => ws.close();
+  }
+  reconnectNow() {
+    if (this.closed) return;
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) return this.poke();
+    clearTimeout(this.timer);
+    this.delay = 500;
+    try { this.ws?.close(); } catch { /* ignore */ }
+    this.connect();
+  }
+  poke() {
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send("state");
+    else this.reconnectNow();
+  }
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    window.removeEventListener("online", this.onOnline);
+    document.removeEventListener("visibilitychange", this.onVisible);
+    try { this.ws?.close(); } catch { /* ignore */ }
+  }
+}
+
+// Seats held by this browser: {id: {seat, token, mode, south, north, invite_url?, created}}
+const KEY = "ironarena.seats.v1";
+export const seats = {
+  all() {
+    try { return JSON.parse(localStorage.getItem(KEY)) || {}; } catch { return {}; }
+  },
+  get(id) { return this.all()[id] || null; },
+  put(id, seat) {
+    const all = this.all();
+    all[id] = { ...(all[id] || {}), ...seat };
+    localStorage.setItem(KEY, JSON.stringify(all));
+  },
+  remove(id) {
+    const all = this.all();
+    delete all[id];
+    localStorage.setItem(KEY, JSON.stringify(all));
+  },
+};

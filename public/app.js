@@ -1,0 +1,65 @@
+// Iron Arena browser client: the entry module.
+//
+// Stack choice: plain ES modules served as static files, no framework and no build step.
+// The client is small (a home screen, a game screen, a few dialogs), modern browsers load
+// modules natively, and with no build the Worker serves public/ exactly as it is in the
+// repository, so there is nothing to install or run for the client. Rules stay on the
+// server: the client never decides legality (it uses the server's `legal_moves`);
+// notation.js only replays accepted moves to draw earlier positions and animations.
+import { showHome } from "./home.js";
+import { showGame } from "./game.js";
+import { showRules, showDevNotes, showSupport, showPlayerInfo } from "./modals.js";
+import { settings } from "./audio.js";
+import { setRouter, navigate } from "./ui.js";
+
+const main = document.getElementById("main");
+let teardown = null;
+
+async function route() {
+  teardown?.();
+  teardown = null;
+  const m = /^\/g\/([0-9a-f]{24})\/?$/.exec(location.pathname);
+  const invite = /^#invite=([0-9a-f]+)$/.exec(location.hash)?.[1] || null;
+  if (m) {
+    document.title = "Iron Arena — game";
+    teardown = await showGame(main, m[1], invite);
+  } else {
+    if (location.pathname !== "/") history.replaceState(null, "", "/");
+    document.title = "Iron Arena";
+    showHome(main);
+  }
+  main.focus({ preventScroll: true });
+}
+setRouter(route);
+window.addEventListener("popstate", route);
+
+// Internal links navigate without reloading.
+document.addEventListener("click", (e) => {
+  const a = e.target.closest?.("a[data-link]");
+  if (!a || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+  e.preventDefault();
+  navigate(a.getAttribute("href"));
+});
+
+// Header and footer buttons.
+const on = (id, fn) => document.getElementById(id).addEventListener("click", fn);
+on("btn-rules", showRules);
+on("btn-devnotes", showDevNotes);
+on("btn-support", showSupport);
+on("btn-player", showPlayerInfo);
+
+const musicBtn = document.getElementById("btn-music");
+const soundBtn = document.getElementById("btn-sounds");
+function syncAudioButtons() {
+  musicBtn.setAttribute("aria-pressed", String(settings.music));
+  musicBtn.querySelector(".state").textContent = settings.music ? "on" : "off";
+  soundBtn.setAttribute("aria-pressed", String(settings.sounds));
+  soundBtn.querySelector(".state").textContent = settings.sounds ? "on" : "off";
+}
+musicBtn.addEventListener("click", () => { settings.setMusic(!settings.music); syncAudioButtons(); });
+soundBtn.addEventListener("click", () => { settings.setSounds(!settings.sounds); syncAudioButtons(); });
+syncAudioButtons();
+// Music remembered as "on" starts after the first user gesture (browser autoplay rules).
+window.addEventListener("pointerdown", () => settings.resumeAfterGesture(), { once: true });
+
+route();

@@ -1,0 +1,200 @@
+// The board view: a 9×9 ARIA grid of focusable squares with coordinates, the Electric
+// Field (rank 5) and both end rows marked, flipped for North. Input: click, drag (pointer
+// events) and keyboard (arrow keys move the focus, Enter/Space activates, Escape cancels).
+// It only draws what it is given and reports what the player pointed at.
+import { FILES, sqName, idx } from "./notation.js";
+import { pieceSVG } from "./pieces.js";
+
+export class BoardView {
+  constructor(root, { onActivate, onDrop, onCancel }) {
+    this.root = root;
+    this.onActivate = onActivate;
+    this.onDrop = onDrop;
+    this.onCancel = onCancel;
+    this.flipped = false;
+    this.focusSq = "e1";
+    this.interactive = true;
+    root.classList.add("board-frame");
+    root.innerHTML = `<div class="ranks" aria-hidden="true"></div><div class="board" role="grid" aria-label="Board"></div><div class="files" aria-hidden="true"></div>`;
+    this.grid = root.querySelector(".board");
+    this.cells = {};
+    this.build();
+    this.grid.addEventListener("keydown", (e) => this.key(e));
+    this.grid.addEventListener("pointerdown", (e) => this.pointerDown(e));
+    this.grid.addEventListener("focusin", (e) => {
+      const c = e.target.closest?.(".sq");
+      if (c) this.setFocus(c.dataset.sq, false);
+    });
+  }
+
+  build() {
+    this.grid.innerHTML = "";
+    const ranks = this.flipped ? [0, 1, 2, 3, 4, 5, 6, 7, 8] : [8, 7, 6, 5, 4, 3, 2, 1, 0];
+    const files = this.flipped ? [8, 7, 6, 5, 4, 3, 2, 1, 0] : [0, 1, 2, 3, 4, 5, 6, 7, 8];
+    for (const r of ranks) {
+      const row = document.createElement("div");
+      row.setAttribute("role", "row");
+      row.className = "row";
+      for (const f of files) {
+        const name = sqName(f, r);
+        const c = document.createElement("div");
+        c.setAttribute("role", "gridcell");
+        c.className = `sq ${(f + r) % 2 ? "light" : "dark"}${r === 4 ? " field" : ""}${r === 0 || r === 8 ? " endrow" : ""}`;
+        c.dataset.sq = name;
+        c.tabIndex = name === this.focusSq ? 0 : -1;
+        row.append(c);
+        this.cells[name] = c;
+      }
+      this.grid.append(row);
+    }
+    this.root.querySelector(".ranks").innerHTML = ranks.map((r) =>
+      `<span class="${r === 4 ? "field-label" : r === 0 || r === 8 ? "end-label" : ""}">${r + 1}</span>`).join("");
+    this.root.querySelector(".files").innerHTML = files.map((f) => `<span>${FILES[f]}</span>`).join("");
+  }
+
+  setFlipped(flipped) {
+    if (flipped === this.flipped) return;
+    this.flipped = flipped;
+    this.build();
+  }
+
+  /**
+   * Draw a position. marks: {selected, targets: Set, abilityTargets: Set, last: [from, to],
+   * destroyed: Set, moved: Set, preview: Set, canPick: Set (own movable pieces)}.
+   */
+  render(pos, marks = {}, animate = null) {
+    this.pos = pos;
+    const m = { targets: new Set(), abilityTargets: new Set(), destroyed: new Set(), moved: new Set(), preview: new Set(), canPick: new Set(), ...marks };
+    for (const [name, c] of Object.entries(this.cells)) {
+      const p = pos.board[idx(name)];
+      const cls = ["sq", c.classList.contains("light") ? "light" : "dark"];
+      if (c.classList.contains("field")) cls.push("field");
+      if (c.classList.contains("endrow")) cls.push("endrow");
+      const labels = [name];
+      if (p) labels.push(`${p.side === "south" ? "South" : "North"} ${p.name}${p.charged ? ", charged" : ""}`);
+      else labels.push("empty");
+      if (m.last && (m.last[0] === name || m.last[1] === name)) { cls.push("last"); labels.push(m.last[0] === name ? "last move from" : "last move to"); }
+      if (m.selected === name) { cls.push("selected"); labels.push("selected"); }
+      if (m.targets.has(name)) { cls.push(p ? "target capture" : "target"); labels.push(p ? "can capture" : "legal destination"); }
+      if (m.abilityTargets.has(name)) { cls.push("ability-target"); labels.push("ability target"); }
+      if (m.destroyed.has(name)) { cls.push("destroyed"); labels.push("piece destroyed here"); }
+      if (m.moved.has(name)) { cls.push("moved"); labels.push("piece moved here by an ability"); }
+      if (m.canPick.has(name)) cls.push("pickable");
+      if (m.preview.has(name)) cls.push("preview");
+      if (name === this.focusSq) cls.push("kbd");
+      c.className = cls.join(" ");
+      c.setAttribute("aria-label", labels.join(", "));
+      c.setAttribute("aria-selected", m.selected === name ? "true" : "false");
+      c.innerHTML = p ? pieceSVG(p, { title: false }) : "";
+      if (m.destroyed.has(name) && !p) c.innerHTML = `<span class="boom" aria-hidden="true"></span>`;
+    }
+    if (animate) this.animate(animate);
+  }
+
+  animate({ from, to, moved = [] }) {
+    const slide = (a, b, dur) => {
+      const src = this.cells[a];
+      const dst = this.cells[b];
+      const el = dst?.querySelector(".piece");
+      if (!src || !el || a === b) return;
+      const r1 = src.getBoundingClientRect();
+      const r2 = dst.getBoundingClientRect();
+      el.animate([{ transform: `translate(${r1.left - r2.left}px, ${r1.top - r2.top}px)` }, { transform: "none" }],
+        { duration: dur, easing: "cubic-bezier(.3,.7,.3,1)" });
+    };
+    if (window.matchMedia?.("(prefers-reduced-motion: reduce)").matches) return;
+    slide(from, to, 260);
+    for (const [a, b] of moved) slide(a, b, 380);
+  }
+
+  setFocus(name, move = true) {
+    const prev = this.cells[this.focusSq];
+    if (prev) { prev.tabIndex = -1; prev.classList.remove("kbd"); }
+    this.focusSq = name;
+    const c = this.cells[name];
+    c.tabIndex = 0;
+    c.classList.add("kbd");
+    if (move) c.focus();
+  }
+
+  key(e) {
+    const c = e.target.closest(".sq");
+    if (!c) return;
+    const name = c.dataset.sq;
+    let f = FILES.indexOf(name[0]);
+    let r = Number(name[1]) - 1;
+    const s = this.flipped ? -1 : 1;
+    switch (e.key) {
+      case "ArrowUp": r += s; break;
+      case "ArrowDown": r -= s; break;
+      case "ArrowLeft": f -= s; break;
+      case "ArrowRight": f += s; break;
+      case "Home": f = this.flipped ? 8 : 0; break;
+      case "End": f = this.flipped ? 0 : 8; break;
+      case "Enter":
+      case " ":
+        e.preventDefault();
+        this.onActivate(name, "key");
+        return;
+      case "Escape":
+        this.onCancel();
+        return;
+      default:
+        return;
+    }
+    e.preventDefault();
+    f = Math.max(0, Math.min(8, f));
+    r = Math.max(0, Math.min(8, r));
+    this.setFocus(sqName(f, r));
+  }
+
+  pointerDown(e) {
+    if (e.button !== 0) return;
+    const c = e.target.closest(".sq");
+    if (!c) return;
+    const from = c.dataset.sq;
+    const startX = e.clientX;
+    const startY = e.clientY;
+    let ghost = null;
+    const piece = c.querySelector(".piece");
+    const draggable = piece && c.classList.contains("pickable");
+    const move = (ev) => {
+      if (!draggable) return;
+      if (!ghost && Math.hypot(ev.clientX - startX, ev.clientY - startY) > 6) {
+        // Start dragging: select the piece so its destinations show.
+        this.onActivate(from, "drag");
+        const rect = c.getBoundingClientRect();
+        ghost = c.querySelector(".piece")?.cloneNode(true) || piece.cloneNode(true);
+        ghost.classList.add("drag-ghost");
+        ghost.style.width = `${rect.width}px`;
+        ghost.style.height = `${rect.height}px`;
+        document.body.append(ghost);
+        c.classList.add("dragging");
+      }
+      if (ghost) {
+        ghost.style.left = `${ev.clientX}px`;
+        ghost.style.top = `${ev.clientY}px`;
+      }
+    };
+    const up = (ev) => {
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", up);
+      window.removeEventListener("pointercancel", up);
+      if (ghost) {
+        ghost.remove();
+        this.cells[from]?.classList.remove("dragging");
+        const under = document.elementFromPoint(ev.clientX, ev.clientY)?.closest?.(".sq");
+        if (under && under.dataset.sq !== from && ev.type === "pointerup") this.onDrop(from, under.dataset.sq);
+        return;
+      }
+      if (ev.type === "pointerup") {
+        this.setFocus(from, false);
+        this.onActivate(from, "click");
+      }
+    };
+    window.addEventListener("pointermove", move);
+    window.addEventListener("pointerup", up);
+    window.addEventListener("pointercancel", up);
+    if (draggable) e.preventDefault();
+  }
+}

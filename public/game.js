@@ -1,0 +1,636 @@
+// The game screen: board + side panel, live over the WebSocket. The server is the only
+// authority: a move is drawn as made only once the server accepted it (from the move
+// response or a pushed state); a refused move leaves the board as it was and says why.
+import { api, LiveGame, seats } from "./api.js";
+import { BoardView } from "./board.js";
+import { parsePosition, parseMove, replay, applyMove, describeMove, ABILITY_NAMES, FACTION_NAMES, idx, sq, sqName } from "./notation.js";
+import { confirmDialog, openModal } from "./modals.js";
+import { sfx } from "./audio.js";
+import { copyText, toast, announce, el } from "./ui.js";
+
+const SIDE = { south: "South", north: "North" };
+const other = (s) => (s === "south" ? "north" : "south");
+
+export async function showGame(main, id, inviteToken) {
+  const view = new GameView(main, id);
+  await view.start(inviteToken);
+  return () => view.destroy();
+}
+
+class GameView {
+  constructor(main, id) {
+    this.main = main;
+    this.id = id;
+    this.state = null;
+    this.history = []; // [{pos, effects}] per ply, from start + moves
+    this.viewPly = null; // null = live
+    this.sel = null; // {stage: "piece"|"ability"|"recall", from, base, options, target}
+    this.pending = false;
+    this.flip = null; // spectator's manual flip
+    this.seat = seats.get(id);
+  }
+
+  destroy() {
+    this.live?.close();
+    clearInterval(this.clock);
+    document.removeEventListener("keydown", this.globalKey);
+  }
+
+  async start(inviteToken) {
+    this.main.innerHTML = `<section class="game" aria-label="Game"><p class="loading">Loading the game…</p></section>`;
+    let state;
+    try {
+      state = await api.state(this.id);
+    } catch (e) {
+      this.main.innerHTML = "";
+      this.main.append(el(`<section class="panel-card notfound"><h1>Game not found</h1><p></p><p><a href="/" data-link>Back to the home page</a></p></section>`));
+      this.main.querySelector("p").textContent = e.code === "not_found" ? "There is no game at this address." : e.message;
+      return;
+    }
+    if (inviteToken && !this.seat) {
+      const joined = await this.offerJoin(state, inviteToken);
+      if (joined) state = joined;
+    } else if (inviteToken) {
+      history.replaceState(null, "", `/g/${this.id}`);
+    }
+    this.layout();
+    this.setState(state, { initial: true });
+    this.live = new LiveGame(this.id, {
+      onState: (s) => this.setState(s),
+      onStatus: (s) => this.setConn(s),
+    });
+    this.clock = setInterval(() => this.renderDeadline(), 1000);
+    this.globalKey = (e) => {
+      if (e.key === "Escape" && this.sel && !document.querySelector("dialog[open]")) this.cancel();
+    };
+    document.addEventListener("keydown", this.globalKey);
+  }
+
+  async offerJoin(state, invite) {
+    const openSide = !state.south.claimed ? "south" : !state.north.claimed ? "north" : null;
+    if (!openSide) {
+      history.replaceState(null, "", `/g/${this.id}`);
+      toast("This invitation has already been used: you are watching the game.");
+      return null;
+    }
+    const mine = state[openSide].faction;
+    const theirs = state[other(openSide)].faction;
+    const ok = await openModal({
+      title: "You are invited",
+      id: "join-dialog",
+      body: `<p>Play <strong>${FACTION_NAMES[mine]}</strong> as <strong>${SIDE[openSide]}</strong> against
+        ${FACTION_NAMES[theirs]}${state.days_per_move ? `, ${state.days_per_move} day(s) per move` : ""}.</p>`,
+      actions: [{ label: "Just watch", value: false }, { label: "Join the game", value: true, kind: "primary" }],
+    });
+    history.replaceState(null, "", `/g/${this.id}`);
+    if (!ok) return null;
+    try {
+      const r = await api.join(this.id, invite);
+      this.seat = { seat: r.seat, token: r.token, mode: "link", south: r.state.south.faction, north: r.state.north.faction, created: Date.now() };
+      seats.put(this.id, this.seat);
+      toast(`You joined as ${SIDE[r.seat]}.`);
+      return r.state;
+    } catch (e) {
+      toast(e.code === "seat_taken" ? "Someone has already taken this seat: you are watching." : e.message, "error");
+      return e.state || null;
+    }
+  }
+
+  layout() {
+    this.main.innerHTML = "";
+    const root = el(`<section class="game" aria-label="Game">
+      <div class="board-col">
+        <div class="player-bar top"></div>
+        <div class="board-wrap"><div class="board-host"></div><div class="result-banner" hidden role="status"></div></div>
+        <div class="player-bar bottom"></div>
+        <p class="legend"><span class="key-field"></span> Electric Field (rank 5) <span class="key-end"></span> end rows</p>
+      </div>
+      <aside class="side-panel" aria-label="Game panel">
+        <div class="ability-bar" hidden role="region" aria-label="Ability choice"></div>
+        <div class="status-card">
+          <p class="turn" aria-live="polite"></p>
+          <p class="conn" title="Live connection"></p>
+          <p class="deadline" hidden></p>
+          <p class="msg" role="alert" hidden></p>
+        </div>
+        <div class="invite" hidden>
+          <p><strong>Invite your opponent</strong>: send them this link. It works once.</p>
+          <div class="copy-row"><input class="invite-url" readonly aria-label="Invite link"><button type="button" class="copy-invite primary">Copy invite link</button></div>
+        </div>
+        <div class="draw-offer" hidden role="status"></div>
+        <div class="moves-card">
+          <div class="moves-head"><h2>Moves</h2>
+            <div class="replay-nav" role="group" aria-label="Replay">
+              <button type="button" class="icon" data-nav="first" aria-label="First position">«</button>
+              <button type="button" class="icon" data-nav="prev" aria-label="Previous move">‹</button>
+              <button type="button" class="icon" data-nav="next" aria-label="Next move">›</button>
+              <button type="button" class="icon" data-nav="live" aria-label="Latest position">»</button>
+            </div>
+          </div>
+          <p class="replay-note" hidden></p>
+          <ol class="move-list" aria-label="Move list"></ol>
+        </div>
+        <div class="actions">
+          <button type="button" class="resign danger">Resign</button>
+          <button type="button" class="offer-draw">Offer draw</button>
+          <button type="button" class="copy-record">Copy game record</button>
+          <button type="button" class="copy-spectate">Copy spectator link</button>
+          <button type="button" class="flip">Flip board</button>
+        </div>
+      </aside>
+    </section>`);
+    this.main.append(root);
+    this.root = root;
+    this.$ = (s) => root.querySelector(s);
+    this.board = new BoardView(this.$(".board-host"), {
+      onActivate: (s, how) => this.activate(s, how),
+      onDrop: (a, b) => this.drop(a, b),
+      onCancel: () => this.cancel(),
+    });
+    this.$(".copy-invite").addEventListener("click", () => copyText(this.$(".invite-url").value, "Invite link copied"));
+    this.$(".copy-spectate").addEventListener("click", () => copyText(`${location.origin}/g/${this.id}`, "Spectator link copied"));
+    this.$(".copy-record").addEventListener("click", () => this.copyRecord());
+    this.$(".resign").addEventListener("click", () => this.resign());
+    this.$(".offer-draw").addEventListener("click", () => this.drawAction("offer"));
+    this.$(".flip").addEventListener("click", () => { this.flip = !this.isFlipped(); this.draw(); });
+    this.$(".replay-nav").addEventListener("click", (e) => {
+      const b = e.target.closest("button");
+      if (!b) return;
+      const n = this.state.moves.length;
+      const cur = this.viewPly ?? n;
+      const to = { first: 0, prev: cur - 1, next: cur + 1, live: n }[b.dataset.nav];
+      this.showPly(to);
+    });
+  }
+
+  get mySide() { return this.seat?.seat || null; }
+  get myTurn() {
+    const s = this.state;
+    return !!s && s.status === "ongoing" && this.mySide === s.turn && !!this.seat?.token;
+  }
+  isFlipped() { return this.flip ?? this.mySide === "north"; }
+
+  // --- state
+
+  setState(s, { initial = false, fromMove = false } = {}) {
+    const prev = this.state;
+    if (prev && s.moves.length < prev.moves.length) return; // an older snapshot: ignore
+    if (prev && s.moves.length === prev.moves.length && s.status === prev.status && s.draw_offer === prev.draw_offer &&
+        s.south.claimed === prev.south.claimed && s.north.claimed === prev.north.claimed && s.deadline === prev.deadline) {
+      return; // nothing new
+    }
+    const oldLen = prev ? prev.moves.length : s.moves.length;
+    const extends_ = prev && s.moves.length > oldLen && prev.moves.every((m, i) => s.moves[i] === m);
+    this.state = s;
+    this.history = replay(s.start, s.moves);
+    const last = this.history[this.history.length - 1];
+    this.replayExact = this.history.length === s.moves.length + 1 && formatOk(last.pos, s.position);
+    if (prev && prev.ply !== s.ply) { this.sel = null; this.hideAbilityBar(); }
+    if (this.viewPly !== null && this.viewPly > s.moves.length) this.viewPly = null;
+    this.renderPanel();
+    if (!initial && extends_ && this.viewPly === null) {
+      this.playNewMoves(oldLen, fromMove);
+    } else {
+      this.draw();
+    }
+    if (prev && !prev.result && s.result) { this.clearMsg(); sfx.end(); }
+  }
+
+  async playNewMoves(from, ownMove) {
+    const token = (this.animToken = {});
+    for (let ply = from + 1; ply < this.history.length; ply++) {
+      if (this.animToken !== token) return;
+      const h = this.history[ply];
+      this.draw(ply, true);
+      const mv = this.state.moves[ply - 1];
+      const e = h.effects;
+      if (e?.ability) sfx.ability(); else if (e?.captured.length || e?.destroyed.length) sfx.capture(); else sfx.move();
+      const who = this.history[ply - 1].pos.turn;
+      if (!(ownMove && who === this.mySide)) announce(`${SIDE[who]}: ${describeMove(this.history[ply - 1].pos, mv)}`);
+      if (ply < this.history.length - 1) await new Promise((r) => setTimeout(r, 550));
+    }
+  }
+
+  // --- drawing
+
+  draw(upTo = null, anim = false) {
+    const s = this.state;
+    this.board.setFlipped(this.isFlipped());
+    const live = this.viewPly === null;
+    const ply = upTo ?? (live ? s.moves.length : this.viewPly);
+    let pos;
+    let effects = null;
+    if (ply < this.history.length && (ply !== s.moves.length || this.replayExact)) {
+      pos = this.history[ply].pos;
+      effects = this.history[ply].effects;
+    } else {
+      pos = parsePosition(s.position);
+      const lastMove = s.moves[s.moves.length - 1];
+      if (lastMove) { const m = parseMove(lastMove); effects = { from: m.from, to: m.to, landed: m.to, destroyed: [], moved: [] }; }
+    }
+    const marks = { last: effects ? [effects.from, effects.landed] : null, destroyed: new Set(effects?.destroyed || []), moved: new Set((effects?.moved || []).map((x) => x[1])) };
+    for (const c of effects?.captured || []) if (c !== effects.landed) marks.destroyed.add(c);
+    const canAct = live && ply === s.moves.length && this.myTurn && !this.pending;
+    if (canAct) {
+      marks.canPick = new Set(s.legal_moves.map((m) => m.slice(0, 2)));
+      if (this.sel) Object.assign(marks, this.selectionMarks());
+    }
+    if (this.sel && (this.sel.stage === "ability" || this.sel.stage === "recall") && canAct) {
+      pos = applyMove(pos, this.sel.base).pos; // preview of the chosen base move
+      marks.preview = new Set([this.sel.landed]);
+      marks.last = [this.sel.from, this.sel.landed];
+      marks.destroyed = new Set();
+      marks.moved = new Set();
+    }
+    this.board.render(pos, marks, anim && effects ? { from: effects.from, to: effects.landed, moved: effects.moved } : null);
+    this.root.classList.toggle("my-turn", canAct);
+    this.board.grid.setAttribute("aria-disabled", canAct ? "false" : "true");
+    this.renderMoveList();
+    this.renderBars(pos);
+  }
+
+  selectionMarks() {
+    const s = this.state;
+    const sel = this.sel;
+    if (sel.stage === "piece") {
+      return { selected: sel.from, targets: new Set(s.legal_moves.filter((m) => m.startsWith(sel.from)).map((m) => m.slice(2, 4))) };
+    }
+    if (sel.stage === "ability") return { selected: sel.landed, abilityTargets: new Set(sel.options.flatMap((o) => o.squares)) };
+    if (sel.stage === "recall") return { selected: sel.landed, abilityTargets: new Set(sel.dests.map((o) => o.square)) };
+    return {};
+  }
+
+  renderBars(pos) {
+    const s = this.state;
+    const top = this.isFlipped() ? "south" : "north";
+    for (const [cls, side] of [[".player-bar.top", top], [".player-bar.bottom", other(top)]]) {
+      const seat = s[side];
+      const who = seat.player === "ai" ? "AI (random placeholder)" : side === this.mySide ? "You" : !seat.claimed ? "Waiting for opponent…" : this.mySide ? "Opponent" : "Player";
+      const count = pos.board.filter((p) => p && p.side === side).length;
+      const bar = this.$(cls);
+      bar.className = `player-bar ${cls.includes("top") ? "top" : "bottom"} ${s.status === "ongoing" && s.turn === side ? "to-move" : ""}`;
+      bar.innerHTML = `<span class="dot side-${side}" aria-hidden="true"></span><strong>${SIDE[side]}</strong> · ${FACTION_NAMES[seat.faction]} · <span class="who"></span><span class="count">${count} pieces</span>`;
+      bar.querySelector(".who").textContent = who;
+    }
+  }
+
+  renderPanel() {
+    const s = this.state;
+    const me = this.mySide;
+    let turn;
+    if (s.status === "waiting") turn = me ? "Waiting for your opponent to join." : "Waiting for the invited player to join.";
+    else if (s.status === "finished") turn = "Game over.";
+    else if (me) turn = s.turn === me ? "Your turn." : s[s.turn].player === "ai" ? "The AI is thinking…" : "Your opponent's turn.";
+    else turn = `${SIDE[s.turn]} to move. You are watching.`;
+    if (me && s.status !== "finished") turn += ` You play ${SIDE[me]} (${FACTION_NAMES[s[me].faction]}).`;
+    this.$(".turn").textContent = turn;
+    // Invite (creator of a waiting link game).
+    const inv = this.$(".invite");
+    const showInvite = s.status === "waiting" && this.seat?.invite_url;
+    inv.hidden = !showInvite;
+    if (showInvite) this.$(".invite-url").value = this.seat.invite_url;
+    // Draw offer.
+    const d = this.$(".draw-offer");
+    d.hidden = !(s.status === "ongoing" && s.draw_offer);
+    if (!d.hidden) {
+      if (me && s.draw_offer !== me) {
+        d.innerHTML = `<p>Your opponent offers a draw.</p><div class="row"><button type="button" class="accept-draw primary">Accept draw</button><button type="button" class="decline-draw">Decline</button></div>`;
+        d.querySelector(".accept-draw").addEventListener("click", () => this.drawAction("accept"));
+        d.querySelector(".decline-draw").addEventListener("click", () => this.drawAction("decline"));
+      } else {
+        d.innerHTML = `<p>${me && s.draw_offer === me ? "You offered a draw; waiting for an answer." : `${SIDE[s.draw_offer]} offers a draw.`}</p>`;
+      }
+    }
+    // Actions.
+    const playing = !!me && s.status !== "finished";
+    this.$(".resign").hidden = !playing || s.status === "waiting";
+    this.$(".offer-draw").hidden = !playing || s.mode !== "link" || s.status !== "ongoing" || s.draw_offer === me;
+    this.$(".flip").hidden = false;
+    // Result.
+    const banner = this.$(".result-banner");
+    banner.hidden = !s.result;
+    if (s.result) {
+      const r = s.result;
+      let head = r.winner ? `${SIDE[r.winner]} wins` : "Draw";
+      if (me) head = r.winner === me ? "You win!" : r.winner ? "You lose" : "Draw";
+      banner.className = `result-banner ${me ? (r.winner === me ? "win" : r.winner ? "loss" : "draw") : "neutral"}`;
+      banner.innerHTML = `<p class="result-head"></p><p class="result-text"></p><div class="row"><a class="button primary" href="/" data-link>New game</a><button type="button" class="dismiss">View board</button></div>`;
+      banner.querySelector(".result-head").textContent = head;
+      banner.querySelector(".result-text").textContent = `${r.text.replace(/^./, (c) => c.toUpperCase())}`;
+      banner.querySelector(".dismiss").addEventListener("click", () => { banner.hidden = true; });
+    }
+    this.renderDeadline();
+  }
+
+  renderDeadline() {
+    const s = this.state;
+    const d = this.$(".deadline");
+    if (!s || !d) return;
+    d.hidden = !s.deadline;
+    if (!s.deadline) return;
+    const left = s.deadline - Date.now();
+    const when = new Date(s.deadline).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+    d.textContent = `${SIDE[s.turn]} must move by ${when} (${left > 0 ? fmtLeft(left) + " left" : "time is up"}).`;
+    d.classList.toggle("urgent", left < 3600_000);
+  }
+
+  renderMoveList() {
+    const s = this.state;
+    const ol = this.$(".move-list");
+    const cur = this.viewPly ?? s.moves.length;
+    const items = [];
+    for (let i = 0; i < s.moves.length; i += 2) {
+      const pair = [i, i + 1].filter((k) => k < s.moves.length).map((k) => {
+        const desc = this.history[k] ? describeMove(this.history[k].pos, s.moves[k]) : s.moves[k];
+        return `<button type="button" class="mv${cur === k + 1 ? " current" : ""}" data-ply="${k + 1}" title="${desc}" aria-label="Move ${k + 1}: ${desc}">${s.moves[k]}</button>`;
+      }).join("");
+      items.push(`<li><span class="num">${i / 2 + 1}.</span>${pair}</li>`);
+    }
+    ol.innerHTML = items.join("") || `<li class="empty">No moves yet.</li>`;
+    ol.querySelectorAll(".mv").forEach((b) => b.addEventListener("click", () => this.showPly(Number(b.dataset.ply))));
+    const current = ol.querySelector(".current");
+    if (current && this.viewPly === null) ol.scrollTop = ol.scrollHeight;
+    else current?.scrollIntoView({ block: "nearest" });
+    const note = this.$(".replay-note");
+    note.hidden = this.viewPly === null;
+    if (!note.hidden) {
+      note.innerHTML = `Showing the position after move ${this.viewPly} of ${s.moves.length}. <button type="button" class="link back-live">Back to the game</button>`;
+      if (this.viewPly === 0) note.firstChild.textContent = `Showing the starting position. `;
+      note.querySelector(".back-live").addEventListener("click", () => this.showPly(s.moves.length));
+    }
+  }
+
+  showPly(ply) {
+    const n = this.state.moves.length;
+    ply = Math.max(0, Math.min(n, ply));
+    if (ply < n && ply >= this.history.length) {
+      this.msg("This earlier position cannot be shown.");
+      return;
+    }
+    this.viewPly = ply === n ? null : ply;
+    this.sel = null;
+    this.hideAbilityBar();
+    this.draw();
+  }
+
+  // --- input
+
+  activate(square, how) {
+    if (this.viewPly !== null) { this.msg("You are looking at an earlier position: press » to return to the game."); return; }
+    if (!this.myTurn || this.pending) {
+      if (this.state.status === "ongoing" && this.mySide && this.state.turn !== this.mySide && how !== "drag") this.msg("It is not your turn.");
+      return;
+    }
+    this.clearMsg();
+    const s = this.state;
+    const sel = this.sel;
+    if (sel?.stage === "ability") return this.pickAbilityTarget(square);
+    if (sel?.stage === "recall") return this.pickRecallDest(square);
+    const movesFrom = s.legal_moves.filter((m) => m.startsWith(square));
+    if (sel?.stage === "piece") {
+      if (square === sel.from && how !== "drag") { this.cancel(); return; }
+      const bases = s.legal_moves.filter((m) => m.startsWith(sel.from + square));
+      if (bases.length) { this.chooseBase(sel.from + square); return; }
+    }
+    if (movesFrom.length) {
+      this.sel = { stage: "piece", from: square };
+      const n = new Set(movesFrom.map((m) => m.slice(2, 4))).size;
+      announce(`${this.pieceName(square)} selected: ${n} destination${n === 1 ? "" : "s"}.`);
+    } else {
+      this.sel = null;
+      const p = this.livePos().board[idx(square)];
+      if (p && p.side === this.mySide) this.msg(`The ${p.name} on ${square} has no legal move.`);
+    }
+    this.draw();
+  }
+
+  drop(from, to) {
+    if (!this.myTurn || this.pending || this.viewPly !== null) return;
+    if (this.state.legal_moves.some((m) => m.startsWith(from + to))) this.chooseBase(from + to);
+    else { this.sel = { stage: "piece", from }; this.draw(); }
+  }
+
+  cancel() {
+    if (!this.sel) return;
+    this.sel = null;
+    this.hideAbilityBar();
+    this.draw();
+    announce("Selection cleared.");
+  }
+
+  livePos() { return parsePosition(this.state.position); }
+  pieceName(square) { const p = this.livePos().board[idx(square)]; return p ? p.name : "Piece"; }
+
+  chooseBase(base) {
+    const variants = this.state.legal_moves.filter((m) => m.slice(0, 4) === base);
+    const plain = variants.includes(base);
+    const abil = variants.filter((m) => m.includes("/"));
+    if (!abil.length) { this.submit(base); return; }
+    const { pos, effects } = applyMove(this.livePos(), base);
+    const options = abil.map((m) => {
+      const a = parseMove(m).ability;
+      let squares = a.target ? [a.target] : [];
+      if (a.kind === "slash") {
+        const l = sq(effects.landed);
+        const r = l.r + (this.mySide === "south" ? 1 : -1);
+        squares = [-1, 0, 1].map((df) => l.f + df).filter((f) => f >= 0 && f <= 8 && pos.board[r * 9 + f]).map((f) => sqName(f, r));
+      }
+      return { move: m, kind: a.kind, target: a.target, dest: a.dest, squares };
+    });
+    this.sel = { stage: "ability", from: base.slice(0, 2), base, landed: effects.landed, options, plain };
+    this.showAbilityBar();
+    this.draw();
+    const kinds = [...new Set(options.map((o) => ABILITY_NAMES[o.kind]))].join(" or ");
+    announce(`Ability available: ${kinds}. Choose a highlighted target${plain ? ", or skip" : ""}.`);
+  }
+
+  showAbilityBar() {
+    const sel = this.sel;
+    const bar = this.$(".ability-bar");
+    bar.hidden = false;
+    const kinds = [...new Set(sel.options.map((o) => o.kind))];
+    const help = {
+      slash: "Slash destroys every piece on the three squares ahead (yours too).",
+      burn: "Burn one adjacent enemy piece.",
+      attract: "Pull a piece in line of sight next to the Magnet.",
+      recall: "Send an enemy piece back to a starting square.",
+      sidestep: "Take one more step to an empty square.",
+      assassinate: "Destroy any one enemy piece.",
+    };
+    let buttons;
+    if (sel.stage === "recall") {
+      bar.innerHTML = `<p><strong>Recall ${sel.target}</strong>: choose where it goes (highlighted squares).</p><div class="ability-options"></div>`;
+      buttons = sel.dests.map((o) => ({ label: `to ${o.square}`, move: o.move }));
+    } else {
+      bar.innerHTML = `<p><strong>${kinds.map((k) => ABILITY_NAMES[k]).join(" / ")}</strong>: ${kinds.map((k) => help[k]).join(" ")} Choose a highlighted square or a button.</p><div class="ability-options"></div>`;
+      const seen = new Set();
+      buttons = [];
+      for (const o of sel.options) {
+        if (o.kind === "recall") {
+          if (seen.has(o.target)) continue;
+          seen.add(o.target);
+          const n = sel.options.filter((x) => x.kind === "recall" && x.target === o.target);
+          buttons.push(n.length === 1 ? { label: `Recall ${o.target} → ${o.dest}`, move: o.move } : { label: `Recall ${o.target}…`, recall: o.target });
+        } else {
+          buttons.push({ label: o.target ? `${ABILITY_NAMES[o.kind]} ${o.target}` : ABILITY_NAMES[o.kind], move: o.move });
+        }
+      }
+    }
+    const wrap = bar.querySelector(".ability-options");
+    for (const b of buttons) {
+      const btn = document.createElement("button");
+      btn.type = "button";
+      btn.className = "primary ability-btn";
+      btn.textContent = b.label;
+      btn.dataset.move = b.move || "";
+      btn.addEventListener("click", () => (b.recall ? this.startRecall(b.target ?? b.recall) : this.submit(b.move)));
+      wrap.append(btn);
+    }
+    if (sel.plain) {
+      const skip = document.createElement("button");
+      skip.type = "button";
+      skip.className = "skip";
+      skip.textContent = "Skip ability";
+      skip.addEventListener("click", () => this.submit(sel.base));
+      wrap.append(skip);
+    }
+    const cancel = document.createElement("button");
+    cancel.type = "button";
+    cancel.className = "cancel";
+    cancel.textContent = "Cancel move";
+    cancel.addEventListener("click", () => this.cancel());
+    wrap.append(cancel);
+    if (window.innerWidth < 900) bar.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    wrap.querySelector("button")?.focus({ preventScroll: true });
+  }
+
+  hideAbilityBar() {
+    const bar = this.$?.(".ability-bar");
+    if (bar) { bar.hidden = true; bar.innerHTML = ""; }
+  }
+
+  pickAbilityTarget(square) {
+    const sel = this.sel;
+    const hits = sel.options.filter((o) => o.squares.includes(square));
+    if (!hits.length) {
+      if (square === sel.landed || square === sel.from) { this.cancel(); return; }
+      this.msg("Choose a highlighted square, Skip, or Cancel.");
+      return;
+    }
+    if (hits.every((o) => o.kind === "recall") && hits.length > 1) { this.startRecall(square); return; }
+    this.submit(hits[0].move);
+  }
+
+  startRecall(target) {
+    const sel = this.sel;
+    const dests = sel.options.filter((o) => o.kind === "recall" && o.target === target).map((o) => ({ square: o.dest, move: o.move }));
+    this.sel = { ...sel, stage: "recall", target, dests, options: sel.options };
+    this.showAbilityBar();
+    this.draw();
+    announce(`Recall ${target}: choose its destination.`);
+  }
+
+  pickRecallDest(square) {
+    const d = this.sel.dests.find((o) => o.square === square);
+    if (d) this.submit(d.move);
+    else this.msg("Choose one of the highlighted starting squares.");
+  }
+
+  async submit(move) {
+    const s = this.state;
+    this.pending = true;
+    this.sel = null;
+    this.hideAbilityBar();
+    this.draw(); // the real position (never a ghost of the move)
+    this.$(".turn").textContent = "Sending your move…";
+    try {
+      const r = await api.move(this.id, this.seat.token, move, s.ply);
+      this.pending = false;
+      this.setState(r.state, { fromMove: true });
+    } catch (e) {
+      this.pending = false;
+      sfx.error();
+      if (e.state) this.setState(e.state);
+      this.renderPanel();
+      this.draw();
+      this.msg(e.code === "network"
+        ? "Your move was not sent: the server could not be reached. The board shows the last position the server confirmed."
+        : `Move refused: ${e.message}`);
+      if (e.code === "network") this.live?.reconnectNow();
+    }
+  }
+
+  // --- actions
+
+  async resign() {
+    if (!(await confirmDialog("Resign?", "Resigning ends the game: your opponent wins. Are you sure?", "Resign", { danger: true }))) return;
+    try {
+      const r = await api.resign(this.id, this.seat.token);
+      this.setState(r.state);
+    } catch (e) {
+      if (e.state) this.setState(e.state);
+      this.msg(e.message);
+    }
+  }
+
+  async drawAction(action) {
+    const texts = {
+      offer: ["Offer a draw?", "Your opponent can accept or decline. Making a move declines their offer.", "Offer draw"],
+      accept: ["Accept the draw?", "The game ends as a draw by agreement.", "Accept draw"],
+      decline: ["Decline the draw?", "The game goes on.", "Decline"],
+    }[action];
+    if (!(await confirmDialog(...texts))) return;
+    try {
+      const r = await api.draw(this.id, this.seat.token, action);
+      this.setState(r.state);
+      if (action === "offer" && r.state.status === "ongoing") toast("Draw offered.");
+    } catch (e) {
+      if (e.state) this.setState(e.state);
+      this.msg(e.message);
+    }
+  }
+
+  async copyRecord() {
+    try {
+      const text = await api.record(this.id);
+      await copyText(text, "Game record copied");
+    } catch (e) {
+      this.msg(`The record could not be fetched: ${e.message}`);
+    }
+  }
+
+  setConn(status) {
+    const c = this.$?.(".conn");
+    if (!c) return;
+    c.className = `conn ${status}`;
+    c.textContent = { live: "● Live", connecting: "○ Connecting…", offline: "○ Offline: reconnecting…" }[status];
+  }
+
+  msg(text) {
+    const m = this.$(".msg");
+    m.hidden = false;
+    m.textContent = text;
+  }
+  clearMsg() { const m = this.$(".msg"); if (m) { m.hidden = true; m.textContent = ""; } }
+}
+
+function formatOk(pos, text) {
+  try {
+    const a = parsePosition(text);
+    return a.board.every((p, i) => {
+      const q = pos.board[i];
+      return (!p && !q) || (p && q && p.side === q.side && p.letter === q.letter && p.charged === q.charged);
+    });
+  } catch { return false; }
+}
+
+function fmtLeft(ms) {
+  const m = Math.floor(ms / 60000);
+  const d = Math.floor(m / 1440);
+  const h = Math.floor((m % 1440) / 60);
+  if (d) return `${d} d ${h} h`;
+  if (h) return `${h} h ${m % 60} min`;
+  if (m) return `${m} min`;
+  return `${Math.ceil(ms / 1000)} s`;
+}
+

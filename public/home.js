@@ -1,0 +1,153 @@
+// The home screen: play the AI, create a link game (with a copyable invite), join by
+// link, and "My games" (the seats this browser holds, with whose turn it is).
+import { api, seats } from "./api.js";
+import { FACTIONS, FACTION_NAMES, FACTION_TAGLINES, PIECES, PIECE_ORDER } from "./notation.js";
+import { pieceSVG } from "./pieces.js";
+import { showServerBusy } from "./modals.js";
+import { el, navigate, toast } from "./ui.js";
+
+let pickerCount = 0;
+
+/** A faction picker: radio cards, and the chosen faction's pieces with one line each. */
+function factionPicker(legend, name, initial, side, open = false) {
+  const id = `fp${++pickerCount}`;
+  const fs = el(`<fieldset class="faction-picker"><legend>${legend}</legend><div class="faction-cards"></div>
+    <details class="piece-list-wrap"${open ? " open" : ""}><summary>Pieces of <span class="fname"></span></summary><ul class="piece-list" id="${id}-pieces"></ul></details></fieldset>`);
+  const cards = fs.querySelector(".faction-cards");
+  for (const f of FACTIONS) {
+    const king = Object.values(PIECES[f]).find((p) => p.king);
+    const card = el(`<label class="faction-card"><input type="radio" name="${name}" value="${f}">
+      <span class="glyph" aria-hidden="true">${pieceSVG({ ...king, side, charged: false }, { title: false })}</span>
+      <span class="fc-text"><strong>${FACTION_NAMES[f]}</strong><small>${FACTION_TAGLINES[f]}</small></span></label>`);
+    card.querySelector("input").checked = f === initial;
+    cards.append(card);
+  }
+  const list = fs.querySelector(".piece-list");
+  const update = () => {
+    const f = fs.querySelector("input:checked").value;
+    fs.querySelector(".fname").textContent = FACTION_NAMES[f];
+    list.innerHTML = PIECE_ORDER[f].map((l) => {
+      const p = PIECES[f][l];
+      return `<li><span class="glyph" aria-hidden="true">${pieceSVG({ ...p, side, charged: false }, { title: false })}</span><span><strong>${p.name}</strong> — ${p.desc}</span></li>`;
+    }).join("");
+  };
+  fs.addEventListener("change", update);
+  update();
+  return fs;
+}
+
+const sideSelect = (name) => `<fieldset class="side-pick"><legend>Your side</legend>
+  <label><input type="radio" name="${name}" value="south" checked> South (moves first)</label>
+  <label><input type="radio" name="${name}" value="north"> North</label>
+  <label><input type="radio" name="${name}" value="random"> Random</label></fieldset>`;
+
+function pickSide(v) { return v === "random" ? (Math.random() < 0.5 ? "south" : "north") : v; }
+
+async function create(body, btn) {
+  btn.disabled = true;
+  const label = btn.textContent;
+  btn.textContent = "Creating…";
+  try {
+    const r = await api.create(body);
+    seats.put(r.id, { seat: r.seat, token: r.token, mode: body.mode, south: body.south, north: body.north, invite_url: r.invite_url, created: Date.now() });
+    navigate(`/g/${r.id}`);
+  } catch (e) {
+    if (e.code === "server_busy") showServerBusy();
+    else toast(`The game could not be created: ${e.message}`, "error");
+  } finally {
+    btn.disabled = false;
+    btn.textContent = label;
+  }
+}
+
+export function showHome(main) {
+  main.innerHTML = "";
+  const root = el(`<div class="home">
+    <section class="hero"><h1>Iron Arena</h1><p>A chess-like battle on a 9×9 board. Three factions, six abilities, one Electric Field.</p></section>
+    <div class="home-grid">
+      <section class="panel-card" aria-labelledby="ai-h"><h2 id="ai-h">Play the AI</h2><form class="ai-form"></form></section>
+      <section class="panel-card" aria-labelledby="link-h"><h2 id="link-h">Play a friend</h2><form class="link-form"></form></section>
+      <div class="home-side"><section class="panel-card" aria-labelledby="join-h"><h2 id="join-h">Join by link</h2>
+        <form class="join-form"><label for="join-url">Paste an invite or game link</label>
+        <div class="copy-row"><input id="join-url" name="url" placeholder="https://…/g/…#invite=…" autocomplete="off"><button type="submit">Open</button></div>
+        <p class="form-error" role="alert" hidden></p></form></section>
+      <section class="panel-card my-games" aria-labelledby="my-h"><h2 id="my-h">My games</h2><ul class="game-list"><li class="empty">Loading…</li></ul></section></div>
+    </div></div>`);
+  main.append(root);
+
+  const ai = root.querySelector(".ai-form");
+  ai.append(factionPicker("Your faction", "ai-you", "clockwork", "south", true), factionPicker("AI's faction", "ai-them", "blades", "north"));
+  ai.append(el(sideSelect("ai-side")));
+  ai.append(el(`<label class="inline">Difficulty <select name="difficulty" disabled aria-describedby="diff-note"><option>Standard</option></select></label>`));
+  ai.append(el(`<p id="diff-note" class="muted small">The AI is a placeholder that plays random legal moves for now; difficulty levels arrive with the real AI.</p>`));
+  ai.append(el(`<button type="submit" class="primary big start-ai">Start game vs AI</button>`));
+  ai.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const fd = new FormData(ai);
+    const seat = pickSide(fd.get("ai-side"));
+    const mine = fd.get("ai-you");
+    const theirs = fd.get("ai-them");
+    create({ mode: "ai", seat, south: seat === "south" ? mine : theirs, north: seat === "south" ? theirs : mine }, ai.querySelector("button[type=submit]"));
+  });
+
+  const link = root.querySelector(".link-form");
+  link.append(factionPicker("Your faction", "l-you", "blades", "south"), factionPicker("Opponent's faction", "l-them", "axiom", "north"));
+  link.append(el(sideSelect("l-side")));
+  link.append(el(`<label class="inline">Days per move <select name="days"><option value="">No time limit</option>
+    ${[1, 2, 3, 5, 7, 14].map((d) => `<option value="${d}">${d} day${d > 1 ? "s" : ""}</option>`).join("")}</select></label>`));
+  link.append(el(`<button type="submit" class="primary big create-link">Create game and invite link</button>`));
+  link.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const fd = new FormData(link);
+    const seat = pickSide(fd.get("l-side"));
+    const mine = fd.get("l-you");
+    const theirs = fd.get("l-them");
+    const days = fd.get("days") ? Number(fd.get("days")) : null;
+    create({ mode: "link", seat, south: seat === "south" ? mine : theirs, north: seat === "south" ? theirs : mine, days_per_move: days }, link.querySelector("button[type=submit]"));
+  });
+
+  const join = root.querySelector(".join-form");
+  join.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const v = join.querySelector("input").value.trim();
+    const m = /(?:\/g\/)?([0-9a-f]{24})(#invite=[0-9a-f]+)?/.exec(v);
+    const err = join.querySelector(".form-error");
+    if (!m) { err.hidden = false; err.textContent = "That does not look like an Iron Arena game link."; return; }
+    err.hidden = true;
+    navigate(`/g/${m[1]}${m[2] || ""}`);
+  });
+
+  renderMyGames(root.querySelector(".game-list"));
+}
+
+async function renderMyGames(ul) {
+  const all = Object.entries(seats.all()).sort((a, b) => (b[1].created || 0) - (a[1].created || 0)).slice(0, 30);
+  if (!all.length) { ul.innerHTML = `<li class="empty">No games yet. Games you create or join appear here.</li>`; return; }
+  ul.innerHTML = "";
+  for (const [id, seat] of all) {
+    const li = el(`<li class="game-item"><a href="/g/${id}" data-link class="game-link"><span class="gi-title"></span><span class="gi-status">…</span></a>
+      <button type="button" class="icon forget" aria-label="Forget this game">×</button></li>`);
+    const mine = seat.seat === "south" ? seat.south : seat.north;
+    const theirs = seat.seat === "south" ? seat.north : seat.south;
+    li.querySelector(".gi-title").textContent = `${FACTION_NAMES[mine] || mine} vs ${FACTION_NAMES[theirs] || theirs}${seat.mode === "ai" ? " (AI)" : ""} · you are ${seat.seat === "south" ? "South" : "North"}`;
+    li.querySelector(".forget").addEventListener("click", () => {
+      seats.remove(id);
+      li.remove();
+      if (!ul.children.length) ul.innerHTML = `<li class="empty">No games yet.</li>`;
+    });
+    ul.append(li);
+    api.state(id).then((s) => {
+      const st = li.querySelector(".gi-status");
+      let text;
+      let cls = "";
+      if (s.status === "waiting") text = "Waiting for opponent";
+      else if (s.status === "finished") text = s.result.winner === seat.seat ? "Finished: you won" : s.result.winner ? "Finished: you lost" : "Finished: draw";
+      else if (s.turn === seat.seat) { text = "Your turn"; cls = "yours"; }
+      else text = s[s.turn].player === "ai" ? "AI's turn" : "Opponent's turn";
+      st.textContent = `${text} · move ${Math.floor(s.ply / 2) + 1}`;
+      st.className = `gi-status ${cls}`;
+    }).catch((e) => {
+      li.querySelector(".gi-status").textContent = e.code === "not_found" ? "Game no longer exists" : "Status unavailable";
+    });
+  }
+}

@@ -1,0 +1,54 @@
+// Small DOM helpers shared by the screens: element from HTML, toasts, the screen-reader
+// announcer, clipboard copy with a fallback, and client-side navigation.
+
+export function el(html) {
+  const t = document.createElement("template");
+  t.innerHTML = html.trim();
+  return t.content.firstElementChild;
+}
+
+export function toast(text, kind = "info") {
+  const host = document.getElementById("toasts");
+  const t = document.createElement("div");
+  t.className = `toast ${kind}`;
+  t.setAttribute("role", kind === "error" ? "alert" : "status");
+  t.textContent = text;
+  host.append(t);
+  setTimeout(() => t.classList.add("out"), 3200);
+  setTimeout(() => t.remove(), 3700);
+}
+
+export function announce(text) {
+  const a = document.getElementById("announcer");
+  a.textContent = "";
+  setTimeout(() => { a.textContent = text; }, 30);
+}
+
+export async function copyText(text, done = "Copied") {
+  try {
+    await navigator.clipboard.writeText(text);
+    toast(done);
+    return true;
+  } catch {
+    // Fallback for browsers without clipboard access: a selected, read-only field.
+    const ta = document.createElement("textarea");
+    ta.value = text;
+    ta.setAttribute("readonly", "");
+    ta.style.position = "fixed";
+    ta.style.opacity = "0";
+    document.body.append(ta);
+    ta.select();
+    let ok = false;
+    try { ok = document.execCommand("copy"); } catch { ok = false; }
+    ta.remove();
+    toast(ok ? done : "Copying failed: select the text and copy it by hand.", ok ? "info" : "error");
+    return ok;
+  }
+}
+
+let router = null;
+export function setRouter(fn) { router = fn; }
+export function navigate(path) {
+  history.pushState(null, "", path);
+  router?.();
+}

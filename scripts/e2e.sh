@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# End-to-end tests of the browser client (public/) in headless Chromium, driven by
+# playwright-core, against the real Workers runtime (`wrangler dev`, started by the tests
+# on free ports with fresh state). Needs the Worker built (scripts/build-worker.sh) and
+# `npm ci` done (scripts/setup.sh). Screenshots land in test-output/.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$ROOT"
+if [ ! -x /usr/bin/chromium ]; then
+  echo "== installing Debian's chromium"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi
+fi
+if [ ! -f build/worker/shim.mjs ]; then scripts/build-worker.sh; fi
+mkdir -p test-output
+echo "== end-to-end tests (Chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}'))"
+NODE_OPTIONS="${NODE_OPTIONS:-} --disable-warning=MODULE_TYPELESS_PACKAGE_JSON" \
+  node --test --test-concurrency=1 'tests/e2e/*.test.mjs'
