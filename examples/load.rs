@@ -43,34 +43,17 @@ fn client(base: &str, games: usize, plies: usize) -> Vec<Duration> {
         );
         assert_eq!(st, 201, "create: {c}");
         let id = c["id"].as_str().unwrap().to_owned();
-        let invite = c["invite_url"]
-            .as_str()
-            .unwrap()
-            .split("#invite=")
-            .nth(1)
-            .unwrap()
-            .to_owned();
-        let (st, j) = post(
-            &a,
-            &format!("{base}/api/games/{id}/join"),
-            None,
-            &json!({ "invite": invite }),
-        );
+        let invite = c["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap().to_owned();
+        let (st, j) = post(&a, &format!("{base}/api/games/{id}/join"), None, &json!({ "invite": invite }));
         assert_eq!(st, 200, "join: {j}");
-        let tokens = [
-            c["token"].as_str().unwrap().to_owned(),
-            j["token"].as_str().unwrap().to_owned(),
-        ];
+        let tokens = [c["token"].as_str().unwrap().to_owned(), j["token"].as_str().unwrap().to_owned()];
         let mut state = j["state"].clone();
         for ply in 0..plies {
             if state["status"] != "ongoing" {
                 break;
             }
             let moves = state["legal_moves"].as_array().unwrap();
-            let mv = moves[(ply * 7 + 3) % moves.len()]
-                .as_str()
-                .unwrap()
-                .to_owned();
+            let mv = moves[(ply * 7 + 3) % moves.len()].as_str().unwrap().to_owned();
             let t = Instant::now();
             let (st, r) = post(
                 &a,
@@ -88,10 +71,7 @@ fn client(base: &str, games: usize, plies: usize) -> Vec<Duration> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let base = args
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "http://127.0.0.1:8787".into());
+    let base = args.first().cloned().unwrap_or_else(|| "http://127.0.0.1:8787".into());
     let num = |i: usize, d: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
     let (clients, games, plies) = (num(1, 16), num(2, 4), num(3, 40));
     let t = Instant::now();
@@ -101,19 +81,15 @@ fn main() {
             std::thread::spawn(move || client(&base, games, plies))
         })
         .collect();
-    let mut lat: Vec<Duration> = handles
-        .into_iter()
-        .flat_map(|h| h.join().unwrap())
-        .collect();
+    let mut lat: Vec<Duration> = handles.into_iter().flat_map(|h| h.join().unwrap()).collect();
     let wall = t.elapsed().as_secs_f64();
     lat.sort();
-    let pct =
-        |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)].as_secs_f64() * 1000.0;
-    println!("{clients} clients x {games} games, up to {plies} plies each: {} validated moves in {wall:.1} s", lat.len());
+    let pct = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)].as_secs_f64() * 1000.0;
     println!(
-        "moves/s (incl. game creation and join): {:.0}",
-        lat.len() as f64 / wall
+        "{clients} clients x {games} games, up to {plies} plies each: {} validated moves in {wall:.1} s",
+        lat.len()
     );
+    println!("moves/s (incl. game creation and join): {:.0}", lat.len() as f64 / wall);
     println!(
         "move latency ms: p50 {:.1}  p90 {:.1}  p99 {:.1}  max {:.1}",
         pct(0.5),

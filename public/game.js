@@ -265,7 +265,7 @@ class GameView {
     const top = this.isFlipped() ? "south" : "north";
     for (const [cls, side] of [[".player-bar.top", top], [".player-bar.bottom", other(top)]]) {
       const seat = s[side];
-      const who = seat.player === "ai" ? "AI (random placeholder)" : side === this.mySide ? "You" : !seat.claimed ? "Waiting for opponent…" : this.mySide ? "Opponent" : "Player";
+      const who = seat.player === "ai" ? `AI${this.state && this.state.level ? ` (level ${this.state.level})` : ""}` : side === this.mySide ? "You" : !seat.claimed ? "Waiting for opponent…" : this.mySide ? "Opponent" : "Player";
       const count = pos.board.filter((p) => p && p.side === side).length;
       const bar = this.$(cls);
       bar.className = `player-bar ${cls.includes("top") ? "top" : "bottom"} ${s.status === "ongoing" && s.turn === side ? "to-move" : ""}`;

@@ -78,8 +78,11 @@ export function showHome(main) {
   const ai = root.querySelector(".ai-form");
   ai.append(factionPicker("Your faction", "ai-you", "clockwork", "south", true), factionPicker("AI's faction", "ai-them", "blades", "north"));
   ai.append(el(sideSelect("ai-side")));
-  ai.append(el(`<label class="inline">Difficulty <select name="difficulty" disabled aria-describedby="diff-note"><option>Standard</option></select></label>`));
-  ai.append(el(`<p id="diff-note" class="muted small">The AI is a placeholder that plays random legal moves for now; difficulty levels arrive with the real AI.</p>`));
+  const levels = ["Beginner", "Novice", "Club", "Expert", "Master", "Grandmaster"];
+  ai.append(el(`<label class="inline">Difficulty <select name="level" aria-describedby="diff-note">${levels
+    .map((name, i) => `<option value="${i + 1}"${i + 1 === 4 ? " selected" : ""}>${i + 1} · ${name}</option>`)
+    .join("")}</select></label>`));
+  ai.append(el(`<p id="diff-note" class="muted small">The AI searches the game tree (MCTS); higher levels think longer, up to about a second per move.</p>`));
   ai.append(el(`<button type="submit" class="primary big start-ai">Start game vs AI</button>`));
   ai.addEventListener("submit", (e) => {
     e.preventDefault();
@@ -87,7 +90,8 @@ export function showHome(main) {
     const seat = pickSide(fd.get("ai-side"));
     const mine = fd.get("ai-you");
     const theirs = fd.get("ai-them");
-    create({ mode: "ai", seat, south: seat === "south" ? mine : theirs, north: seat === "south" ? theirs : mine }, ai.querySelector("button[type=submit]"));
+    const level = Number(fd.get("level") || 4);
+    create({ mode: "ai", seat, level, south: seat === "south" ? mine : theirs, north: seat === "south" ? theirs : mine }, ai.querySelector("button[type=submit]"));
   });
 
   const link = root.querySelector(".link-form");

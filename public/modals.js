@@ -80,9 +80,9 @@ export function showDevNotes() {
       Cloudflare Workers, every game lives in its own Durable Object, and this browser client is plain
       JavaScript modules with hand-drawn SVG pieces &mdash; no framework, no build step.</p>
       <p>The original AI player was trained with an AlphaZero-style approach: Monte Carlo Tree Search
-      guided by a compact convolutional neural network over the 9&times;9 grid. In this build the AI seat
-      is still a <strong>placeholder that plays random legal moves</strong>; the search-based AI
-      replaces it soon, and difficulty levels will come with it.</p>
+      guided by a compact convolutional neural network over the 9&times;9 grid. In this build the AI
+      seat runs Monte Carlo Tree Search over a hand-written evaluation of the position, inside the
+      request, at the difficulty you choose; the neural network is still in training.</p>
       <p>Balancing between factions has so far been done by observing AI versus AI games. Further
       adjustments will be made by reference to observed results in online human vs human matches.</p>
       <p>The music and sound effects of this version are generated in your browser with the Web Audio API.</p>`,

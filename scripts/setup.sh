@@ -27,6 +27,11 @@ if ! cmp -s tests/requirements.txt .tools/venv/requirements.txt 2>/dev/null; the
     cp tests/requirements.txt .tools/venv/requirements.txt
 fi
 
+# Debian's Chromium for the browser tests (driven by playwright-core from npm).
+if [ ! -x /usr/bin/chromium ]; then
+    apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+fi
+
 # Node 22 (wrangler needs >= 22.12; the machine has 20) and wrangler, from package-lock.
 if [ ! -x node_modules/.bin/wrangler ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund

@@ -17,4 +17,10 @@ echo "== build the Workers module"
 scripts/build-worker.sh
 echo "== tests"
 cargo test --workspace --locked
+echo "== the network: tract runs the shipped model as its trainer did; training smoke"
+cargo build --release --locked -p cli --features onnx
+target/release/iron-arena check-model models/net-v1.onnx models/net-v1.reference.json
+IRON_ARENA_BIN=target/release/iron-arena REQUIRE_TRACT=1 training/smoke.sh
+echo "== browser end-to-end tests (headless Chromium, screenshots in test-output/)"
+scripts/e2e.sh
 echo "== all tests passed"

@@ -30,10 +30,7 @@ impl GameStore for SqlStore<'_> {
         // the table is made by the first save only.
         let tables: Vec<serde_json::Value> = self
             .0
-            .exec(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'game'",
-                None,
-            )
+            .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'game'", None)
             .and_then(|c| c.to_array())
             .map_err(|e| e.to_string())?;
         if tables.is_empty() {
@@ -102,20 +99,14 @@ impl DurableObject for GameObject {
         };
         let mut rng = OsRandom;
         let mut ai = MctsAi;
-        let mut ctx = Ctx {
-            now: glue::now_ms(),
-            rng: &mut rng,
-            ai: &mut ai,
-            day_ms: config::day_ms(&self.env),
-        };
+        let mut ctx =
+            Ctx { now: glue::now_ms(), rng: &mut rng, ai: &mut ai, day_ms: config::day_ms(&self.env) };
         let mut store = SqlStore(&self.sql);
 
         if api.path == CREATE_PATH {
             let call: CreateCall = match serde_json::from_slice(&api.body) {
                 Ok(c) => c,
-                Err(e) => {
-                    return glue::error(&ApiError::bad_request("invalid_body", e.to_string()))
-                }
+                Err(e) => return glue::error(&ApiError::bad_request("invalid_body", e.to_string())),
             };
             let handled = game::create(&mut store, &call.id, &call.game, &call.origin, &mut ctx);
             return self.after(handled, Some(&call.ip_hash)).await;
@@ -135,12 +126,8 @@ impl DurableObject for GameObject {
     async fn alarm(&self) -> Result<Response> {
         let mut rng = OsRandom;
         let mut ai = MctsAi;
-        let mut ctx = Ctx {
-            now: glue::now_ms(),
-            rng: &mut rng,
-            ai: &mut ai,
-            day_ms: config::day_ms(&self.env),
-        };
+        let mut ctx =
+            Ctx { now: glue::now_ms(), rng: &mut rng, ai: &mut ai, day_ms: config::day_ms(&self.env) };
         let handled = game::alarm(&mut SqlStore(&self.sql), &mut ctx);
         // The D1 row may be behind (an earlier write failed and scheduled this alarm):
         // re-sync it; the upsert is idempotent.
@@ -152,11 +139,7 @@ impl DurableObject for GameObject {
         self.after(handled, None).await
     }
 
-    async fn websocket_message(
-        &self,
-        ws: WebSocket,
-        message: WebSocketIncomingMessage,
-    ) -> Result<()> {
+    async fn websocket_message(&self, ws: WebSocket, message: WebSocketIncomingMessage) -> Result<()> {
         // Clients may ask for the state again ("state"); anything else is ignored.
         if matches!(message, WebSocketIncomingMessage::String(ref s) if s.trim() == "state") {
             if let Ok(Some(rec)) = SqlStore(&self.sql).load() {
@@ -168,18 +151,9 @@ impl DurableObject for GameObject {
         Ok(())
     }
 
-    async fn websocket_close(
-        &self,
-        ws: WebSocket,
-        code: usize,
-        reason: String,
-        _clean: bool,
-    ) -> Result<()> {
-        let code = if (1000..5000).contains(&code) && code != 1005 && code != 1006 {
-            code as u16
-        } else {
-            1000
-        };
+    async fn websocket_close(&self, ws: WebSocket, code: usize, reason: String, _clean: bool) -> Result<()> {
+        let code =
+            if (1000..5000).contains(&code) && code != 1005 && code != 1006 { code as u16 } else { 1000 };
         let _ = ws.close(Some(code), Some(reason));
         Ok(())
     }
@@ -197,18 +171,10 @@ fn state_message(rec: &GameRecord) -> Option<String> {
 
 impl GameObject {
     fn upgrade(&self, req: &Request, store: &mut SqlStore, ctx: &mut Ctx) -> Result<Response> {
-        let is_ws = req
-            .headers()
-            .get("Upgrade")
-            .ok()
-            .flatten()
-            .is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
+        let is_ws =
+            req.headers().get("Upgrade").ok().flatten().is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
         if !is_ws {
-            return glue::error(&ApiError::new(
-                426,
-                "upgrade_required",
-                "this route speaks WebSocket only",
-            ));
+            return glue::error(&ApiError::new(426, "upgrade_required", "this route speaks WebSocket only"));
         }
         // 404 for a game that does not exist, before accepting anything.
         let handled = game::handle(
@@ -238,11 +204,7 @@ impl GameObject {
     /// Carries out the effects of a handled request, then answers it. The record is
     /// already saved; what follows (alarm, pushes, D1) cannot lose a move.
     async fn after(&self, handled: Handled, ip_hash: Option<&str>) -> Result<Response> {
-        let Handled {
-            response,
-            effects,
-            record,
-        } = handled;
+        let Handled { response, effects, record } = handled;
         if let Some(rec) = &record {
             self.apply(&effects, rec, ip_hash).await;
         }

@@ -11,11 +11,7 @@ pub struct OsRandom;
 impl Random for OsRandom {
     fn fill(&mut self, buf: &mut [u8]) -> std::result::Result<(), ApiError> {
         getrandom::fill(buf).map_err(|e| {
-            ApiError::new(
-                503,
-                "no_randomness",
-                format!("secure randomness is unavailable: {e}"),
-            )
+            ApiError::new(503, "no_randomness", format!("secure randomness is unavailable: {e}"))
         })
     }
 }
@@ -32,19 +28,12 @@ pub async fn api_request(req: &mut Request) -> std::result::Result<ApiRequest, A
         worker::Method::Post => Method::Post,
         _ => Method::Other,
     };
-    let declared = req
-        .headers()
-        .get("Content-Length")
-        .ok()
-        .flatten()
-        .and_then(|v| v.parse::<usize>().ok());
+    let declared = req.headers().get("Content-Length").ok().flatten().and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
         return Err(too_large());
     }
     let body = if method == Method::Post {
-        req.bytes()
-            .await
-            .map_err(|e| ApiError::bad_request("unreadable_body", e.to_string()))?
+        req.bytes().await.map_err(|e| ApiError::bad_request("unreadable_body", e.to_string()))?
     } else {
         Vec::new()
     };
@@ -52,9 +41,7 @@ pub async fn api_request(req: &mut Request) -> std::result::Result<ApiRequest, A
         return Err(too_large());
     }
     let auth = req.headers().get("Authorization").ok().flatten();
-    let url = req
-        .url()
-        .map_err(|e| ApiError::bad_request("bad_url", e.to_string()))?;
+    let url = req.url().map_err(|e| ApiError::bad_request("bad_url", e.to_string()))?;
     Ok(ApiRequest {
         method,
         path: url.path().to_owned(),
@@ -71,8 +58,7 @@ pub fn response(r: &ApiResponse) -> Result<Response> {
         Body::Json(v) => Response::from_json(v)?,
         Body::Text(t) => {
             let mut resp = Response::ok(t.clone())?;
-            resp.headers_mut()
-                .set("Content-Type", "text/plain; charset=utf-8")?;
+            resp.headers_mut().set("Content-Type", "text/plain; charset=utf-8")?;
             resp
         }
     }

@@ -30,32 +30,20 @@ async fn api(mut req: Request, env: &Env, path: &str) -> std::result::Result<Res
     match (method.clone(), path) {
         (Method::Get, "/api/openapi.json") => {
             let mut r = Response::ok(OPENAPI).map_err(internal)?;
-            r.headers_mut()
-                .set("Content-Type", "application/json")
-                .map_err(internal)?;
+            r.headers_mut().set("Content-Type", "application/json").map_err(internal)?;
             Ok(r)
         }
         (Method::Get, "/api/health") => {
             Response::from_json(&serde_json::json!({ "ok": true })).map_err(internal)
         }
         (Method::Post, "/api/games") => create(&mut req, env).await,
-        (_, "/api/games") => Err(ApiError::new(
-            405,
-            "method_not_allowed",
-            "use POST to create a game",
-        )),
+        (_, "/api/games") => Err(ApiError::new(405, "method_not_allowed", "use POST to create a game")),
         (_, p) if p.starts_with("/api/games/") => {
-            let id = p["/api/games/".len()..]
-                .split('/')
-                .next()
-                .unwrap_or_default();
+            let id = p["/api/games/".len()..].split('/').next().unwrap_or_default();
             if !valid_id(id) {
                 return Err(ApiError::not_found("no such game"));
             }
-            game_stub(env, id)?
-                .fetch_with_request(req)
-                .await
-                .map_err(internal)
+            game_stub(env, id)?.fetch_with_request(req).await.map_err(internal)
         }
         _ => Err(ApiError::not_found(format!("no route {path}"))),
     }
@@ -65,12 +53,7 @@ async fn create(req: &mut Request, env: &Env) -> std::result::Result<Response, A
     let internal = |e: worker::Error| ApiError::internal(e.to_string());
     let api = glue::api_request(req).await?;
     let game = CreateGame::parse(&api.body)?;
-    let ip = req
-        .headers()
-        .get("CF-Connecting-IP")
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| "unknown".into());
+    let ip = req.headers().get("CF-Connecting-IP").ok().flatten().unwrap_or_else(|| "unknown".into());
     let ip_hash = tokens::hash(&ip);
     let db = env.d1("DB").map_err(internal)?;
     let load = index::load(&db, &ip_hash, glue::now_ms())
@@ -79,21 +62,12 @@ async fn create(req: &mut Request, env: &Env) -> std::result::Result<Response, A
     check_capacity(load, config::limits(env))?;
 
     let id = OsRandom.id()?;
-    let call = CreateCall {
-        id: id.clone(),
-        game,
-        origin: api.origin,
-        ip_hash,
-    };
+    let call = CreateCall { id: id.clone(), game, origin: api.origin, ip_hash };
     let body = serde_json::to_string(&call).map_err(|e| ApiError::internal(e.to_string()))?;
     let mut init = RequestInit::new();
     init.with_method(Method::Post).with_body(Some(body.into()));
-    let inner =
-        Request::new_with_init(&format!("https://game{CREATE_PATH}"), &init).map_err(internal)?;
-    game_stub(env, &id)?
-        .fetch_with_request(inner)
-        .await
-        .map_err(internal)
+    let inner = Request::new_with_init(&format!("https://game{CREATE_PATH}"), &init).map_err(internal)?;
+    game_stub(env, &id)?.fetch_with_request(inner).await.map_err(internal)
 }
 
 /// The Durable Object of game `id` (one per game, addressed by its id).

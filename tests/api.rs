@@ -36,67 +36,24 @@ fn link_game_create_join_move_and_reject_bad_submissions() {
     // Each bad submission is refused with its status and changes nothing.
     let cases: Vec<(Option<&str>, Value, u16, &str)> = vec![
         (None, json!({"move": "e8e7", "ply": 1}), 401, "unauthorized"),
-        (
-            Some("not-a-seat-token"),
-            json!({"move": "e8e7", "ply": 1}),
-            403,
-            "forbidden",
-        ),
-        (
-            Some(&south),
-            json!({"move": "d3c4", "ply": 1}),
-            409,
-            "not_your_turn",
-        ),
-        (
-            Some(&north),
-            json!({"move": "e8e7", "ply": 0}),
-            409,
-            "stale_ply",
-        ),
-        (
-            Some(&north),
-            json!({"move": "e8e5", "ply": 1}),
-            422,
-            "illegal_move",
-        ),
-        (
-            Some(&north),
-            json!({"move": "zz", "ply": 1}),
-            400,
-            "bad_move_notation",
-        ),
-        (
-            Some(&north),
-            json!({"move": "e8e7", "ply": "one"}),
-            400,
-            "invalid_body",
-        ),
+        (Some("not-a-seat-token"), json!({"move": "e8e7", "ply": 1}), 403, "forbidden"),
+        (Some(&south), json!({"move": "d3c4", "ply": 1}), 409, "not_your_turn"),
+        (Some(&north), json!({"move": "e8e7", "ply": 0}), 409, "stale_ply"),
+        (Some(&north), json!({"move": "e8e5", "ply": 1}), 422, "illegal_move"),
+        (Some(&north), json!({"move": "zz", "ply": 1}), 400, "bad_move_notation"),
+        (Some(&north), json!({"move": "e8e7", "ply": "one"}), 400, "invalid_body"),
         (Some(&north), json!({"move": "e8e7"}), 400, "invalid_body"),
     ];
     for (token, body, status, code) in cases {
         let r = s.post(&format!("/api/games/{id}/moves"), token, &body);
-        assert_eq!(
-            (r.status, r.error().as_str()),
-            (status, code),
-            "{body}: {}",
-            r.text
-        );
+        assert_eq!((r.status, r.error().as_str()), (status, code), "{body}: {}", r.text);
         assert!(r.json()["message"].as_str().is_some_and(|m| !m.is_empty()));
         if status == 409 {
             assert_eq!(r.json()["state"]["ply"], 1, "409 carries the current state");
         }
-        assert_eq!(
-            s.state(&id),
-            after_one,
-            "state changed after a refused {body}"
-        );
+        assert_eq!(s.state(&id), after_one, "state changed after a refused {body}");
     }
-    let r = s.post_raw(
-        &format!("/api/games/{id}/moves"),
-        Some(&north),
-        b"{\"move\": ",
-    );
+    let r = s.post_raw(&format!("/api/games/{id}/moves"), Some(&north), b"{\"move\": ");
     assert_eq!((r.status, r.error().as_str()), (400, "invalid_json"));
     assert_eq!(s.state(&id), after_one);
 
@@ -112,22 +69,14 @@ fn link_game_create_join_move_and_reject_bad_submissions() {
     assert_eq!(rec.status, 200);
     let parsed = engine::record::Record::parse(&rec.text).unwrap();
     let game = parsed.replay().unwrap();
-    assert_eq!(
-        game.position().to_string(),
-        s.state(&id)["position"].as_str().unwrap()
-    );
+    assert_eq!(game.position().to_string(), s.state(&id)["position"].as_str().unwrap());
 }
 
 #[test]
 fn ai_game_answers_in_the_same_request_and_plays_to_a_result() {
     let s = server();
-    let c = s.create(
-        json!({"south": "blades", "north": "axiom", "mode": "ai", "seat": "south", "level": 2}),
-    );
-    assert_eq!(
-        c["ai"],
-        json!({"engine": "mcts-heuristic", "placeholder": false, "level": 2})
-    );
+    let c = s.create(json!({"south": "blades", "north": "axiom", "mode": "ai", "seat": "south", "level": 2}));
+    assert_eq!(c["ai"], json!({"engine": "mcts-heuristic", "placeholder": false, "level": 2}));
     let id = c["id"].as_str().unwrap();
     let token = c["token"].as_str().unwrap();
     let mut state = c["state"].clone();
@@ -140,10 +89,7 @@ fn ai_game_answers_in_the_same_request_and_plays_to_a_result() {
         let body = r.json();
         state = body["state"].clone();
         if state["status"] == "ongoing" {
-            assert!(
-                body["ai_move"].is_string(),
-                "the AI replied in the same request"
-            );
+            assert!(body["ai_move"].is_string(), "the AI replied in the same request");
             assert_eq!(state["ply"], ply + 2);
         }
         requests += 1;
@@ -154,19 +100,13 @@ fn ai_game_answers_in_the_same_request_and_plays_to_a_result() {
     // Even the novice AI (300 evaluations) beats a player who always takes the first move.
     assert!(result.starts_with("north wins"), "{result}");
     // Every AI move was legal: the record replays in the engine to the server's result.
-    let rec =
-        engine::record::Record::parse(&s.get(&format!("/api/games/{id}/record")).text).unwrap();
+    let rec = engine::record::Record::parse(&s.get(&format!("/api/games/{id}/record")).text).unwrap();
     rec.replay().unwrap();
-    assert!(
-        result.contains("wins:") || result.starts_with("draw:"),
-        "{result}"
-    );
+    assert!(result.contains("wins:") || result.starts_with("draw:"), "{result}");
     let r = s.play(id, token, "a1a2", state["ply"].as_u64().unwrap());
     assert_eq!((r.status, r.error().as_str()), (409, "game_over"));
     // The finished game is in D1.
-    let rows = s.d1(&format!(
-        "SELECT result, plies FROM games WHERE id = '{id}'"
-    ));
+    let rows = s.d1(&format!("SELECT result, plies FROM games WHERE id = '{id}'"));
     assert_eq!(rows[0]["result"], result);
     assert_eq!(rows[0]["plies"], state["ply"]);
 }
@@ -175,35 +115,19 @@ fn ai_game_answers_in_the_same_request_and_plays_to_a_result() {
 fn resignation_and_draw_agreement() {
     let s = server();
     let (id, south, north) = s.link_game("axiom", "clockwork", None);
-    let r = s.post(
-        &format!("/api/games/{id}/draw"),
-        Some(&north),
-        &json!({"action": "accept"}),
-    );
+    let r = s.post(&format!("/api/games/{id}/draw"), Some(&north), &json!({"action": "accept"}));
     assert_eq!((r.status, r.error().as_str()), (409, "no_draw_offer"));
     assert_eq!(
-        s.post(
-            &format!("/api/games/{id}/draw"),
-            Some(&south),
-            &json!({"action": "offer"})
-        )
-        .status,
+        s.post(&format!("/api/games/{id}/draw"), Some(&south), &json!({"action": "offer"})).status,
         200
     );
-    let r = s.post(
-        &format!("/api/games/{id}/draw"),
-        Some(&north),
-        &json!({"action": "accept"}),
-    );
+    let r = s.post(&format!("/api/games/{id}/draw"), Some(&north), &json!({"action": "accept"}));
     assert_eq!(r.json()["state"]["result"]["text"], "draw: agreement");
 
     let (id, south, _north) = s.link_game("axiom", "clockwork", None);
     let r = s.post(&format!("/api/games/{id}/resign"), Some(&south), &json!({}));
     assert_eq!(r.status, 200, "{}", r.text);
-    assert_eq!(
-        r.json()["state"]["result"]["text"],
-        "north wins: resignation"
-    );
+    assert_eq!(r.json()["state"]["result"]["text"], "north wins: resignation");
     let r = s.post(&format!("/api/games/{id}/resign"), Some(&south), &json!({}));
     assert_eq!((r.status, r.error().as_str()), (409, "game_over"));
 }
@@ -224,13 +148,8 @@ fn correspondence_deadline_ends_the_game_by_alarm() {
             break st;
         }
     };
-    assert_eq!(
-        state["result"]["text"], "south wins: time forfeit",
-        "{state}"
-    );
-    let rows = s.d1(&format!(
-        "SELECT result, winner, reason FROM games WHERE id = '{id}'"
-    ));
+    assert_eq!(state["result"]["text"], "south wins: time forfeit", "{state}");
+    let rows = s.d1(&format!("SELECT result, winner, reason FROM games WHERE id = '{id}'"));
     assert_eq!(rows[0]["result"], "south wins: time forfeit");
     assert_eq!(rows[0]["winner"], "south");
 }
@@ -239,10 +158,7 @@ fn correspondence_deadline_ends_the_game_by_alarm() {
 fn a_restart_loses_nothing() {
     let mut s = server();
     let (id, south, north) = s.link_game("clockwork", "axiom", None);
-    for (i, (token, mv)) in [(&south, "e2d3"), (&north, "e8e7"), (&south, "d3c4")]
-        .iter()
-        .enumerate()
-    {
+    for (i, (token, mv)) in [(&south, "e2d3"), (&north, "e8e7"), (&south, "d3c4")].iter().enumerate() {
         assert_eq!(s.play(&id, token, mv, i as u64).status, 200);
     }
     let before = s.state(&id);
@@ -263,11 +179,8 @@ fn racing_clients_on_the_same_ply_exactly_one_wins() {
         let handles: Vec<_> = ["e2d3", "e2f3"]
             .into_iter()
             .map(|mv| {
-                let (url, south, barrier) = (
-                    s.url(&format!("/api/games/{id}/moves")),
-                    south.clone(),
-                    barrier.clone(),
-                );
+                let (url, south, barrier) =
+                    (s.url(&format!("/api/games/{id}/moves")), south.clone(), barrier.clone());
                 std::thread::spawn(move || {
                     barrier.wait();
                     support::agent()
@@ -290,9 +203,7 @@ fn racing_clients_on_the_same_ply_exactly_one_wins() {
 fn spectators_and_players_see_every_move_live() {
     let s = server();
     let (id, south, north) = s.link_game("blades", "clockwork", None);
-    let ws_url = s
-        .url(&format!("/api/games/{id}/ws"))
-        .replace("http://", "ws://");
+    let ws_url = s.url(&format!("/api/games/{id}/ws")).replace("http://", "ws://");
     let (mut spectator, _) = tungstenite::connect(&ws_url).unwrap();
     let first: Value = serde_json::from_str(spectator.read().unwrap().to_text().unwrap()).unwrap();
     assert_eq!(
@@ -304,8 +215,7 @@ fn spectators_and_players_see_every_move_live() {
     assert_eq!(s.play(&id, &north, "e8d7", 1).status, 200);
     let mut seen = Vec::new();
     while seen.len() < 2 {
-        let msg: Value =
-            serde_json::from_str(spectator.read().unwrap().to_text().unwrap()).unwrap();
+        let msg: Value = serde_json::from_str(spectator.read().unwrap().to_text().unwrap()).unwrap();
         seen.push(msg["state"]["moves"].clone());
     }
     assert_eq!(seen, [json!(["e2e3"]), json!(["e2e3", "e8d7"])]);
@@ -320,21 +230,14 @@ fn malformed_requests_get_json_errors() {
     let s = server();
     let r = s.post_raw("/api/games", None, b"not json");
     assert_eq!((r.status, r.error().as_str()), (400, "invalid_json"));
-    let r = s.post(
-        "/api/games",
-        None,
-        &json!({"south": 3, "north": "axiom", "mode": "ai"}),
-    );
+    let r = s.post("/api/games", None, &json!({"south": 3, "north": "axiom", "mode": "ai"}));
     assert_eq!((r.status, r.error().as_str()), (400, "invalid_body"));
     let r = s.post(
         "/api/games",
         None,
         &json!({"south": "axiom", "north": "axiom", "mode": "link", "days_per_move": 4}),
     );
-    assert_eq!(
-        (r.status, r.error().as_str()),
-        (422, "invalid_time_control")
-    );
+    assert_eq!((r.status, r.error().as_str()), (422, "invalid_time_control"));
     let r = s.post_raw("/api/games", None, &vec![b' '; 100_000]);
     assert_eq!((r.status, r.error().as_str()), (413, "body_too_large"));
     for path in [
@@ -344,17 +247,8 @@ fn malformed_requests_get_json_errors() {
         "/api/games/0123456789abcdef01234567/fly",
     ] {
         let r = s.get(path);
-        assert_eq!(
-            (r.status, r.error().as_str()),
-            (404, "not_found"),
-            "{path}: {}",
-            r.text
-        );
-        assert!(r
-            .content_type
-            .as_deref()
-            .unwrap_or_default()
-            .contains("application/json"));
+        assert_eq!((r.status, r.error().as_str()), (404, "not_found"), "{path}: {}", r.text);
+        assert!(r.content_type.as_deref().unwrap_or_default().contains("application/json"));
     }
     let r = s.get("/api/games");
     assert_eq!(r.status, 405);
@@ -362,10 +256,7 @@ fn malformed_requests_get_json_errors() {
     assert!(r.status == 426 || r.status == 404, "{}", r.status);
     let r = s.get("/api/openapi.json");
     assert_eq!(r.status, 200);
-    assert!(r.json()["openapi"]
-        .as_str()
-        .unwrap_or_default()
-        .starts_with('3'));
+    assert!(r.json()["openapi"].as_str().unwrap_or_default().starts_with('3'));
     let r = s.get("/");
     assert_eq!(r.status, 200);
     assert!(r.text.contains("IRON ARENA"));
@@ -377,17 +268,8 @@ fn creation_past_capacity_is_server_busy() {
     for _ in 0..2 {
         s.create(json!({"south": "axiom", "north": "blades", "mode": "ai"}));
     }
-    let r = s.post(
-        "/api/games",
-        None,
-        &json!({"south": "axiom", "north": "blades", "mode": "ai"}),
-    );
-    assert_eq!(
-        (r.status, r.error().as_str()),
-        (503, "server_busy"),
-        "{}",
-        r.text
-    );
+    let r = s.post("/api/games", None, &json!({"south": "axiom", "north": "blades", "mode": "ai"}));
+    assert_eq!((r.status, r.error().as_str()), (503, "server_busy"), "{}", r.text);
     assert_eq!(r.retry_after.as_deref(), Some("60"));
 }
 
@@ -397,23 +279,10 @@ fn creation_past_capacity_is_server_busy() {
 #[test]
 fn openapi_fuzzing_finds_no_server_error() {
     let bin = support::root().join(".tools/venv/bin/schemathesis");
-    assert!(
-        bin.exists(),
-        "schemathesis is not installed: run scripts/setup.sh"
-    );
-    let s = Server::start(&[
-        ("LIMIT_PER_IP_PER_MINUTE", "1000000"),
-        ("LIMIT_PER_MINUTE", "1000000"),
-    ]);
+    assert!(bin.exists(), "schemathesis is not installed: run scripts/setup.sh");
+    let s = Server::start(&[("LIMIT_PER_IP_PER_MINUTE", "1000000"), ("LIMIT_PER_MINUTE", "1000000")]);
     let out = std::process::Command::new(bin)
-        .args([
-            "run",
-            &s.url("/api/openapi.json"),
-            "--checks",
-            "not_a_server_error",
-            "--max-examples",
-            "25",
-        ])
+        .args(["run", &s.url("/api/openapi.json"), "--checks", "not_a_server_error", "--max-examples", "25"])
         .current_dir(&s.persist)
         .output()
         .unwrap();
@@ -432,7 +301,9 @@ fn openapi_fuzzing_finds_no_server_error() {
 fn the_ai_reply_is_legal_and_prompt_at_every_level() {
     let s = server();
     for level in 1..=6 {
-        let c = s.create(json!({"south": "axiom", "north": "clockwork", "mode": "ai", "seat": "south", "level": level}));
+        let c = s.create(
+            json!({"south": "axiom", "north": "clockwork", "mode": "ai", "seat": "south", "level": level}),
+        );
         let id = c["id"].as_str().unwrap();
         let before = c["state"].clone();
         let mv = legal(&before)[3].clone();
@@ -449,13 +320,7 @@ fn the_ai_reply_is_legal_and_prompt_at_every_level() {
             .unwrap()
             .play(engine::Move::parse(&mv).unwrap())
             .unwrap();
-        assert!(
-            after_human
-                .legal_moves()
-                .iter()
-                .any(|m| m.to_string() == ai_move),
-            "{ai_move}"
-        );
+        assert!(after_human.legal_moves().iter().any(|m| m.to_string() == ai_move), "{ai_move}");
         eprintln!("level {level}: AI reply in {took:?}");
         assert!(took < Duration::from_secs(5), "level {level} took {took:?}");
     }

@@ -76,7 +76,10 @@ test("home, then a game against the AI played by clicking and by keyboard", T, a
   aiPage = page;
   await page.goto("/");
   await page.waitForSelector(".faction-card");
-  assert.equal(await page.isDisabled("select[name=difficulty]"), true);
+  // Difficulty 1-6, the default is 4 (expert); this test plays level 2 to stay quick.
+  assert.equal(await page.inputValue("select[name=level]"), "4");
+  assert.equal(await page.locator("select[name=level] option").count(), 6);
+  await page.selectOption("select[name=level]", "2");
   await shot(page, "home-1280");
   await page.click(".start-ai");
   await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
@@ -84,6 +87,7 @@ test("home, then a game against the AI played by clicking and by keyboard", T, a
   const id = gameId(page);
   let s = await getState(id);
   assert.equal(s.mode, "ai");
+  assert.equal(s.level, 2);
   assert.equal(s.south.faction, "clockwork");
   assert.equal(s.north.faction, "blades");
   await assertBoardShows(page, s.position);

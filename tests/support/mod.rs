@@ -26,11 +26,7 @@ fn path_env() -> String {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 fn wrangler(args: &[&str]) -> Command {
@@ -64,8 +60,7 @@ impl Server {
             "the Worker is not built: run scripts/build-worker.sh (scripts/test.sh does)"
         );
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let persist =
-            std::env::temp_dir().join(format!("iron-arena-test-{}-{n}", std::process::id()));
+        let persist = std::env::temp_dir().join(format!("iron-arena-test-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&persist);
         std::fs::create_dir_all(&persist).unwrap();
         let out = wrangler(&[
@@ -80,19 +75,12 @@ impl Server {
         ])
         .output()
         .unwrap();
-        assert!(
-            out.status.success(),
-            "schema: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "schema: {}", String::from_utf8_lossy(&out.stderr));
         let mut s = Server {
             base: String::new(),
             persist,
             port: 0,
-            vars: vars
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            vars: vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             child: None,
         };
         s.launch();
@@ -119,10 +107,7 @@ impl Server {
             pid = std::process::id()
         );
         let mut c = Command::new("bash");
-        c.args(["-c", &script])
-            .current_dir(root())
-            .env("PATH", path_env())
-            .stdin(Stdio::null());
+        c.args(["-c", &script]).current_dir(root()).env("PATH", path_env()).stdin(Stdio::null());
         for (k, v) in wrangler(&[]).get_envs() {
             if let Some(v) = v {
                 c.env(k, v);
@@ -137,11 +122,7 @@ impl Server {
                     return;
                 }
             }
-            assert!(
-                t.elapsed() < Duration::from_secs(90),
-                "wrangler did not start: {}",
-                self.log()
-            );
+            assert!(t.elapsed() < Duration::from_secs(90), "wrangler did not start: {}", self.log());
             std::thread::sleep(Duration::from_millis(200));
         }
     }
@@ -153,9 +134,7 @@ impl Server {
     /// Stops the runtime (the whole process group) and waits for it.
     pub fn stop(&mut self) {
         if let Some(mut c) = self.child.take() {
-            let _ = Command::new("kill")
-                .args(["-TERM", "--", &format!("-{}", c.id())])
-                .status();
+            let _ = Command::new("kill").args(["-TERM", "--", &format!("-{}", c.id())]).status();
             let _ = c.wait();
             // Let workerd release its files and port.
             std::thread::sleep(Duration::from_millis(300));
@@ -181,9 +160,7 @@ impl Server {
     }
 
     pub fn post_raw(&self, path: &str, token: Option<&str>, body: &[u8]) -> Reply {
-        let mut r = agent()
-            .post(&self.url(path))
-            .header("Content-Type", "application/json");
+        let mut r = agent().post(&self.url(path)).header("Content-Type", "application/json");
         if let Some(t) = token {
             r = r.header("Authorization", &format!("Bearer {t}"));
         }
@@ -205,11 +182,7 @@ impl Server {
         ])
         .output()
         .unwrap();
-        assert!(
-            out.status.success(),
-            "d1: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "d1: {}", String::from_utf8_lossy(&out.stderr));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         v[0]["results"].as_array().cloned().unwrap_or_default()
     }
@@ -223,32 +196,15 @@ impl Server {
     }
 
     /// A link game joined by a second player: (id, south token, north token).
-    pub fn link_game(
-        &self,
-        south: &str,
-        north: &str,
-        days: Option<u32>,
-    ) -> (String, String, String) {
-        let c = self.create(json!({"south": south, "north": north, "mode": "link", "seat": "south", "days_per_move": days}));
-        let id = c["id"].as_str().unwrap().to_owned();
-        let invite = c["invite_url"]
-            .as_str()
-            .unwrap()
-            .split("#invite=")
-            .nth(1)
-            .unwrap()
-            .to_owned();
-        let j = self.post(
-            &format!("/api/games/{id}/join"),
-            None,
-            &json!({ "invite": invite }),
+    pub fn link_game(&self, south: &str, north: &str, days: Option<u32>) -> (String, String, String) {
+        let c = self.create(
+            json!({"south": south, "north": north, "mode": "link", "seat": "south", "days_per_move": days}),
         );
+        let id = c["id"].as_str().unwrap().to_owned();
+        let invite = c["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap().to_owned();
+        let j = self.post(&format!("/api/games/{id}/join"), None, &json!({ "invite": invite }));
         assert_eq!(j.status, 200, "join: {}", j.text);
-        (
-            id,
-            c["token"].as_str().unwrap().to_owned(),
-            j.json()["token"].as_str().unwrap().to_owned(),
-        )
+        (id, c["token"].as_str().unwrap().to_owned(), j.json()["token"].as_str().unwrap().to_owned())
     }
 
     pub fn state(&self, id: &str) -> Value {
@@ -258,11 +214,7 @@ impl Server {
     }
 
     pub fn play(&self, id: &str, token: &str, mv: &str, ply: u64) -> Reply {
-        self.post(
-            &format!("/api/games/{id}/moves"),
-            Some(token),
-            &json!({ "move": mv, "ply": ply }),
-        )
+        self.post(&format!("/api/games/{id}/moves"), Some(token), &json!({ "move": mv, "ply": ply }))
     }
 }
 
@@ -302,10 +254,7 @@ impl Reply {
 fn send(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Reply {
     let mut r = r.unwrap();
     let header = |r: &ureq::http::Response<ureq::Body>, h: &str| {
-        r.headers()
-            .get(h)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
+        r.headers().get(h).and_then(|v| v.to_str().ok()).map(str::to_owned)
     };
     let retry_after = header(&r, "retry-after");
     let content_type = header(&r, "content-type");
@@ -319,10 +268,5 @@ fn send(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Reply {
 
 /// Sorted legal moves of a state.
 pub fn legal(state: &Value) -> Vec<String> {
-    state["legal_moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap().to_owned())
-        .collect()
+    state["legal_moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_owned()).collect()
 }

@@ -72,10 +72,7 @@ pub fn encode_into(pos: &Position, out: &mut [f32]) {
         }
     }
     let fac = |f: Faction| Faction::ALL.iter().position(|&x| x == f).unwrap_or(0);
-    for plane in [
-        16 + fac(pos.faction(me)),
-        19 + fac(pos.faction(me.opponent())),
-    ] {
+    for plane in [16 + fac(pos.faction(me)), 19 + fac(pos.faction(me.opponent()))] {
         out[plane * SQUARES..(plane + 1) * SQUARES].fill(1.0);
     }
 }
@@ -101,10 +98,7 @@ pub fn view_square(index: usize, side: Side) -> Option<Square> {
 
 /// The two squares of a policy entry (inverse of the keys below).
 pub fn decode_key(key: usize, side: Side) -> Option<(Square, Square)> {
-    Some((
-        view_square(key / SQUARES, side)?,
-        view_square(key % SQUARES, side)?,
-    ))
+    Some((view_square(key / SQUARES, side)?, view_square(key % SQUARES, side)?))
 }
 
 #[inline]
@@ -130,9 +124,7 @@ pub fn ability_key(mv: &Move, side: Side) -> usize {
             let ahead = mv.to.offset(0, side.forward()).unwrap_or(mv.to);
             key(mv.to, ahead, side)
         }
-        Some(Ability::Burn { target }) | Some(Ability::Assassinate { target }) => {
-            key(mv.to, target, side)
-        }
+        Some(Ability::Burn { target }) | Some(Ability::Assassinate { target }) => key(mv.to, target, side),
         Some(Ability::Sidestep { to }) => key(mv.to, to, side),
     }
 }
@@ -150,18 +142,12 @@ pub fn priors_from_logits(logits: &[f32], moves: &[Move], side: Side) -> Vec<f32
     let mut distinct: Vec<usize> = base.clone();
     distinct.sort_unstable();
     distinct.dedup();
-    let max_b = distinct
-        .iter()
-        .map(|&k| logits[k])
-        .fold(f32::NEG_INFINITY, f32::max);
+    let max_b = distinct.iter().map(|&k| logits[k]).fold(f32::NEG_INFINITY, f32::max);
     let z_b: f32 = distinct.iter().map(|&k| (logits[k] - max_b).exp()).sum();
     let mut out = vec![0.0; n];
     for i in 0..n {
         let group: Vec<usize> = (0..n).filter(|&j| base[j] == base[i]).collect();
-        let max_a = group
-            .iter()
-            .map(|&j| logits[abil[j]])
-            .fold(f32::NEG_INFINITY, f32::max);
+        let max_a = group.iter().map(|&j| logits[abil[j]]).fold(f32::NEG_INFINITY, f32::max);
         let z_a: f32 = group.iter().map(|&j| (logits[abil[j]] - max_a).exp()).sum();
         let p_base = (logits[base[i]] - max_b).exp() / z_b;
         let p_ab = (logits[abil[i]] - max_a).exp() / z_a;
@@ -225,9 +211,7 @@ mod tests {
     fn priors_sum_to_one() {
         let p = iapn("blades axiom b8/7l1/4s4/4p4/2pM1t1p1/4A1A2/2A3D2/9/W8 s d5 0");
         let moves = p.legal_moves();
-        let logits: Vec<f32> = (0..POLICY)
-            .map(|i| ((i * 7919) % 13) as f32 * 0.1)
-            .collect();
+        let logits: Vec<f32> = (0..POLICY).map(|i| ((i * 7919) % 13) as f32 * 0.1).collect();
         let pr = priors_from_logits(&logits, &moves, p.turn());
         assert!((pr.iter().sum::<f32>() - 1.0).abs() < 1e-4);
         assert!(pr.iter().all(|&x| x > 0.0));

@@ -35,10 +35,7 @@ impl Evaluator for Uniform {
             .iter()
             .map(|l| {
                 let n = l.moves.len().max(1) as f32;
-                Evaluation {
-                    value: 0.0,
-                    priors: vec![1.0 / n; l.moves.len()],
-                }
+                Evaluation { value: 0.0, priors: vec![1.0 / n; l.moves.len()] }
             })
             .collect()
     }

@@ -81,11 +81,7 @@ impl Heuristic {
         let mut l = 0.0;
         if let Some(t) = pos.piece_at(mv.to) {
             if t.side != me {
-                l += if t.role.is_king() {
-                    20.0
-                } else {
-                    1.0 + 0.4 * material(t.role)
-                };
+                l += if t.role.is_king() { 20.0 } else { 1.0 + 0.4 * material(t.role) };
             }
         }
         let Some(p) = pos.piece_at(mv.from) else {
@@ -94,19 +90,14 @@ impl Heuristic {
         if p.role == Role::FatherTime && mv.to.rank() == me.end_rank() {
             l += 20.0;
         }
-        if matches!(p.role, Role::Cog | Role::Dagger | Role::Phial) && mv.to.rank() == me.end_rank()
-        {
+        if matches!(p.role, Role::Cog | Role::Dagger | Role::Phial) && mv.to.rank() == me.end_rank() {
             l += 1.5;
         }
         match mv.ability {
             None => {}
             Some(Ability::Burn { target }) | Some(Ability::Assassinate { target }) => {
                 if let Some(t) = pos.piece_at(target) {
-                    l += if t.role.is_king() {
-                        20.0
-                    } else {
-                        1.0 + 0.4 * material(t.role)
-                    };
+                    l += if t.role.is_king() { 20.0 } else { 1.0 + 0.4 * material(t.role) };
                 }
             }
             Some(Ability::Slash) => l += 0.5,
@@ -123,18 +114,11 @@ impl Evaluator for Heuristic {
             .iter()
             .map(|l| {
                 let value = (Heuristic::score(l.position, l.moves) / 8.0).tanh();
-                let logits: Vec<f32> = l
-                    .moves
-                    .iter()
-                    .map(|m| Heuristic::move_logit(l.position, m))
-                    .collect();
+                let logits: Vec<f32> = l.moves.iter().map(|m| Heuristic::move_logit(l.position, m)).collect();
                 let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
                 let exp: Vec<f32> = logits.iter().map(|x| (x - max).exp()).collect();
                 let z: f32 = exp.iter().sum::<f32>().max(1e-9);
-                Evaluation {
-                    value,
-                    priors: exp.into_iter().map(|e| e / z).collect(),
-                }
+                Evaluation { value, priors: exp.into_iter().map(|e| e / z).collect() }
             })
             .collect()
     }

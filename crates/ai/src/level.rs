@@ -16,36 +16,12 @@ pub struct Level {
 /// 2-core machine, `tests/api.rs` prints the reply times): the default, level 4, spends
 /// about 0.2 s per move, well under the ~300 ms target; level 6 about 1 s.
 pub const LEVELS: [Level; 6] = [
-    Level {
-        number: 1,
-        name: "beginner",
-        evaluations: 16,
-    },
-    Level {
-        number: 2,
-        name: "novice",
-        evaluations: 300,
-    },
-    Level {
-        number: 3,
-        name: "club",
-        evaluations: 3000,
-    },
-    Level {
-        number: 4,
-        name: "expert",
-        evaluations: 15000,
-    },
-    Level {
-        number: 5,
-        name: "master",
-        evaluations: 25000,
-    },
-    Level {
-        number: 6,
-        name: "grandmaster",
-        evaluations: 45000,
-    },
+    Level { number: 1, name: "beginner", evaluations: 16 },
+    Level { number: 2, name: "novice", evaluations: 300 },
+    Level { number: 3, name: "club", evaluations: 3000 },
+    Level { number: 4, name: "expert", evaluations: 15000 },
+    Level { number: 5, name: "master", evaluations: 25000 },
+    Level { number: 6, name: "grandmaster", evaluations: 45000 },
 ];
 
 pub const DEFAULT_LEVEL: u8 = 4;
@@ -58,7 +34,7 @@ impl Level {
     pub fn config(&self, seed: u64) -> SearchConfig {
         SearchConfig {
             evaluations: self.evaluations,
-            root: RootPolicy::Gumbel { m: 16 },
+            root: RootPolicy::Puct,
             seed,
             ..SearchConfig::default()
         }

@@ -12,6 +12,8 @@ pub mod evaluator;
 pub mod heuristic;
 pub mod level;
 pub mod mcts;
+#[cfg(feature = "onnx")]
+pub mod network;
 pub mod rng;
 
 pub use evaluator::{Evaluation, Evaluator, Leaf, Uniform};

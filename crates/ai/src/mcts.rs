@@ -42,7 +42,7 @@ impl Default for SearchConfig {
             evaluations: 128,
             batch: 1,
             c_puct: 1.5,
-            root: RootPolicy::Gumbel { m: 16 },
+            root: RootPolicy::Puct,
             seed: 1,
             time_limit: None,
         }
@@ -181,11 +181,8 @@ impl Tree {
             if self.nodes[c as usize].visits == 0 && !self.nodes[c as usize].expanded {
                 // First visit: is the game over here?
                 let moves = pos.legal_moves();
-                let outcome = if moves.is_empty() || earlier >= 2 {
-                    pos.outcome_after_move(earlier)
-                } else {
-                    None
-                };
+                let outcome =
+                    if moves.is_empty() || earlier >= 2 { pos.outcome_after_move(earlier) } else { None };
                 if let Some(o) = outcome {
                     let v = outcome_value(o, mover);
                     self.nodes[c as usize].terminal = Some(v);
@@ -193,21 +190,13 @@ impl Tree {
                     return Step::Done;
                 }
                 self.add_virtual_loss(&path);
-                return Step::Leaf(Pending {
-                    path,
-                    position: pos,
-                    moves,
-                });
+                return Step::Leaf(Pending { path, position: pos, moves });
             }
         }
         // The root itself, unexpanded.
         let moves = pos.legal_moves();
         self.add_virtual_loss(&path);
-        Step::Leaf(Pending {
-            path,
-            position: pos,
-            moves,
-        })
+        Step::Leaf(Pending { path, position: pos, moves })
     }
 
     fn add_virtual_loss(&mut self, path: &[u32]) {
@@ -290,18 +279,9 @@ pub fn search(
         };
     }
     let root_eval = {
-        let leaf = Pending {
-            path: vec![0],
-            position: *root,
-            moves: root_moves.clone(),
-        };
+        let leaf = Pending { path: vec![0], position: *root, moves: root_moves.clone() };
         tree.add_virtual_loss(&leaf.path);
-        let e = evaluator
-            .evaluate(&[Leaf {
-                position: root,
-                moves: &root_moves,
-            }])
-            .remove(0);
+        let e = evaluator.evaluate(&[Leaf { position: root, moves: &root_moves }]).remove(0);
         tree.expand(&leaf, &e.priors, e.value);
         evaluations += 1;
         e
@@ -334,13 +314,8 @@ pub fn search(
             if pending.is_empty() {
                 return;
             }
-            let leaves: Vec<Leaf<'_>> = pending
-                .iter()
-                .map(|p| Leaf {
-                    position: &p.position,
-                    moves: &p.moves,
-                })
-                .collect();
+            let leaves: Vec<Leaf<'_>> =
+                pending.iter().map(|p| Leaf { position: &p.position, moves: &p.moves }).collect();
             let evals = evaluator.evaluate(&leaves);
             *evaluations += pending.len() as u32;
             for (p, e) in pending.iter().zip(evals) {
@@ -357,21 +332,11 @@ pub fn search(
     match gumbel_m {
         None => {
             while evaluations < cfg.evaluations && simulations < max_sims && !out_of_time() {
-                let k = cfg
-                    .batch
-                    .max(1)
-                    .min((cfg.evaluations - evaluations) as usize);
-                run_batch(
-                    &mut tree,
-                    &vec![None; k],
-                    &mut evaluations,
-                    &mut simulations,
-                );
+                let k = cfg.batch.max(1).min((cfg.evaluations - evaluations) as usize);
+                run_batch(&mut tree, &vec![None; k], &mut evaluations, &mut simulations);
             }
-            best_child = first
-                + (0..n as u32)
-                    .max_by_key(|&i| tree.nodes[(first + i) as usize].visits)
-                    .unwrap_or(0);
+            best_child =
+                first + (0..n as u32).max_by_key(|&i| tree.nodes[(first + i) as usize].visits).unwrap_or(0);
         }
         Some(m) => {
             let g: Vec<f32> = (0..n).map(|_| rng.gumbel()).collect();
@@ -381,10 +346,7 @@ pub fn search(
             let rounds = (m as f32).log2().ceil().max(1.0) as u32;
             let score = |tree: &Tree, i: usize| {
                 let ch = &tree.nodes[first as usize + i];
-                let max_n = (0..n)
-                    .map(|j| tree.nodes[first as usize + j].visits)
-                    .max()
-                    .unwrap_or(0) as f32;
+                let max_n = (0..n).map(|j| tree.nodes[first as usize + j].visits).max().unwrap_or(0) as f32;
                 let q = ch.q().map_or(0.0, |q| (q + 1.0) / 2.0);
                 let sigma = (50.0 + max_n) * 0.1 * q;
                 g[i] + logits[i] + if ch.visits > 0 { sigma } else { 0.0 }
@@ -396,8 +358,7 @@ pub fn search(
                 }
                 let per = (left / (rounds - round)).max(cand.len() as u32) / cand.len() as u32;
                 for _ in 0..per.max(1) {
-                    let forced: Vec<Option<u32>> =
-                        cand.iter().map(|&i| Some(first + i as u32)).collect();
+                    let forced: Vec<Option<u32>> = cand.iter().map(|&i| Some(first + i as u32)).collect();
                     for chunk in forced.chunks(cfg.batch.max(1)) {
                         let left = cfg.evaluations.saturating_sub(evaluations) as usize;
                         if left == 0 {
@@ -427,9 +388,8 @@ pub fn search(
     }
     // A child proven winning for us is always taken (a search with few visits may miss
     // that it was ranked below another); a proven loss is avoided if anything else exists.
-    if let Some(win) = (0..n as u32)
-        .map(|i| first + i)
-        .find(|&c| tree.nodes[c as usize].terminal == Some(1.0))
+    if let Some(win) =
+        (0..n as u32).map(|i| first + i).find(|&c| tree.nodes[c as usize].terminal == Some(1.0))
     {
         best_child = win;
     } else if tree.nodes[best_child as usize].terminal == Some(-1.0) {
@@ -442,9 +402,7 @@ pub fn search(
         }
     }
 
-    let visits: Vec<u32> = (0..n)
-        .map(|i| tree.nodes[first as usize + i].visits)
-        .collect();
+    let visits: Vec<u32> = (0..n).map(|i| tree.nodes[first as usize + i].visits).collect();
     // Improved policy: softmax(logits + sigma(completed Q)), unvisited moves valued at the root's value.
     let root_v = root_eval.value;
     let max_n = visits.iter().copied().max().unwrap_or(0) as f32;

@@ -6,8 +6,7 @@
 use std::collections::HashSet;
 
 use ai::encoding::{
-    ability_key, base_key, decode_key, encode, policy_target, priors_from_logits, PLANES, POLICY,
-    SQUARES,
+    ability_key, base_key, decode_key, encode, policy_target, priors_from_logits, PLANES, POLICY, SQUARES,
 };
 use engine::{Faction, Game, Position};
 
@@ -34,9 +33,8 @@ fn every_legal_move_has_its_own_policy_entries() {
                 // Planes: exactly one piece plane per piece, faction planes constant.
                 let x = encode(&pos);
                 assert_eq!(x.len(), PLANES * SQUARES);
-                let pieces = (0..81)
-                    .filter(|&i| pos.piece_at(engine::Square::new(i).unwrap()).is_some())
-                    .count();
+                let pieces =
+                    (0..81).filter(|&i| pos.piece_at(engine::Square::new(i).unwrap()).is_some()).count();
                 assert_eq!(x[..14 * SQUARES].iter().sum::<f32>() as usize, pieces);
                 // Keys: (base, ability) identifies the move; keys decode to its squares.
                 let mut seen = HashSet::new();
@@ -53,8 +51,7 @@ fn every_legal_move_has_its_own_policy_entries() {
                 assert!((pr.iter().sum::<f32>() - 1.0).abs() < 1e-3);
                 let t = policy_target(&moves, &vec![1.0; moves.len()], side);
                 assert!((t.iter().map(|x| x.1).sum::<f32>() - 1.0).abs() < 1e-3);
-                g.play(moves[(rnd() % moves.len() as u64) as usize])
-                    .unwrap();
+                g.play(moves[(rnd() % moves.len() as u64) as usize]).unwrap();
             }
         }
     }

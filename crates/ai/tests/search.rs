@@ -11,21 +11,17 @@ fn pos(s: &str) -> Position {
 }
 
 fn configs(evals: u32) -> Vec<SearchConfig> {
-    [
-        RootPolicy::Puct,
-        RootPolicy::Gumbel { m: 16 },
-        RootPolicy::Gumbel { m: 4 },
-    ]
-    .into_iter()
-    .flat_map(|root| {
-        [1u64, 7, 42].map(|seed| SearchConfig {
-            evaluations: evals,
-            root,
-            seed,
-            ..SearchConfig::default()
+    [RootPolicy::Puct, RootPolicy::Gumbel { m: 16 }, RootPolicy::Gumbel { m: 4 }]
+        .into_iter()
+        .flat_map(|root| {
+            [1u64, 7, 42].map(|seed| SearchConfig {
+                evaluations: evals,
+                root,
+                seed,
+                ..SearchConfig::default()
+            })
         })
-    })
-    .collect()
+        .collect()
 }
 
 fn evaluators() -> Vec<Box<dyn Evaluator>> {
@@ -38,22 +34,13 @@ fn assert_finds(p: &Position, history: &[u64], wins: &[&str], evals: u32) {
     for m in p.legal_moves() {
         let o = p.play(m).unwrap().outcome();
         let winning = o.and_then(|o| o.winner()) == Some(p.turn());
-        assert_eq!(
-            winning,
-            wins.contains(&m.to_string().as_str()),
-            "{m}: {o:?}"
-        );
+        assert_eq!(winning, wins.contains(&m.to_string().as_str()), "{m}: {o:?}");
     }
     for mut e in evaluators() {
         for cfg in configs(evals) {
             let r = search(p, history, e.as_mut(), &cfg);
             let best = r.best.map(|m| m.to_string()).unwrap_or_default();
-            assert!(
-                wins.contains(&best.as_str()),
-                "{} {:?} played {best} in {p}",
-                e.name(),
-                cfg.root
-            );
+            assert!(wins.contains(&best.as_str()), "{} {:?} played {best} in {p}", e.name(), cfg.root);
             assert!(r.evaluations <= evals);
         }
     }
@@ -87,9 +74,7 @@ fn avoids_a_third_repetition() {
     let start = pos("clockwork clockwork 4f3g/9/9/9/9/9/9/9/4F3G s - 0");
     let mut history = vec![start.hash()];
     let mut p = start;
-    for m in [
-        "i1h1", "i9h9", "h1i1", "h9i9", "i1h1", "i9h9", "h1i1", "h9i9",
-    ] {
+    for m in ["i1h1", "i9h9", "h1i1", "h9i9", "i1h1", "i9h9", "h1i1", "h9i9"] {
         p = p.play(Move::parse(m).unwrap()).unwrap();
         history.push(p.hash());
     }
@@ -111,13 +96,7 @@ fn avoids_a_third_repetition() {
     for mut e in evaluators() {
         for cfg in configs(24) {
             let r = search(&p, &history, e.as_mut(), &cfg);
-            assert_ne!(
-                r.best.map(|m| m.to_string()).as_deref(),
-                Some("h9i9"),
-                "{} {:?}",
-                e.name(),
-                cfg.root
-            );
+            assert_ne!(r.best.map(|m| m.to_string()).as_deref(), Some("h9i9"), "{} {:?}", e.name(), cfg.root);
         }
     }
 }
@@ -126,24 +105,11 @@ fn avoids_a_third_repetition() {
 fn the_same_seed_gives_the_same_search() {
     let p = Position::start(engine::Faction::Blades, engine::Faction::Axiom);
     for root in [RootPolicy::Puct, RootPolicy::Gumbel { m: 16 }] {
-        let cfg = SearchConfig {
-            evaluations: 64,
-            root,
-            seed: 9,
-            batch: 4,
-            ..SearchConfig::default()
-        };
+        let cfg = SearchConfig { evaluations: 64, root, seed: 9, batch: 4, ..SearchConfig::default() };
         let a = search(&p, &[p.hash()], &mut Heuristic, &cfg);
         let b = search(&p, &[p.hash()], &mut Heuristic, &cfg);
-        assert_eq!(
-            (a.best, &a.visits, a.evaluations),
-            (b.best, &b.visits, b.evaluations)
-        );
-        assert!(
-            a.evaluations <= 64 && a.evaluations > 32,
-            "{}",
-            a.evaluations
-        );
+        assert_eq!((a.best, &a.visits, a.evaluations), (b.best, &b.visits, b.evaluations));
+        assert!(a.evaluations <= 64 && a.evaluations > 32, "{}", a.evaluations);
         assert!((a.policy.iter().sum::<f32>() - 1.0).abs() < 1e-3);
     }
 }

@@ -20,21 +20,12 @@ fn measure(positions: &[Position], depth: u32, bulk: bool) -> Row {
         let t = Instant::now();
         nodes = positions
             .iter()
-            .map(|p| {
-                if bulk {
-                    perft::perft(p, depth)
-                } else {
-                    perft::perft_without_bulk(p, depth)
-                }
-            })
+            .map(|p| if bulk { perft::perft(p, depth) } else { perft::perft_without_bulk(p, depth) })
             .sum();
         times.push(t.elapsed().as_secs_f64());
     }
     times.sort_by(f64::total_cmp);
-    Row {
-        nodes,
-        secs: times[RUNS / 2],
-    }
+    Row { nodes, secs: times[RUNS / 2] }
 }
 
 fn line(out: &mut String, label: &str, depth: u32, bulk: &Row, plain: &Row) {
@@ -48,10 +39,8 @@ fn line(out: &mut String, label: &str, depth: u32, bulk: &Row, plain: &Row) {
 }
 
 pub fn run(quick: bool) -> String {
-    let starts: Vec<Position> = Faction::ALL
-        .iter()
-        .flat_map(|&s| Faction::ALL.iter().map(move |&n| Position::start(s, n)))
-        .collect();
+    let starts: Vec<Position> =
+        Faction::ALL.iter().flat_map(|&s| Faction::ALL.iter().map(move |&n| Position::start(s, n))).collect();
     let middlegames: Vec<Position> = VECTORS
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
@@ -59,9 +48,8 @@ pub fn run(quick: bool) -> String {
         .filter_map(|t| iapn::parse(t).ok())
         .filter(|p| *p != Position::start(p.faction(Side::South), p.faction(Side::North)))
         .collect();
-    let mut out = String::from(
-        "perft speed, single thread, median of 5 runs (Mn/s = million leaf nodes per second)\n",
-    );
+    let mut out =
+        String::from("perft speed, single thread, median of 5 runs (Mn/s = million leaf nodes per second)\n");
     let start_depths: &[u32] = if quick { &[3] } else { &[3, 4] };
     for &d in start_depths {
         let b = measure(&starts, d, true);
@@ -71,12 +59,6 @@ pub fn run(quick: bool) -> String {
     let mid_depth = if quick { 2 } else { 3 };
     let b = measure(&middlegames, mid_depth, true);
     let p = measure(&middlegames, mid_depth, false);
-    line(
-        &mut out,
-        &format!("{} middlegames", middlegames.len()),
-        mid_depth,
-        &b,
-        &p,
-    );
+    line(&mut out, &format!("{} middlegames", middlegames.len()), mid_depth, &b, &p);
     out
 }

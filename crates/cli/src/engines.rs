@@ -1,15 +1,19 @@
 //! Players for matches, self-play and the terminal game, named on the command line:
 //! `random`, `uniform:<evaluations>`, `heuristic:<evaluations>`, `level:<1-6>`
-//! (the in-request AI at that difficulty), optionally `@puct` for a PUCT root.
+//! (the in-request AI at that difficulty); PUCT at the root, or `@gumbel` for Gumbel
+//! sampling with sequential halving.
 
 use ai::{search, Heuristic, RootPolicy, SearchConfig, Uniform};
 use engine::{Game, Move};
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Spec {
     pub kind: Kind,
     pub evaluations: u32,
     pub root: RootPolicy,
+    /// The network of a `net:<model.onnx>:N` player, loaded once.
+    #[cfg(feature = "onnx")]
+    pub net: Option<ai::network::Network>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -17,6 +21,9 @@ pub enum Kind {
     Random,
     Uniform,
     Heuristic,
+    /// `net:<model.onnx>:N` (builds with the `onnx` feature).
+    #[cfg_attr(not(feature = "onnx"), allow(dead_code))]
+    Network,
 }
 
 impl Spec {
@@ -25,56 +32,52 @@ impl Spec {
             Some((b, "puct")) => (b, RootPolicy::Puct),
             Some((b, "gumbel")) => (b, RootPolicy::Gumbel { m: 16 }),
             Some((_, r)) => return Err(format!("unknown root policy '{r}' (puct or gumbel)")),
-            None => (s, RootPolicy::Gumbel { m: 16 }),
+            None => (s, RootPolicy::Puct),
         };
+        #[cfg(feature = "onnx")]
+        if let Some(rest) = body.strip_prefix("net:") {
+            let (path, n) =
+                rest.rsplit_once(':').ok_or_else(|| format!("'{s}': use net:<model.onnx>:<evaluations>"))?;
+            let evaluations = n.parse().map_err(|_| format!("'{s}': expected a number after the model"))?;
+            let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+            let net = ai::network::Network::load(&bytes, path)?;
+            return Ok(Spec { kind: Kind::Network, evaluations, root, net: Some(net) });
+        }
         let (name, n) = body.split_once(':').unwrap_or((body, ""));
-        let num = |n: &str| {
-            n.parse::<u32>()
-                .map_err(|_| format!("'{s}': expected a number after ':'"))
-        };
+        let num = |n: &str| n.parse::<u32>().map_err(|_| format!("'{s}': expected a number after ':'"));
         let spec = match name {
-            "random" => Spec {
-                kind: Kind::Random,
-                evaluations: 0,
-                root,
-            },
-            "uniform" => Spec {
-                kind: Kind::Uniform,
-                evaluations: num(n)?,
-                root,
-            },
-            "heuristic" => Spec {
-                kind: Kind::Heuristic,
-                evaluations: num(n)?,
-                root,
-            },
+            "random" => Spec::new(Kind::Random, 0, root),
+            "uniform" => Spec::new(Kind::Uniform, num(n)?, root),
+            "heuristic" => Spec::new(Kind::Heuristic, num(n)?, root),
             "level" => {
-                let l = ai::level::level(num(n)? as u8)
-                    .ok_or_else(|| format!("'{s}': levels are 1-6"))?;
-                Spec {
-                    kind: Kind::Heuristic,
-                    evaluations: l.evaluations,
-                    root,
-                }
+                let l = ai::level::level(num(n)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
+                Spec::new(Kind::Heuristic, l.evaluations, root)
             }
-            _ => {
-                return Err(format!(
-                    "unknown player '{s}' (random, uniform:N, heuristic:N, level:N)"
-                ))
-            }
+            _ => return Err(format!("unknown player '{s}' (random, uniform:N, heuristic:N, level:N)")),
         };
         Ok(spec)
     }
 
+    fn new(kind: Kind, evaluations: u32, root: RootPolicy) -> Spec {
+        Spec {
+            kind,
+            evaluations,
+            root,
+            #[cfg(feature = "onnx")]
+            net: None,
+        }
+    }
+
     pub fn label(&self) -> String {
         let root = match self.root {
-            RootPolicy::Puct => "@puct",
-            RootPolicy::Gumbel { .. } => "",
+            RootPolicy::Puct => "",
+            RootPolicy::Gumbel { .. } => "@gumbel",
         };
         match self.kind {
             Kind::Random => "random".into(),
             Kind::Uniform => format!("uniform:{}{root}", self.evaluations),
             Kind::Heuristic => format!("heuristic:{}{root}", self.evaluations),
+            Kind::Network => format!("net:{}{root}", self.evaluations),
         }
     }
 
@@ -97,6 +100,14 @@ impl Spec {
         };
         let r = match self.kind {
             Kind::Uniform => search(game.position(), &history, &mut Uniform, &cfg),
+            #[cfg(feature = "onnx")]
+            Kind::Network => match &self.net {
+                Some(net) => {
+                    let mut e = ai::network::NetworkEvaluator::new(net.clone());
+                    search(game.position(), &history, &mut e, &cfg)
+                }
+                None => search(game.position(), &history, &mut Heuristic, &cfg),
+            },
             _ => search(game.position(), &history, &mut Heuristic, &cfg),
         };
         (r.best, Some(r))

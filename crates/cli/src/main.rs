@@ -6,30 +6,26 @@ use std::process::ExitCode;
 mod bench;
 mod engines;
 mod matches;
+#[cfg(feature = "onnx")]
+mod net;
 mod play;
 
 use engine::{iapn, perft, result_text, Faction, Game, Move, Position};
 
-const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] | selfplay --games N --out FILE [--engine <player>] | bench-ai | layout (players: random, uniform:N, heuristic:N, level:N, add @puct for a PUCT root)";
+const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] | selfplay --games N --out FILE [--engine <player>] | bench-ai | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, add @gumbel for a Gumbel root instead of PUCT)";
 
 /// `--name value` options after the positional arguments.
 fn option<'a>(args: &[&'a str], name: &str) -> Result<Option<&'a str>, String> {
     match args.iter().position(|a| *a == name) {
         None => Ok(None),
-        Some(i) => args
-            .get(i + 1)
-            .copied()
-            .map(Some)
-            .ok_or_else(|| format!("{name} needs a value")),
+        Some(i) => args.get(i + 1).copied().map(Some).ok_or_else(|| format!("{name} needs a value")),
     }
 }
 
 fn number<T: std::str::FromStr>(args: &[&str], name: &str, default: T) -> Result<T, String> {
     match option(args, name)? {
         None => Ok(default),
-        Some(v) => v
-            .parse()
-            .map_err(|_| format!("{name} '{v}' is not a number")),
+        Some(v) => v.parse().map_err(|_| format!("{name} '{v}' is not a number")),
     }
 }
 
@@ -69,11 +65,7 @@ fn run(args: &[String]) -> Result<String, String> {
             Ok(format!("{pos}\n"))
         }
         ("moves", [text]) => {
-            let mut moves: Vec<String> = position(text)?
-                .legal_moves()
-                .iter()
-                .map(Move::to_string)
-                .collect();
+            let mut moves: Vec<String> = position(text)?.legal_moves().iter().map(Move::to_string).collect();
             moves.sort();
             Ok(moves.iter().map(|m| format!("{m}\n")).collect())
         }
@@ -90,14 +82,9 @@ fn run(args: &[String]) -> Result<String, String> {
             let mut game = Game::new(position(text)?);
             for (i, m) in moves.iter().enumerate() {
                 let mv = Move::parse(m).map_err(|e| format!("move {} '{m}': {e}", i + 1))?;
-                game.play(mv)
-                    .map_err(|e| format!("move {} '{m}': {e}", i + 1))?;
+                game.play(mv).map_err(|e| format!("move {} '{m}': {e}", i + 1))?;
             }
-            Ok(format!(
-                "{}\n{}\n",
-                game.position(),
-                result_text(game.outcome())
-            ))
+            Ok(format!("{}\n{}\n", game.position(), result_text(game.outcome())))
         }
         ("play", [south, north, opts @ ..]) => {
             only(opts, &["--ai", "--level"])?;
@@ -111,14 +98,8 @@ fn run(args: &[String]) -> Result<String, String> {
             let spec = engines::Spec::parse(&format!("level:{level}"))?;
             let stdin = std::io::stdin();
             let ai = ai_side.map(|s| (s, spec));
-            play::run(
-                faction(south)?,
-                faction(north)?,
-                ai,
-                stdin.lock(),
-                std::io::stdout(),
-            )
-            .map_err(|e| format!("terminal: {e}"))?;
+            play::run(faction(south)?, faction(north)?, ai, stdin.lock(), std::io::stdout())
+                .map_err(|e| format!("terminal: {e}"))?;
             Ok(String::new())
         }
         ("arena", [a, b, opts @ ..]) => {
@@ -126,22 +107,12 @@ fn run(args: &[String]) -> Result<String, String> {
             let (a, b) = (engines::Spec::parse(a)?, engines::Spec::parse(b)?);
             let mus = matches::matchups(option(opts, "--matchups")?.unwrap_or("all"))?;
             let games = number(opts, "--games", 2)?;
-            Ok(matches::arena(
-                &a,
-                &b,
-                games,
-                &mus,
-                number(opts, "--seed", 1)?,
-            ))
+            Ok(matches::arena(&a, &b, games, &mus, number(opts, "--seed", 1)?))
         }
         ("balance", opts) => {
             only(opts, &["--engine", "--games", "--seed"])?;
             let spec = engines::Spec::parse(option(opts, "--engine")?.unwrap_or("level:2"))?;
-            Ok(matches::balance(
-                &spec,
-                number(opts, "--games", 10)?,
-                number(opts, "--seed", 1)?,
-            ))
+            Ok(matches::balance(&spec, number(opts, "--games", 10)?, number(opts, "--seed", 1)?))
         }
         ("selfplay", opts) => {
             only(opts, &["--engine", "--games", "--seed", "--out"])?;
@@ -160,6 +131,14 @@ fn run(args: &[String]) -> Result<String, String> {
             Ok(format!("{g} games, {n} positions appended to {path}\n"))
         }
         ("bench-ai", []) => Ok(matches::bench_ai()),
+        #[cfg(feature = "onnx")]
+        ("check-model", [model, reference]) => net::check(model, reference),
+        #[cfg(feature = "onnx")]
+        ("bench-net", [model]) => net::bench(model),
+        #[cfg(not(feature = "onnx"))]
+        ("check-model" | "bench-net", _) => {
+            Err("this build has no network support: build with --features onnx".into())
+        }
         ("layout", []) => Ok(format!("{:#}\n", ai::encoding::layout_json())),
         ("replay", [file]) => {
             let text = if *file == "-" {
@@ -174,8 +153,8 @@ fn run(args: &[String]) -> Result<String, String> {
         ("bench", []) => Ok(bench::run(false)),
         ("bench", ["--quick"]) => Ok(bench::run(true)),
         (
-            "start" | "moves" | "perft" | "divide" | "apply" | "replay" | "bench" | "play"
-            | "arena" | "bench-ai" | "layout",
+            "start" | "moves" | "perft" | "divide" | "apply" | "replay" | "bench" | "play" | "arena"
+            | "bench-ai" | "layout",
             _,
         ) => Err(format!("wrong arguments for '{cmd}'; {USAGE}")),
         _ => Err(format!("unknown command '{cmd}'; {USAGE}")),

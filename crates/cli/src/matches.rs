@@ -11,14 +11,10 @@ use crate::engines::Spec;
 
 pub fn matchups(arg: &str) -> Result<Vec<(Faction, Faction)>, String> {
     if arg == "all" {
-        return Ok(Faction::ALL
-            .iter()
-            .flat_map(|&s| Faction::ALL.iter().map(move |&n| (s, n)))
-            .collect());
+        return Ok(Faction::ALL.iter().flat_map(|&s| Faction::ALL.iter().map(move |&n| (s, n))).collect());
     }
-    let (s, n) = arg
-        .split_once('-')
-        .ok_or_else(|| format!("match-up '{arg}': use all or <south>-<north>"))?;
+    let (s, n) =
+        arg.split_once('-').ok_or_else(|| format!("match-up '{arg}': use all or <south>-<north>"))?;
     let f = |x: &str| Faction::from_name(x).ok_or_else(|| format!("unknown faction '{x}'"));
     Ok(vec![(f(s)?, f(n)?)])
 }
@@ -34,11 +30,7 @@ pub fn play_game(
     let mut g = Game::new(Position::start(mu.0, mu.1));
     let mut ply = 0u64;
     while g.outcome().is_none() {
-        let spec = if g.position().turn() == Side::South {
-            south
-        } else {
-            north
-        };
+        let spec = if g.position().turn() == Side::South { south } else { north };
         let (mv, res) = spec.choose(&g, seed.wrapping_mul(1_000_003).wrapping_add(ply));
         if let Some(r) = &res {
             on_move(&g, r);
@@ -53,9 +45,7 @@ pub fn play_game(
 }
 
 fn parallel<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |t| t.get())
-        .min(n.max(1));
+    let threads = std::thread::available_parallelism().map_or(2, |t| t.get()).min(n.max(1));
     let next = AtomicUsize::new(0);
     let mut out: Vec<(usize, T)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
@@ -72,10 +62,7 @@ fn parallel<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
     });
     out.sort_by_key(|x| x.0);
     out.into_iter().map(|x| x.1).collect()
@@ -122,32 +109,19 @@ impl Tally {
 }
 
 /// `arena A B --games N --matchups all`: A plays both colours against B.
-pub fn arena(
-    a: &Spec,
-    b: &Spec,
-    games_per_matchup: usize,
-    mus: &[(Faction, Faction)],
-    seed: u64,
-) -> String {
+pub fn arena(a: &Spec, b: &Spec, games_per_matchup: usize, mus: &[(Faction, Faction)], seed: u64) -> String {
     let total = games_per_matchup * mus.len();
     let t = Instant::now();
     let results = parallel(total, |i| {
         let mu = mus[i % mus.len()];
         let a_south = (i / mus.len()).is_multiple_of(2);
         let (s, n) = if a_south { (a, b) } else { (b, a) };
-        let o = play_game(
-            s,
-            n,
-            mu,
-            seed ^ (i as u64).wrapping_mul(0x9E37_79B9),
-            |_, _| {},
-        );
+        let o = play_game(s, n, mu, seed ^ (i as u64).wrapping_mul(0x9E37_79B9), |_, _| {});
         let a_side = if a_south { Side::South } else { Side::North };
         (mu, o.and_then(|o| o.winner()).map(|w| w == a_side))
     });
     let mut all = Tally::default();
-    let mut per: Vec<((Faction, Faction), Tally)> =
-        mus.iter().map(|&m| (m, Tally::default())).collect();
+    let mut per: Vec<((Faction, Faction), Tally)> = mus.iter().map(|&m| (m, Tally::default())).collect();
     for (mu, r) in results {
         let slot = per.iter_mut().find(|(m, _)| *m == mu).map(|(_, t)| t);
         for tally in [Some(&mut all), slot].into_iter().flatten() {
@@ -161,12 +135,7 @@ pub fn arena(
     let mut out = format!("{} vs {}: {}\n", a.label(), b.label(), all.summary());
     if mus.len() > 1 {
         for (mu, t) in per {
-            out.push_str(&format!(
-                "  {:>9}-{:<9} {}\n",
-                mu.0.name(),
-                mu.1.name(),
-                t.summary()
-            ));
+            out.push_str(&format!("  {:>9}-{:<9} {}\n", mu.0.name(), mu.1.name(), t.summary()));
         }
     }
     out.push_str(&format!("({:.1} s)\n", t.elapsed().as_secs_f64()));
@@ -178,21 +147,9 @@ pub fn balance(spec: &Spec, games_per_matchup: usize, seed: u64) -> String {
     let mus = matchups("all").unwrap_or_default();
     let results = parallel(games_per_matchup * mus.len(), |i| {
         let mu = mus[i % mus.len()];
-        (
-            mu,
-            play_game(
-                spec,
-                spec,
-                mu,
-                seed ^ (i as u64).wrapping_mul(0x51_7CC1),
-                |_, _| {},
-            ),
-        )
+        (mu, play_game(spec, spec, mu, seed ^ (i as u64).wrapping_mul(0x51_7CC1), |_, _| {}))
     });
-    let mut out = format!(
-        "balance, {} vs itself, {games_per_matchup} games per match-up\n",
-        spec.label()
-    );
+    let mut out = format!("balance, {} vs itself, {games_per_matchup} games per match-up\n", spec.label());
     out.push_str("south      north      south wins  north wins  draws\n");
     for mu in &mus {
         let (mut s, mut n, mut d) = (0, 0, 0);
@@ -230,16 +187,11 @@ pub fn selfplay(
     let lines = parallel(games, |i| {
         let mu = mus[i % mus.len()];
         let mut samples: Vec<(Side, serde_json::Value)> = Vec::new();
-        let o = play_game(
-            spec,
-            spec,
-            mu,
-            seed ^ (i as u64).wrapping_mul(0x2545_F491),
-            |g, r| {
-                let pos = g.position();
-                let planes: Vec<u8> = ai::encoding::encode(pos).iter().map(|&x| x as u8).collect();
-                let policy = ai::encoding::policy_target(&r.moves, &r.policy, pos.turn());
-                samples.push((
+        let o = play_game(spec, spec, mu, seed ^ (i as u64).wrapping_mul(0x2545_F491), |g, r| {
+            let pos = g.position();
+            let planes: Vec<u8> = ai::encoding::encode(pos).iter().map(|&x| x as u8).collect();
+            let policy = ai::encoding::policy_target(&r.moves, &r.policy, pos.turn());
+            samples.push((
                 pos.turn(),
                 serde_json::json!({
                     "planes": base64(&planes),
@@ -247,8 +199,7 @@ pub fn selfplay(
                     "matchup": format!("{}-{}", mu.0.name(), mu.1.name()),
                 }),
             ));
-            },
-        );
+        });
         let winner = o.and_then(|o| o.winner());
         samples
             .into_iter()
@@ -279,11 +230,7 @@ fn base64(bytes: &[u8]) -> String {
         let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            s.push(if i <= c.len() {
-                T[(n >> shift & 63) as usize] as char
-            } else {
-                '='
-            });
+            s.push(if i <= c.len() { T[(n >> shift & 63) as usize] as char } else { '=' });
         }
     }
     s
@@ -308,9 +255,8 @@ pub fn bench_ai() -> String {
             positions.push(*g.position());
         }
     }
-    let mut out = String::from(
-        "AI speed, one thread, over 9 positions (20 random plies into each match-up)\n",
-    );
+    let mut out =
+        String::from("AI speed, one thread, over 9 positions (20 random plies into each match-up)\n");
     for (label, kind) in [("heuristic", "heuristic"), ("uniform", "uniform")] {
         for evals in [64u32, 512] {
             let Ok(spec) = Spec::parse(&format!("{kind}:{evals}")) else {

@@ -15,11 +15,7 @@ pub fn board(pos: &Position) -> String {
         for file in 0..9u8 {
             let cell = Square::from_coords(file, rank).and_then(|sq| pos.piece_at(sq));
             match cell {
-                Some(p) => s.push_str(&format!(
-                    " {}{}",
-                    p.char(),
-                    if p.charged { '*' } else { ' ' }
-                )),
+                Some(p) => s.push_str(&format!(" {}{}", p.char(), if p.charged { '*' } else { ' ' })),
                 None if rank == 4 => s.push_str(" ~ "),
                 None => s.push_str(" . "),
             }
@@ -39,17 +35,11 @@ pub fn run(
     mut out: impl Write,
 ) -> std::io::Result<()> {
     let mut game = Game::new(Position::start(south, north));
-    writeln!(
-        out,
-        "Iron Arena: {south} (South, uppercase) vs {north} (North, lowercase)."
-    )?;
+    writeln!(out, "Iron Arena: {south} (South, uppercase) vs {north} (North, lowercase).")?;
     if let Some((side, spec)) = &ai {
         writeln!(out, "The AI ({}) plays {side}.", spec.label())?;
     }
-    writeln!(
-        out,
-        "Type a move in IAMN (e.g. e2d3), 'moves' for the legal moves, 'quit' to stop."
-    )?;
+    writeln!(out, "Type a move in IAMN (e.g. e2d3), 'moves' for the legal moves, 'quit' to stop.")?;
     writeln!(out, "{}", board(game.position()))?;
     ai_moves(&mut game, ai.as_ref(), &mut out)?;
     if game.outcome().is_none() {
@@ -65,8 +55,7 @@ pub fn run(
             "" => continue,
             "quit" | "exit" => break,
             "moves" => {
-                let mut moves: Vec<String> =
-                    game.legal_moves().iter().map(Move::to_string).collect();
+                let mut moves: Vec<String> = game.legal_moves().iter().map(Move::to_string).collect();
                 moves.sort();
                 writeln!(out, "{}", moves.join(" "))?;
                 continue;
@@ -95,11 +84,7 @@ pub fn run(
 }
 
 /// The AI's moves while it is its turn.
-fn ai_moves(
-    game: &mut Game,
-    ai: Option<&(Side, Spec)>,
-    out: &mut impl Write,
-) -> std::io::Result<()> {
+fn ai_moves(game: &mut Game, ai: Option<&(Side, Spec)>, out: &mut impl Write) -> std::io::Result<()> {
     let Some((side, spec)) = ai else {
         return Ok(());
     };

@@ -7,19 +7,12 @@ use std::process::{Command, Output};
 const CW_BL: &str = "clockwork blades wkbamabkw/ddddddddd/9/9/9/9/9/CCCCCCCCC/PSDHFHDSP s - 0";
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_iron-arena"))
-        .args(args)
-        .output()
-        .expect("run iron-arena")
+    Command::new(env!("CARGO_BIN_EXE_iron-arena")).args(args).output().expect("run iron-arena")
 }
 
 fn ok(args: &[&str]) -> String {
     let out = run(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stderr.is_empty());
     String::from_utf8(out.stdout).unwrap()
 }
@@ -30,11 +23,7 @@ fn err(args: &[&str]) -> String {
     assert!(!out.status.success(), "{args:?} should fail");
     assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
     let e = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(
-        e.lines().count(),
-        1,
-        "{args:?}: stderr is not one line: {e:?}"
-    );
+    assert_eq!(e.lines().count(), 1, "{args:?}: stderr is not one line: {e:?}");
     e
 }
 
@@ -98,11 +87,7 @@ fn apply_prints_position_and_result() {
     // No moves: the position and its result as given.
     assert_eq!(ok(&["apply", CW_BL]), format!("{CW_BL}\nongoing\n"));
     // A Torch burns Father Time: the game ends.
-    let out = ok(&[
-        "apply",
-        "axiom clockwork 8p/9/9/9/4f4/3T5/9/9/S8 s - 0",
-        "d4d5/burn:e5",
-    ]);
+    let out = ok(&["apply", "axiom clockwork 8p/9/9/9/4f4/3T5/9/9/S8 s - 0", "d4d5/burn:e5"]);
     assert_eq!(out.lines().nth(1), Some("south wins: king destroyed"));
 }
 
@@ -115,35 +100,22 @@ fn apply_counts_repetition_over_the_sequence() {
     args.extend(cycle);
     args.extend(cycle);
     let out = ok(&args);
-    assert_eq!(
-        out,
-        format!("{start}\nsouth wins: repetition\n").replace(" s - 0", " s - 8")
-    );
+    assert_eq!(out, format!("{start}\nsouth wins: repetition\n").replace(" s - 0", " s - 8"));
 }
 
 #[test]
 fn errors_name_the_problem_on_one_line() {
     assert!(err(&["moves", "clockwork blades 9/9 s - 0"]).contains("invalid position"));
     let e = err(&["apply", CW_BL, "e2e3"]);
-    assert!(
-        e.contains("e2e3") && e.contains("Cog on e2 cannot move to e3"),
-        "{e}"
-    );
+    assert!(e.contains("e2e3") && e.contains("Cog on e2 cannot move to e3"), "{e}");
     let e = err(&["apply", CW_BL, "e2d3", "zz"]);
     assert!(e.contains("move 2 'zz'"), "{e}");
     assert!(err(&["apply", CW_BL, "e8e7"]).contains("it is south's turn"));
     assert!(err(&["fly"]).contains("unknown command 'fly'"));
     assert!(err(&[]).contains("usage"));
     // A move after the game ended.
-    let e = err(&[
-        "apply",
-        "clockwork blades 4F4/9/9/9/9/9/9/9/4m4 n - 3",
-        "e1e2",
-    ]);
-    assert!(
-        e.contains("north wins") || e.contains("south wins: timeout"),
-        "{e}"
-    );
+    let e = err(&["apply", "clockwork blades 4F4/9/9/9/9/9/9/9/4m4 n - 3", "e1e2"]);
+    assert!(e.contains("north wins") || e.contains("south wins: timeout"), "{e}");
     assert!(e.contains("game is over"), "{e}");
 }
 
@@ -164,12 +136,7 @@ fn play_reads_moves_from_stdin_and_reports_errors() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"e2e3\ne2d3\nmoves\nquit\n")
-        .unwrap();
+    child.stdin.take().unwrap().write_all(b"e2e3\ne2d3\nmoves\nquit\n").unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -177,9 +144,8 @@ fn play_reads_moves_from_stdin_and_reports_errors() {
     assert!(text.contains("north to move"), "{text}");
     assert!(text.contains("e8e6"), "North's legal moves listed: {text}");
     assert!(
-        text.trim_end().ends_with(
-            "clockwork blades wkbamabkw/ddddddddd/9/9/9/9/3C5/CCCC1CCCC/PSDHFHDSP n - 1"
-        ),
+        text.trim_end()
+            .ends_with("clockwork blades wkbamabkw/ddddddddd/9/9/9/9/3C5/CCCC1CCCC/PSDHFHDSP n - 1"),
         "{text}"
     );
 }
@@ -199,9 +165,7 @@ fn replay_checks_a_record_against_the_rules() {
     let bad = dir.join("bad.txt");
     std::fs::write(
         &bad,
-        format!(
-            "[Iron Arena game record]\nstart: {CW_BL}\nresult: south wins: timeout\nmoves: e2d3\n"
-        ),
+        format!("[Iron Arena game record]\nstart: {CW_BL}\nresult: south wins: timeout\nmoves: e2d3\n"),
     )
     .unwrap();
     assert!(err(&["replay", bad.to_str().unwrap()]).contains("the moves give 'ongoing'"));
@@ -218,19 +182,11 @@ fn play_against_the_ai_answers_each_move() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"e2d3\nquit\n")
-        .unwrap();
+    child.stdin.take().unwrap().write_all(b"e2d3\nquit\n").unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        text.contains("The AI (heuristic:300) plays north"),
-        "{text}"
-    );
+    assert!(text.contains("The AI (heuristic:300) plays north"), "{text}");
     assert!(text.contains("AI plays "), "{text}");
     // Two plies played: South's and the AI's.
     assert!(text.trim_end().ends_with(" s - 2"), "{text}");
@@ -238,15 +194,7 @@ fn play_against_the_ai_answers_each_move() {
 
 #[test]
 fn arena_and_balance_report_results() {
-    let out = ok(&[
-        "arena",
-        "heuristic:32",
-        "random",
-        "--games",
-        "2",
-        "--matchups",
-        "blades-axiom",
-    ]);
+    let out = ok(&["arena", "heuristic:32", "random", "--games", "2", "--matchups", "blades-axiom"]);
     assert!(out.starts_with("heuristic:32 vs random: +"), "{out}");
     assert!(out.contains("(2 games)") && out.contains("Elo"), "{out}");
     let out = ok(&["balance", "--engine", "random", "--games", "1"]);
@@ -259,25 +207,12 @@ fn arena_and_balance_report_results() {
 fn selfplay_writes_training_records_in_the_layout_format() {
     let path = std::env::temp_dir().join(format!("ia-selfplay-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&path);
-    let out = ok(&[
-        "selfplay",
-        "--games",
-        "2",
-        "--engine",
-        "heuristic:8",
-        "--out",
-        path.to_str().unwrap(),
-    ]);
+    let out = ok(&["selfplay", "--games", "2", "--engine", "heuristic:8", "--out", path.to_str().unwrap()]);
     assert!(out.starts_with("2 games, "), "{out}");
     let text = std::fs::read_to_string(&path).unwrap();
     let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert!(first["planes"].as_str().unwrap().len() >= 22 * 81 * 4 / 3);
-    let total: f64 = first["policy"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p[1].as_f64().unwrap())
-        .sum();
+    let total: f64 = first["policy"].as_array().unwrap().iter().map(|p| p[1].as_f64().unwrap()).sum();
     assert!((total - 1.0).abs() < 1e-3, "{total}");
     assert!([-1.0, 0.0, 1.0].contains(&first["value"].as_f64().unwrap()));
     let layout: serde_json::Value = serde_json::from_str(&ok(&["layout"])).unwrap();

@@ -20,13 +20,7 @@ pub struct Game {
 impl Game {
     /// Starts a game at `start`, which counts as seen once.
     pub fn new(start: Position) -> Game {
-        Game {
-            start,
-            position: start,
-            seen: vec![start],
-            moves: Vec::new(),
-            outcome: start.outcome(),
-        }
+        Game { start, position: start, seen: vec![start], moves: Vec::new(), outcome: start.outcome() }
     }
 
     pub fn start(&self) -> &Position {
@@ -60,10 +54,7 @@ impl Game {
 
     /// How often the current position (board, charges, side to move) has occurred.
     pub fn repetitions(&self) -> usize {
-        self.seen
-            .iter()
-            .filter(|p| p.same_position(&self.position))
-            .count()
+        self.seen.iter().filter(|p| p.same_position(&self.position)).count()
     }
 
     /// Plays a move; on error nothing changes. Returns the outcome after the move.
@@ -108,15 +99,9 @@ mod tests {
         assert_eq!(play_all(&mut g, &shuffle[..3]), None);
         // ...North's h9i9 recreates the start position for the third time: North loses.
         let o = g.play(Move::parse("h9i9").unwrap()).unwrap();
-        assert_eq!(
-            o.map(|o| o.to_string()).as_deref(),
-            Some("south wins: repetition")
-        );
+        assert_eq!(o.map(|o| o.to_string()).as_deref(), Some("south wins: repetition"));
         assert!(g.legal_moves().is_empty());
-        assert!(matches!(
-            g.play(Move::parse("i1h1").unwrap()),
-            Err(IllegalMove::GameOver(_))
-        ));
+        assert!(matches!(g.play(Move::parse("i1h1").unwrap()), Err(IllegalMove::GameOver(_))));
     }
 
     #[test]

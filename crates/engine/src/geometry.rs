@@ -4,16 +4,7 @@ use crate::types::Square;
 
 /// The 8 lines as (file step, rank step): N, NE, E, SE, S, SW, W, NW.
 /// "N" is towards rank 9. Opposite directions are 4 apart.
-pub(crate) const DIRS: [(i8, i8); 8] = [
-    (0, 1),
-    (1, 1),
-    (1, 0),
-    (1, -1),
-    (0, -1),
-    (-1, -1),
-    (-1, 0),
-    (-1, 1),
-];
+pub(crate) const DIRS: [(i8, i8); 8] = [(0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)];
 
 pub(crate) const ORTHOGONAL: [usize; 4] = [0, 2, 4, 6];
 pub(crate) const DIAGONAL: [usize; 4] = [1, 3, 5, 7];
@@ -108,10 +99,7 @@ mod tests {
     fn neighbours_match_offsets() {
         for s in 0..81u8 {
             for (d, &(df, dr)) in DIRS.iter().enumerate() {
-                let want = sq(s)
-                    .offset(df, dr)
-                    .map(|x| x.index() as u8)
-                    .unwrap_or(NONE);
+                let want = sq(s).offset(df, dr).map(|x| x.index() as u8).unwrap_or(NONE);
                 assert_eq!(NEIGHBOR[s as usize][d], want);
             }
         }

@@ -110,12 +110,9 @@ pub fn parse_setup(text: &str) -> Result<Setup, ParsePositionError> {
         });
     }
     if fields.len() != 6 {
-        return Err(ParsePositionError::Fields {
-            found: fields.len(),
-        });
+        return Err(ParsePositionError::Fields { found: fields.len() });
     }
-    let faction =
-        |s: &str| Faction::from_name(s).ok_or_else(|| ParsePositionError::UnknownFaction(clip(s)));
+    let faction = |s: &str| Faction::from_name(s).ok_or_else(|| ParsePositionError::UnknownFaction(clip(s)));
     let factions = [faction(fields[0])?, faction(fields[1])?];
 
     let ranks: Vec<&str> = fields[2].split('/').collect();
@@ -150,11 +147,7 @@ pub fn parse_setup(text: &str) -> Result<Setup, ParsePositionError> {
             let Some(square) = Square::from_coords(file, rank) else {
                 return Err(ParsePositionError::RankWidth { rank: label });
             };
-            let side = if ch.is_ascii_uppercase() {
-                Side::South
-            } else {
-                Side::North
-            };
+            let side = if ch.is_ascii_uppercase() { Side::South } else { Side::North };
             let fac = factions[side.index()];
             let upper = ch.to_ascii_uppercase();
             let role = match Role::from_letter(fac, upper) {
@@ -163,19 +156,10 @@ pub fn parse_setup(text: &str) -> Result<Setup, ParsePositionError> {
                     return Err(ParsePositionError::GearNotClockwork { square, side });
                 }
                 _ => {
-                    return Err(ParsePositionError::UnknownLetter {
-                        letter: ch,
-                        square,
-                        side,
-                        faction: fac,
-                    });
+                    return Err(ParsePositionError::UnknownLetter { letter: ch, square, side, faction: fac });
                 }
             };
-            board[square.index()] = Some(Piece {
-                side,
-                role,
-                charged: false,
-            });
+            board[square.index()] = Some(Piece { side, role, charged: false });
             file += 1;
         }
         if file != 9 {
@@ -192,8 +176,8 @@ pub fn parse_setup(text: &str) -> Result<Setup, ParsePositionError> {
     if fields[4] != "-" {
         let mut last: Option<u8> = None;
         for part in fields[4].split(',') {
-            let square = Square::parse(part)
-                .ok_or_else(|| ParsePositionError::ChargedSyntax(clip(fields[4])))?;
+            let square =
+                Square::parse(part).ok_or_else(|| ParsePositionError::ChargedSyntax(clip(fields[4])))?;
             let key = square.board_order_key();
             if last.is_some_and(|l| key <= l) {
                 return Err(ParsePositionError::ChargedOrder(square));
@@ -216,12 +200,7 @@ pub fn parse_setup(text: &str) -> Result<Setup, ParsePositionError> {
         _ => return Err(ParsePositionError::Ply(clip(ply_text))),
     };
 
-    Ok(Setup {
-        factions,
-        board,
-        turn,
-        ply,
-    })
+    Ok(Setup { factions, board, turn, ply })
 }
 
 /// Parses and validates IAPN.
@@ -316,21 +295,12 @@ mod tests {
         use ParsePositionError as E;
         let b = "wkbamabkw/ddddddddd/9/9/9/9/9/CCCCCCCCC/PSDHFHDSP";
         assert!(matches!(err(""), E::Fields { .. }));
-        assert!(matches!(
-            err(&format!("clockwork blades {b} s -")),
-            E::Fields { found: 5 }
-        ));
+        assert!(matches!(err(&format!("clockwork blades {b} s -")), E::Fields { found: 5 }));
         assert_eq!(err(&format!("clockwork blades {b} s - 0 ")), E::StraySpace);
         assert_eq!(err(&format!(" clockwork blades {b} s - 0")), E::StraySpace);
         assert_eq!(err(&format!("clockwork  blades {b} s - 0")), E::StraySpace);
-        assert!(matches!(
-            err(&format!("clock blades {b} s - 0")),
-            E::UnknownFaction(_)
-        ));
-        assert!(matches!(
-            err("clockwork blades 9/9 s - 0"),
-            E::RankCount { found: 2 }
-        ));
+        assert!(matches!(err(&format!("clock blades {b} s - 0")), E::UnknownFaction(_)));
+        assert!(matches!(err("clockwork blades 9/9 s - 0"), E::RankCount { found: 2 }));
         assert!(matches!(
             err("clockwork blades wkbamabkw/dddddddd/9/9/9/9/9/CCCCCCCCC/PSDHFHDSP s - 0"),
             E::RankWidth { rank: 8 }
@@ -354,44 +324,20 @@ mod tests {
         ));
         assert!(matches!(
             err("clockwork blades wkbamabkw/ddddddddd/9/9/g8/9/9/CCCCCCCCC/PSDHFHDSP s - 0"),
-            E::GearNotClockwork {
-                side: Side::North,
-                ..
-            }
+            E::GearNotClockwork { side: Side::North, .. }
         ));
         assert!(matches!(
             err("clockwork blades wkbamabkw/ddddddddd/9/9/m8/9/9/CCCCCCCCC/PSDHFHDSP s - 0"),
             E::Invalid(PositionError::TooManyKings { side: Side::North })
         ));
-        assert!(matches!(
-            err(&format!("clockwork blades {b} x - 0")),
-            E::SideToMove(_)
-        ));
-        assert!(matches!(
-            err(&format!("clockwork blades {b} s e5 0")),
-            E::ChargedEmpty(_)
-        ));
-        assert!(matches!(
-            err(&format!("clockwork blades {b} s e1 0")),
-            E::ChargedEmpty(_)
-        ));
-        assert!(matches!(
-            err(&format!("clockwork blades {b} s a2,a8 0")),
-            E::ChargedOrder(_)
-        ));
-        assert!(matches!(
-            err(&format!("clockwork blades {b} s a8,a8 0")),
-            E::ChargedOrder(_)
-        ));
-        assert!(matches!(
-            err(&format!("clockwork blades {b} s a8, 0")),
-            E::ChargedSyntax(_)
-        ));
+        assert!(matches!(err(&format!("clockwork blades {b} x - 0")), E::SideToMove(_)));
+        assert!(matches!(err(&format!("clockwork blades {b} s e5 0")), E::ChargedEmpty(_)));
+        assert!(matches!(err(&format!("clockwork blades {b} s e1 0")), E::ChargedEmpty(_)));
+        assert!(matches!(err(&format!("clockwork blades {b} s a2,a8 0")), E::ChargedOrder(_)));
+        assert!(matches!(err(&format!("clockwork blades {b} s a8,a8 0")), E::ChargedOrder(_)));
+        assert!(matches!(err(&format!("clockwork blades {b} s a8, 0")), E::ChargedSyntax(_)));
         for ply in ["+1", "-1", "01", "161", "1000", "x", "1.0"] {
-            assert!(
-                matches!(err(&format!("clockwork blades {b} s - {ply}")), E::Ply(_)),
-                "{ply}"
-            );
+            assert!(matches!(err(&format!("clockwork blades {b} s - {ply}")), E::Ply(_)), "{ply}");
         }
         assert!(parse(&format!("clockwork blades {b} s a8,b2 160")).is_ok());
     }
@@ -400,24 +346,15 @@ mod tests {
     fn finished_positions_parse_and_have_no_moves() {
         // North has no king-piece.
         let p = parse("clockwork blades 9/9/9/9/9/9/9/9/4F4 n - 3").unwrap();
-        assert_eq!(
-            p.outcome().map(|o| o.to_string()).as_deref(),
-            Some("south wins: king destroyed")
-        );
+        assert_eq!(p.outcome().map(|o| o.to_string()).as_deref(), Some("south wins: king destroyed"));
         assert!(p.legal_moves().is_empty());
         // Father Time on its end row.
         let p = parse("clockwork blades 4F4/9/9/9/9/9/9/9/4m4 n - 3").unwrap();
-        assert_eq!(
-            p.outcome().map(|o| o.to_string()).as_deref(),
-            Some("south wins: timeout")
-        );
+        assert_eq!(p.outcome().map(|o| o.to_string()).as_deref(), Some("south wins: timeout"));
         assert!(p.legal_moves().is_empty());
         // Ply 160.
         let p = parse("clockwork blades 4m4/9/9/9/9/9/9/9/4F4 s - 160").unwrap();
-        assert_eq!(
-            p.outcome().map(|o| o.to_string()).as_deref(),
-            Some("draw: 160 plies")
-        );
+        assert_eq!(p.outcome().map(|o| o.to_string()).as_deref(), Some("draw: 160 plies"));
         assert!(p.legal_moves().is_empty());
     }
 }

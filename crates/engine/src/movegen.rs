@@ -531,14 +531,7 @@ impl Gen<'_> {
                 let dest = mask.trailing_zeros() as u8;
                 mask &= mask - 1;
                 if self.after(dest, from, to, dial) == 0 {
-                    self.push_ab(
-                        from,
-                        to,
-                        Ability::Recall {
-                            target: sq(s),
-                            dest: sq(dest),
-                        },
-                    );
+                    self.push_ab(from, to, Ability::Recall { target: sq(s), dest: sq(dest) });
                 }
             }
         }
@@ -587,13 +580,7 @@ impl Position {
     /// Raw generation for the side to move, without the game-over checks.
     pub(crate) fn generate(&self, out: &mut Vec<Move>) {
         let us = if self.turn == Side::North { NORTH } else { 0 };
-        let mut g = Gen {
-            pos: self,
-            board: &self.board,
-            side: self.turn,
-            us,
-            out,
-        };
+        let mut g = Gen { pos: self, board: &self.board, side: self.turn, us, out };
         for from in 0..81u8 {
             let cell = self.board[from as usize];
             if cell != 0 && cell & NORTH == us {

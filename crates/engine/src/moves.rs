@@ -38,19 +38,11 @@ pub struct Move {
 
 impl Move {
     pub const fn new(from: Square, to: Square) -> Move {
-        Move {
-            from,
-            to,
-            ability: None,
-        }
+        Move { from, to, ability: None }
     }
 
     pub const fn with(from: Square, to: Square, ability: Ability) -> Move {
-        Move {
-            from,
-            to,
-            ability: Some(ability),
-        }
+        Move { from, to, ability: Some(ability) }
     }
 
     /// Parses IAMN. Syntax only: whether the move is legal is the position's question.
@@ -66,10 +58,9 @@ impl Move {
         if base.len() != 4 || !base.is_ascii() {
             return Err(MoveParseError::BadBase(truncate(base)));
         }
-        let from = Square::parse(&base[..2])
-            .ok_or_else(|| MoveParseError::BadSquare(truncate(&base[..2])))?;
-        let to = Square::parse(&base[2..])
-            .ok_or_else(|| MoveParseError::BadSquare(truncate(&base[2..])))?;
+        let from =
+            Square::parse(&base[..2]).ok_or_else(|| MoveParseError::BadSquare(truncate(&base[..2])))?;
+        let to = Square::parse(&base[2..]).ok_or_else(|| MoveParseError::BadSquare(truncate(&base[2..])))?;
         let ability = match ability {
             None => None,
             Some(a) => Some(parse_ability(a)?),
@@ -92,25 +83,19 @@ fn parse_ability(a: &str) -> Result<Ability, MoveParseError> {
             None => Ok(Ability::Slash),
             Some(_) => Err(MoveParseError::UnexpectedArgument("slash")),
         },
-        "attract" => Ok(Ability::Attract {
-            target: square(arg)?,
-        }),
-        "burn" => Ok(Ability::Burn {
-            target: square(arg)?,
-        }),
+        "attract" => Ok(Ability::Attract { target: square(arg)? }),
+        "burn" => Ok(Ability::Burn { target: square(arg)? }),
         "sidestep" => Ok(Ability::Sidestep { to: square(arg)? }),
-        "assassinate" => Ok(Ability::Assassinate {
-            target: square(arg)?,
-        }),
+        "assassinate" => Ok(Ability::Assassinate { target: square(arg)? }),
         "recall" => {
             let arg = arg.ok_or(MoveParseError::MissingArgument("recall"))?;
             if arg.len() != 4 || !arg.is_ascii() {
                 return Err(MoveParseError::BadRecall(truncate(arg)));
             }
-            let target = Square::parse(&arg[..2])
-                .ok_or_else(|| MoveParseError::BadSquare(truncate(&arg[..2])))?;
-            let dest = Square::parse(&arg[2..])
-                .ok_or_else(|| MoveParseError::BadSquare(truncate(&arg[2..])))?;
+            let target =
+                Square::parse(&arg[..2]).ok_or_else(|| MoveParseError::BadSquare(truncate(&arg[..2])))?;
+            let dest =
+                Square::parse(&arg[2..]).ok_or_else(|| MoveParseError::BadSquare(truncate(&arg[2..])))?;
             Ok(Ability::Recall { target, dest })
         }
         _ => Err(MoveParseError::UnknownAbility(truncate(name))),
@@ -223,41 +208,14 @@ mod tests {
     fn rejects_malformed_moves_with_a_reason() {
         assert_eq!(Move::parse(""), Err(MoveParseError::Empty));
         assert!(matches!(Move::parse("e2"), Err(MoveParseError::BadBase(_))));
-        assert!(matches!(
-            Move::parse("E2E3"),
-            Err(MoveParseError::BadSquare(_))
-        ));
-        assert!(matches!(
-            Move::parse("e2j3"),
-            Err(MoveParseError::BadSquare(_))
-        ));
-        assert!(matches!(
-            Move::parse("e2e3/fly"),
-            Err(MoveParseError::UnknownAbility(_))
-        ));
-        assert!(matches!(
-            Move::parse("e2e3/burn"),
-            Err(MoveParseError::MissingArgument(_))
-        ));
-        assert!(matches!(
-            Move::parse("e2e3/slash:e4"),
-            Err(MoveParseError::UnexpectedArgument(_))
-        ));
-        assert!(matches!(
-            Move::parse("e2e3/recall:f8"),
-            Err(MoveParseError::BadRecall(_))
-        ));
-        assert!(matches!(
-            Move::parse("e2e3 "),
-            Err(MoveParseError::BadBase(_))
-        ));
-        assert!(matches!(
-            Move::parse("e2e3/burn:e4/slash"),
-            Err(MoveParseError::BadSquare(_))
-        ));
-        assert!(matches!(
-            Move::parse("é2e3"),
-            Err(MoveParseError::BadBase(_))
-        ));
+        assert!(matches!(Move::parse("E2E3"), Err(MoveParseError::BadSquare(_))));
+        assert!(matches!(Move::parse("e2j3"), Err(MoveParseError::BadSquare(_))));
+        assert!(matches!(Move::parse("e2e3/fly"), Err(MoveParseError::UnknownAbility(_))));
+        assert!(matches!(Move::parse("e2e3/burn"), Err(MoveParseError::MissingArgument(_))));
+        assert!(matches!(Move::parse("e2e3/slash:e4"), Err(MoveParseError::UnexpectedArgument(_))));
+        assert!(matches!(Move::parse("e2e3/recall:f8"), Err(MoveParseError::BadRecall(_))));
+        assert!(matches!(Move::parse("e2e3 "), Err(MoveParseError::BadBase(_))));
+        assert!(matches!(Move::parse("e2e3/burn:e4/slash"), Err(MoveParseError::BadSquare(_))));
+        assert!(matches!(Move::parse("é2e3"), Err(MoveParseError::BadBase(_))));
     }
 }

@@ -48,26 +48,16 @@ impl fmt::Display for IllegalMove {
                 side.opponent(),
                 side
             ),
-            IllegalMove::BadBaseMove { mv, role } => write!(
-                f,
-                "illegal move {mv}: {} on {} cannot move to {}",
-                role.name(),
-                mv.from,
-                mv.to
-            ),
-            IllegalMove::DestroysOwnKing { mv, role } => write!(
-                f,
-                "illegal move {mv}: {} would destroy its own king-piece",
-                role.name()
-            ),
+            IllegalMove::BadBaseMove { mv, role } => {
+                write!(f, "illegal move {mv}: {} on {} cannot move to {}", role.name(), mv.from, mv.to)
+            }
+            IllegalMove::DestroysOwnKing { mv, role } => {
+                write!(f, "illegal move {mv}: {} would destroy its own king-piece", role.name())
+            }
             IllegalMove::BadAbility { mv, role } => match mv.ability {
-                Some(a) => write!(
-                    f,
-                    "illegal move {mv}: after {}{} {} cannot use {a}",
-                    mv.from,
-                    mv.to,
-                    role.name()
-                ),
+                Some(a) => {
+                    write!(f, "illegal move {mv}: after {}{} {} cannot use {a}", mv.from, mv.to, role.name())
+                }
                 None => write!(f, "illegal move {mv}"),
             },
         }
@@ -87,10 +77,7 @@ impl Position {
             return Err(IllegalMove::EmptySquare { mv });
         };
         if piece.side != self.turn {
-            return Err(IllegalMove::NotYourPiece {
-                mv,
-                side: self.turn,
-            });
+            return Err(IllegalMove::NotYourPiece { mv, side: self.turn });
         }
         let moves = self.legal_moves();
         if moves.contains(&mv) {

@@ -37,11 +37,7 @@ pub(crate) fn decode(cell: u8) -> Option<Piece> {
         return None;
     }
     Some(Piece {
-        side: if cell & NORTH != 0 {
-            Side::North
-        } else {
-            Side::South
-        },
+        side: if cell & NORTH != 0 { Side::North } else { Side::South },
         role: Role::from_code(cell & ROLE_MASK),
         charged: cell & CHARGED != 0,
     })
@@ -69,25 +65,13 @@ impl Setup {
                 let back = Square::from_coords(file, side.back_rank());
                 let front = Square::from_coords(file, side.front_rank());
                 if let (Some(b), Some(f)) = (back, front) {
-                    board[b.index()] = Some(Piece {
-                        side,
-                        role: setup.back_rank[file as usize],
-                        charged: false,
-                    });
-                    board[f.index()] = Some(Piece {
-                        side,
-                        role: setup.front_rank,
-                        charged: false,
-                    });
+                    board[b.index()] =
+                        Some(Piece { side, role: setup.back_rank[file as usize], charged: false });
+                    board[f.index()] = Some(Piece { side, role: setup.front_rank, charged: false });
                 }
             }
         }
-        Setup {
-            factions: [south, north],
-            board,
-            turn: Side::South,
-            ply: 0,
-        }
+        Setup { factions: [south, north], board, turn: Side::South, ply: 0 }
     }
 }
 
@@ -95,12 +79,7 @@ impl Setup {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PositionError {
     /// A piece whose role does not belong to its side's faction.
-    WrongFaction {
-        square: Square,
-        side: Side,
-        role: Role,
-        faction: Faction,
-    },
+    WrongFaction { square: Square, side: Side, role: Role, faction: Faction },
     /// More than one king-piece for a side.
     TooManyKings { side: Side },
     /// Neither side has a king-piece: no result can be given.
@@ -116,16 +95,9 @@ pub enum PositionError {
 impl fmt::Display for PositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PositionError::WrongFaction {
-                square,
-                side,
-                role,
-                faction,
-            } => write!(
-                f,
-                "{square}: {side} plays {faction}, which has no {}",
-                role.name()
-            ),
+            PositionError::WrongFaction { square, side, role, faction } => {
+                write!(f, "{square}: {side} plays {faction}, which has no {}", role.name())
+            }
             PositionError::TooManyKings { side } => {
                 write!(f, "{side} has more than one king-piece")
             }
@@ -189,10 +161,7 @@ impl Position {
                 });
             }
             if piece.charged && !piece.role.is_chargeable() {
-                return Err(PositionError::NotChargeable {
-                    square,
-                    role: piece.role,
-                });
+                return Err(PositionError::NotChargeable { square, role: piece.role });
             }
             if piece.role.is_king() {
                 if kings[piece.side.index()] != NO_SQUARE {
@@ -205,14 +174,8 @@ impl Position {
         if kings == [NO_SQUARE; 2] {
             return Err(PositionError::NoKings);
         }
-        let mut pos = Position {
-            board,
-            factions: setup.factions,
-            turn: setup.turn,
-            ply: setup.ply,
-            hash: 0,
-            kings,
-        };
+        let mut pos =
+            Position { board, factions: setup.factions, turn: setup.turn, ply: setup.ply, hash: 0, kings };
         if pos.timed_out(Side::South) && pos.timed_out(Side::North) {
             return Err(PositionError::BothTimedOut);
         }
@@ -226,12 +189,7 @@ impl Position {
         for (i, &c) in self.board.iter().enumerate() {
             board[i] = decode(c);
         }
-        Setup {
-            factions: self.factions,
-            board,
-            turn: self.turn,
-            ply: self.ply,
-        }
+        Setup { factions: self.factions, board, turn: self.turn, ply: self.ply }
     }
 
     #[inline]
@@ -297,18 +255,12 @@ impl Position {
     pub(crate) fn board_outcome(&self) -> Option<Outcome> {
         for side in [self.turn, self.turn.opponent()] {
             if self.kings[side.index()] == NO_SQUARE {
-                return Some(Outcome::Win {
-                    winner: side.opponent(),
-                    reason: WinReason::KingDestroyed,
-                });
+                return Some(Outcome::Win { winner: side.opponent(), reason: WinReason::KingDestroyed });
             }
         }
         for side in [self.turn.opponent(), self.turn] {
             if self.timed_out(side) {
-                return Some(Outcome::Win {
-                    winner: side,
-                    reason: WinReason::Timeout,
-                });
+                return Some(Outcome::Win { winner: side, reason: WinReason::Timeout });
             }
         }
         None
@@ -317,15 +269,10 @@ impl Position {
     /// The outcome checks that follow repetition: the ply limit, then no legal move.
     pub(crate) fn late_outcome(&self) -> Option<Outcome> {
         if self.ply >= MAX_PLY {
-            return Some(Outcome::Draw {
-                reason: DrawReason::PlyLimit,
-            });
+            return Some(Outcome::Draw { reason: DrawReason::PlyLimit });
         }
         if !self.has_legal_move() {
-            return Some(Outcome::Win {
-                winner: self.turn.opponent(),
-                reason: WinReason::NoLegalMoves,
-            });
+            return Some(Outcome::Win { winner: self.turn.opponent(), reason: WinReason::NoLegalMoves });
         }
         None
     }
@@ -337,10 +284,7 @@ impl Position {
     pub fn outcome_after_move(&self, earlier_occurrences: usize) -> Option<Outcome> {
         self.board_outcome().or_else(|| {
             if earlier_occurrences >= 2 {
-                Some(Outcome::Win {
-                    winner: self.turn,
-                    reason: WinReason::Repetition,
-                })
+                Some(Outcome::Win { winner: self.turn, reason: WinReason::Repetition })
             } else {
                 self.late_outcome()
             }

@@ -61,10 +61,7 @@ impl fmt::Display for RecordError {
             RecordError::Start(e) => write!(f, "record start position: {e}"),
             RecordError::Move(n, why) => write!(f, "record move {n}: {why}"),
             RecordError::ResultMismatch { recorded, replayed } => {
-                write!(
-                    f,
-                    "record says '{recorded}' but the moves give '{replayed}'"
-                )
+                write!(f, "record says '{recorded}' but the moves give '{replayed}'")
             }
         }
     }
@@ -75,10 +72,7 @@ impl std::error::Error for RecordError {}
 impl Record {
     /// Parses the text form (syntax, start position and move notation).
     pub fn parse(text: &str) -> Result<Record, RecordError> {
-        let mut lines = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty());
+        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
         match lines.next() {
             Some((_, l)) if l.trim() == HEADER => {}
             _ => return Err(RecordError::MissingHeader),
@@ -96,9 +90,7 @@ impl Record {
                     let parsed: Result<Vec<Move>, RecordError> = value
                         .split_whitespace()
                         .enumerate()
-                        .map(|(n, m)| {
-                            Move::parse(m).map_err(|e| RecordError::Move(n + 1, e.to_string()))
-                        })
+                        .map(|(n, m)| Move::parse(m).map_err(|e| RecordError::Move(n + 1, e.to_string())))
                         .collect();
                     moves = Some(parsed?);
                 }
@@ -119,23 +111,13 @@ impl Record {
     pub fn replay(&self) -> Result<Game, RecordError> {
         let mut game = Game::new(self.start);
         for (n, mv) in self.moves.iter().enumerate() {
-            game.play(*mv)
-                .map_err(|e| RecordError::Move(n + 1, e.to_string()))?;
+            game.play(*mv).map_err(|e| RecordError::Move(n + 1, e.to_string()))?;
         }
         let replayed = result_text(game.outcome());
-        let off_board = OFF_BOARD_REASONS
-            .iter()
-            .any(|r| self.result.ends_with(&format!(": {r}")));
-        let consistent = if off_board {
-            game.outcome().is_none()
-        } else {
-            replayed == self.result
-        };
+        let off_board = OFF_BOARD_REASONS.iter().any(|r| self.result.ends_with(&format!(": {r}")));
+        let consistent = if off_board { game.outcome().is_none() } else { replayed == self.result };
         if !consistent {
-            return Err(RecordError::ResultMismatch {
-                recorded: self.result.clone(),
-                replayed,
-            });
+            return Err(RecordError::ResultMismatch { recorded: self.result.clone(), replayed });
         }
         Ok(game)
     }
@@ -162,10 +144,7 @@ mod tests {
 
     fn sample(result: &str, moves: &[&str]) -> Record {
         Record {
-            tags: vec![
-                ("id".into(), "g1".into()),
-                ("south".into(), "clockwork (human)".into()),
-            ],
+            tags: vec![("id".into(), "g1".into()), ("south".into(), "clockwork (human)".into())],
             start: Position::start(Faction::Clockwork, Faction::Blades),
             moves: moves.iter().map(|m| Move::parse(m).unwrap()).collect(),
             result: result.into(),
@@ -185,16 +164,10 @@ mod tests {
     #[test]
     fn a_result_the_moves_do_not_give_is_refused() {
         let r = sample("south wins: king destroyed", &["e2d3"]);
-        assert!(matches!(
-            r.replay(),
-            Err(RecordError::ResultMismatch { .. })
-        ));
+        assert!(matches!(r.replay(), Err(RecordError::ResultMismatch { .. })));
         let r = sample("ongoing", &["e2d3", "e2d3"]);
         assert!(matches!(r.replay(), Err(RecordError::Move(2, _))));
         assert_eq!(Record::parse("hello"), Err(RecordError::MissingHeader));
-        assert!(matches!(
-            Record::parse(&format!("{HEADER}\nstart: x")),
-            Err(RecordError::Start(_))
-        ));
+        assert!(matches!(Record::parse(&format!("{HEADER}\nstart: x")), Err(RecordError::Start(_))));
     }
 }

@@ -37,29 +37,14 @@ macro_rules! text_serde {
     };
 }
 
-text_serde!(
-    Faction,
-    "clockwork, blades or axiom",
-    |f| f.name().to_owned(),
-    Faction::from_name
-);
-text_serde!(
-    Side,
-    "south or north",
-    |s| s.name().to_owned(),
-    |s| match s {
-        "south" => Some(Side::South),
-        "north" => Some(Side::North),
-        _ => None,
-    }
-);
-text_serde!(Move, "a move in IAMN", |m| m.to_string(), |s| Move::parse(
-    s
-)
-.ok());
-text_serde!(Position, "a position in IAPN", iapn::format, |s| {
-    iapn::parse(s).ok()
+text_serde!(Faction, "clockwork, blades or axiom", |f| f.name().to_owned(), Faction::from_name);
+text_serde!(Side, "south or north", |s| s.name().to_owned(), |s| match s {
+    "south" => Some(Side::South),
+    "north" => Some(Side::North),
+    _ => None,
 });
+text_serde!(Move, "a move in IAMN", |m| m.to_string(), |s| Move::parse(s).ok());
+text_serde!(Position, "a position in IAPN", iapn::format, |s| { iapn::parse(s).ok() });
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
@@ -69,17 +54,9 @@ mod tests {
     #[test]
     fn values_use_the_notations() {
         let p = Position::start(Faction::Blades, Faction::Axiom);
-        let v = serde_json::to_string(&(
-            Faction::Blades,
-            Side::North,
-            Move::parse("e2e3/slash").unwrap(),
-            p,
-        ))
-        .unwrap();
-        assert!(
-            v.starts_with(r#"["blades","north","e2e3/slash","blades axiom "#),
-            "{v}"
-        );
+        let v = serde_json::to_string(&(Faction::Blades, Side::North, Move::parse("e2e3/slash").unwrap(), p))
+            .unwrap();
+        assert!(v.starts_with(r#"["blades","north","e2e3/slash","blades axiom "#), "{v}");
         let back: (Faction, Side, Move, Position) = serde_json::from_str(&v).unwrap();
         assert_eq!(back.3, p);
         assert!(serde_json::from_str::<Faction>("\"robots\"").is_err());

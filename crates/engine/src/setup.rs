@@ -16,23 +16,17 @@ use Role::*;
 pub const SETUPS: [FactionSetup; 3] = [
     // Clockwork
     FactionSetup {
-        back_rank: [
-            Pendulum, Spring, Dial, Hands, FatherTime, Hands, Dial, Spring, Pendulum,
-        ],
+        back_rank: [Pendulum, Spring, Dial, Hands, FatherTime, Hands, Dial, Spring, Pendulum],
         front_rank: Cog,
     },
     // Blades
     FactionSetup {
-        back_rank: [
-            Sword, Sickle, Sabres, Axe, Mistress, Axe, Sabres, Sickle, Sword,
-        ],
+        back_rank: [Sword, Sickle, Sabres, Axe, Mistress, Axe, Sabres, Sickle, Sword],
         front_rank: Dagger,
     },
     // Axiom
     FactionSetup {
-        back_rank: [
-            Scales, Telescope, Magnet, Torch, Scientist, Torch, Magnet, Telescope, Scales,
-        ],
+        back_rank: [Scales, Telescope, Magnet, Torch, Scientist, Torch, Magnet, Telescope, Scales],
         front_rank: Phial,
     },
 ];
@@ -51,9 +45,8 @@ pub fn starting_squares(faction: Faction, side: Side, role: Role) -> impl Iterat
         let back = (setup.back_rank[file as usize] == role)
             .then(|| Square::from_coords(file, side.back_rank()))
             .flatten();
-        let front = (setup.front_rank == role)
-            .then(|| Square::from_coords(file, side.front_rank()))
-            .flatten();
+        let front =
+            (setup.front_rank == role).then(|| Square::from_coords(file, side.front_rank())).flatten();
         back.into_iter().chain(front)
     })
 }
@@ -103,18 +96,11 @@ mod tests {
 
     #[test]
     fn starting_squares_of_a_north_dial_are_c9_and_g9() {
-        let sqs: Vec<String> = starting_squares(Faction::Clockwork, Side::North, Role::Dial)
-            .map(|s| s.to_string())
-            .collect();
+        let sqs: Vec<String> =
+            starting_squares(Faction::Clockwork, Side::North, Role::Dial).map(|s| s.to_string()).collect();
         assert_eq!(sqs, ["c9", "g9"]);
-        assert_eq!(
-            starting_squares(Faction::Clockwork, Side::South, Role::Gear).count(),
-            0
-        );
-        assert_eq!(
-            starting_squares(Faction::Blades, Side::South, Role::Dagger).count(),
-            9
-        );
+        assert_eq!(starting_squares(Faction::Clockwork, Side::South, Role::Gear).count(), 0);
+        assert_eq!(starting_squares(Faction::Blades, Side::South, Role::Dagger).count(), 9);
     }
 
     #[test]
@@ -123,8 +109,7 @@ mod tests {
             for side in Side::ALL {
                 for &r in f.roles() {
                     let mask = START_MASKS[f as usize][side.index()][r as usize];
-                    let from_iter: u128 =
-                        starting_squares(f, side, r).fold(0, |m, s| m | 1u128 << s.index());
+                    let from_iter: u128 = starting_squares(f, side, r).fold(0, |m, s| m | 1u128 << s.index());
                     assert_eq!(mask, from_iter, "{f} {side} {r}");
                 }
             }

@@ -120,22 +120,12 @@ impl Faction {
                 Role::Dial,
                 Role::FatherTime,
             ],
-            Faction::Blades => &[
-                Role::Dagger,
-                Role::Axe,
-                Role::Sickle,
-                Role::Sabres,
-                Role::Sword,
-                Role::Mistress,
-            ],
-            Faction::Axiom => &[
-                Role::Phial,
-                Role::Magnet,
-                Role::Torch,
-                Role::Scales,
-                Role::Telescope,
-                Role::Scientist,
-            ],
+            Faction::Blades => {
+                &[Role::Dagger, Role::Axe, Role::Sickle, Role::Sabres, Role::Sword, Role::Mistress]
+            }
+            Faction::Axiom => {
+                &[Role::Phial, Role::Magnet, Role::Torch, Role::Scales, Role::Telescope, Role::Scientist]
+            }
         }
     }
 }
@@ -217,12 +207,9 @@ impl Role {
             | Role::Hands
             | Role::Dial
             | Role::FatherTime => Faction::Clockwork,
-            Role::Dagger
-            | Role::Axe
-            | Role::Sickle
-            | Role::Sabres
-            | Role::Sword
-            | Role::Mistress => Faction::Blades,
+            Role::Dagger | Role::Axe | Role::Sickle | Role::Sabres | Role::Sword | Role::Mistress => {
+                Faction::Blades
+            }
             _ => Faction::Axiom,
         }
     }
@@ -233,10 +220,7 @@ impl Role {
 
     /// Only Cogs, Daggers, Phials and the Mistress carry the charged flag.
     pub const fn is_chargeable(self) -> bool {
-        matches!(
-            self,
-            Role::Cog | Role::Dagger | Role::Phial | Role::Mistress
-        )
+        matches!(self, Role::Cog | Role::Dagger | Role::Phial | Role::Mistress)
     }
 
     /// The IAPN letter (uppercase; North writes it in lowercase).
@@ -266,11 +250,7 @@ impl Role {
 
     /// The role a (uppercase) letter names within a faction, if any.
     pub fn from_letter(faction: Faction, upper: char) -> Option<Role> {
-        faction
-            .roles()
-            .iter()
-            .copied()
-            .find(|r| r.letter() == upper)
+        faction.roles().iter().copied().find(|r| r.letter() == upper)
     }
 
     pub const fn name(self) -> &'static str {
@@ -413,9 +393,7 @@ impl Square {
 
     /// All squares in IAPN board order: rank 9 first, files a→i.
     pub fn board_order() -> impl Iterator<Item = Square> {
-        (0..9u8)
-            .rev()
-            .flat_map(|r| (0..9u8).map(move |f| Square(r * 9 + f)))
+        (0..9u8).rev().flat_map(|r| (0..9u8).map(move |f| Square(r * 9 + f)))
     }
 
     /// Position in IAPN board order (rank 9 first, a→i); used to order charged squares.

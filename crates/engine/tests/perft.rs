@@ -24,25 +24,15 @@ fn vectors() -> Vec<Vector> {
             let iapn = parts.next().unwrap_or_default();
             let counts = parts
                 .map(|p| {
-                    let (d, n) = p
-                        .split_once(' ')
-                        .unwrap_or_else(|| panic!("line {}: bad pair {p}", i + 1));
+                    let (d, n) = p.split_once(' ').unwrap_or_else(|| panic!("line {}: bad pair {p}", i + 1));
                     let d: u32 = d
                         .trim_start_matches('D')
                         .parse()
                         .unwrap_or_else(|_| panic!("line {}: depth {d}", i + 1));
-                    (
-                        d,
-                        n.parse()
-                            .unwrap_or_else(|_| panic!("line {}: count {n}", i + 1)),
-                    )
+                    (d, n.parse().unwrap_or_else(|_| panic!("line {}: count {n}", i + 1)))
                 })
                 .collect();
-            Vector {
-                line: i + 1,
-                iapn,
-                counts,
-            }
+            Vector { line: i + 1, iapn, counts }
         })
         .collect()
 }
@@ -52,12 +42,7 @@ fn check(max_depth: u32, min_depth: u32) -> usize {
     let mut checked = 0;
     for v in vectors() {
         let pos = iapn::parse(v.iapn).unwrap_or_else(|e| panic!("line {}: {e}", v.line));
-        assert_eq!(
-            iapn::format(&pos),
-            v.iapn,
-            "line {}: format(parse(s)) != s",
-            v.line
-        );
+        assert_eq!(iapn::format(&pos), v.iapn, "line {}: format(parse(s)) != s", v.line);
         for &(d, want) in &v.counts {
             if d < min_depth || d > max_depth {
                 continue;
@@ -65,37 +50,21 @@ fn check(max_depth: u32, min_depth: u32) -> usize {
             checked += 1;
             let got = perft::perft(&pos, d);
             if got != want {
-                failures.push(format!(
-                    "line {} depth {d}: want {want}, got {got}: {}",
-                    v.line, v.iapn
-                ));
+                failures.push(format!("line {} depth {d}: want {want}, got {got}: {}", v.line, v.iapn));
             }
             if d <= 2 {
-                assert_eq!(
-                    perft::perft_without_bulk(&pos, d),
-                    got,
-                    "bulk and plain perft differ"
-                );
+                assert_eq!(perft::perft_without_bulk(&pos, d), got, "bulk and plain perft differ");
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} perft mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} perft mismatches:\n{}", failures.len(), failures.join("\n"));
     checked
 }
 
 #[test]
 fn perft_vectors_match_every_line() {
     let n = check(4, 1);
-    assert_eq!(
-        n,
-        38 * 3 + 9,
-        "38 lines with depths 1-3, nine start positions with depth 4"
-    );
+    assert_eq!(n, 38 * 3 + 9, "38 lines with depths 1-3, nine start positions with depth 4");
 }
 
 #[test]

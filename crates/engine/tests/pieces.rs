@@ -36,22 +36,14 @@ fn all_moves(p: &Position) -> BTreeSet<String> {
 fn moves_from(p: &Position, from: &str) -> BTreeSet<String> {
     let from = sq(from);
     let _ = all_moves(p);
-    p.legal_moves()
-        .into_iter()
-        .filter(|m| m.from == from)
-        .map(|m| m.to_string())
-        .collect()
+    p.legal_moves().into_iter().filter(|m| m.from == from).map(|m| m.to_string()).collect()
 }
 
 /// The IAMN strings of the legal moves with base move `base` (e.g. `e4e5`), all abilities.
 fn moves_with_base(p: &Position, base: &str) -> BTreeSet<String> {
     let m = mv(base);
     let _ = all_moves(p);
-    p.legal_moves()
-        .into_iter()
-        .filter(|x| x.from == m.from && x.to == m.to)
-        .map(|x| x.to_string())
-        .collect()
+    p.legal_moves().into_iter().filter(|x| x.from == m.from && x.to == m.to).map(|x| x.to_string()).collect()
 }
 
 fn set(items: &[&str]) -> BTreeSet<String> {
@@ -63,34 +55,19 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 /// Asserts the exact move set of the piece on `from`, and that each move plays.
 fn assert_moves_from(p: &Position, from: &str, expected: &[&str]) {
     let got = moves_from(p, from);
-    assert_eq!(
-        got,
-        set(expected),
-        "moves from {from} in {}",
-        iapn::format(p)
-    );
+    assert_eq!(got, set(expected), "moves from {from} in {}", iapn::format(p));
     for m in expected {
-        assert!(
-            p.play(mv(m)).is_ok(),
-            "{m} should play in {}",
-            iapn::format(p)
-        );
+        assert!(p.play(mv(m)).is_ok(), "{m} should play in {}", iapn::format(p));
     }
 }
 
 fn assert_moves_with_base(p: &Position, base: &str, expected: &[&str]) {
     let got = moves_with_base(p, base);
-    assert_eq!(
-        got,
-        set(expected),
-        "moves with base {base} in {}",
-        iapn::format(p)
-    );
+    assert_eq!(got, set(expected), "moves with base {base} in {}", iapn::format(p));
 }
 
 fn play(p: &Position, m: &str) -> Position {
-    p.play(mv(m))
-        .unwrap_or_else(|e| panic!("{m} rejected in {}: {e}", iapn::format(p)))
+    p.play(mv(m)).unwrap_or_else(|e| panic!("{m} rejected in {}: {e}", iapn::format(p)))
 }
 
 /// (side, role, charged) of the piece on a square.
@@ -134,11 +111,7 @@ fn cog_captures_diagonally_and_is_blocked_by_friends() {
     let p = pos("clockwork clockwork 4f4/9/9/9/3ccG3/4C4/9/9/4F4 s - 0");
     assert_moves_from(&p, "e4", &["e4d5"]);
     let q = play(&p, "e4d5");
-    assert_eq!(
-        at(&q, "d5"),
-        Some((South, Cog, true)),
-        "captured onto rank 5: charged"
-    );
+    assert_eq!(at(&q, "d5"), Some((South, Cog, true)), "captured onto rank 5: charged");
     assert_eq!(at(&q, "e5"), Some((North, Cog, false)));
 }
 
@@ -152,10 +125,7 @@ fn cog_merges_forward_with_friendly_cog_into_a_gear() {
     let q = play(&p, "e4f5");
     assert_eq!(at(&q, "f5"), Some((South, Gear, false)));
     assert_eq!(at(&q, "e4"), None);
-    assert_eq!(
-        iapn::format(&q),
-        "clockwork clockwork 4f4/9/9/9/5G3/9/9/9/4F4 n - 1"
-    );
+    assert_eq!(iapn::format(&q), "clockwork clockwork 4f4/9/9/9/5G3/9/9/9/4F4 n - 1");
 }
 
 #[test]
@@ -178,10 +148,7 @@ fn cog_is_charged_by_its_own_step_onto_the_field() {
     let p = pos("clockwork clockwork 4f4/9/9/9/9/4C4/9/9/4F4 s - 0");
     let q = play(&p, "e4d5");
     assert_eq!(at(&q, "d5"), Some((South, Cog, true)));
-    assert_eq!(
-        iapn::format(&q),
-        "clockwork clockwork 4f4/9/9/9/3C5/9/9/9/4F4 n d5 1"
-    );
+    assert_eq!(iapn::format(&q), "clockwork clockwork 4f4/9/9/9/3C5/9/9/9/4F4 n d5 1");
     // A step off the field keeps the (permanent) charge.
     let c = pos("clockwork clockwork 4f4/9/9/9/4C4/9/9/9/4F4 s e5 0");
     let r = play(&c, "e5f6");
@@ -243,11 +210,7 @@ fn gear_steps_in_all_eight_directions() {
     // Gear e4; South Cog e5 (friend: blocked; a Gear never merges), North Cog d5
     // (captured). 8 neighbours minus e5 = 7: d3 e3 f3 d4 f4 d5 f5.
     let p = pos("clockwork clockwork 4f4/9/9/9/3cC4/4G4/9/9/4F4 s - 0");
-    assert_moves_from(
-        &p,
-        "e4",
-        &["e4d3", "e4e3", "e4f3", "e4d4", "e4f4", "e4d5", "e4f5"],
-    );
+    assert_moves_from(&p, "e4", &["e4d3", "e4e3", "e4f3", "e4d4", "e4f4", "e4d5", "e4f5"]);
 }
 
 #[test]
@@ -260,9 +223,7 @@ fn pendulum_steps_and_slides_sideways() {
     assert_moves_from(
         &p,
         "e4",
-        &[
-            "e4d3", "e4e3", "e4f3", "e4d4", "e4f4", "e4d5", "e4e5", "e4f5", "e4c4", "e4g4",
-        ],
+        &["e4d3", "e4e3", "e4f3", "e4d4", "e4f4", "e4d5", "e4e5", "e4f5", "e4c4", "e4g4"],
     );
 }
 
@@ -276,8 +237,8 @@ fn spring_on_open_board_steps_and_recoils_to_every_edge() {
         &p,
         "e5",
         &[
-            "e5d4", "e5d5", "e5d6", "e5e4", "e5e6", "e5f4", "e5f5", "e5f6", "e5e9", "e5e1", "e5i5",
-            "e5a5", "e5i9", "e5a9", "e5i1", "e5a1",
+            "e5d4", "e5d5", "e5d6", "e5e4", "e5e6", "e5f4", "e5f5", "e5f6", "e5e9", "e5e1", "e5i5", "e5a5",
+            "e5i9", "e5a9", "e5i1", "e5a1",
         ],
     );
 }
@@ -301,9 +262,7 @@ fn spring_recoil_rules() {
     assert_moves_from(
         &p,
         "e5",
-        &[
-            "e5d4", "e5d6", "e5e4", "e5e6", "e5f4", "e5f5", "e5f6", "e5e8", "e5e3", "e5i1",
-        ],
+        &["e5d4", "e5d6", "e5e4", "e5e6", "e5f4", "e5f5", "e5f6", "e5e8", "e5e3", "e5i1"],
     );
 }
 
@@ -314,11 +273,7 @@ fn spring_recoil_needs_a_square_behind_on_the_board() {
     // file "z": it does not exist -> no recoil. W, NW, SW leave the board at once.
     // Total 7.
     let p = pos("clockwork blades 4m4/9/9/9/S8/9/9/9/4F4 s - 0");
-    assert_moves_from(
-        &p,
-        "a5",
-        &["a5a4", "a5a6", "a5b4", "a5b5", "a5b6", "a5a9", "a5a1"],
-    );
+    assert_moves_from(&p, "a5", &["a5a4", "a5a6", "a5b4", "a5b5", "a5b6", "a5a9", "a5a1"]);
 }
 
 #[test]
@@ -329,10 +284,7 @@ fn hands_slide_one_to_four_squares() {
     assert_moves_from(
         &p,
         "a1",
-        &[
-            "a1a2", "a1a3", "a1a4", "a1a5", "a1b1", "a1c1", "a1d1", "a1e1", "a1b2", "a1c3", "a1d4",
-            "a1e5",
-        ],
+        &["a1a2", "a1a3", "a1a4", "a1a5", "a1b1", "a1c1", "a1d1", "a1e1", "a1b2", "a1c3", "a1d4", "a1e5"],
     );
 }
 
@@ -345,10 +297,7 @@ fn hands_are_blocked_and_capture() {
     assert_moves_from(
         &p,
         "b2",
-        &[
-            "b2b3", "b2b1", "b2c2", "b2d2", "b2e2", "b2f2", "b2a2", "b2c3", "b2d4", "b2a3", "b2c1",
-            "b2a1",
-        ],
+        &["b2b3", "b2b1", "b2c2", "b2d2", "b2e2", "b2f2", "b2a2", "b2c3", "b2d4", "b2a3", "b2c1", "b2a1"],
     );
 }
 
@@ -410,31 +359,12 @@ fn dial_cannot_recall_king_dial_or_gear_and_clears_charge() {
     // Only the Cog may be recalled; Cog starts are a8..i8 (North), empty: a8, i8.
     // So base e4e5: plain + recall:f5a8 + recall:f5i8.
     let p = pos("clockwork clockwork 9/1ccccccc1/2f1g1d2/9/5c3/4D4/9/9/4F4 s f5 0");
-    assert_moves_with_base(
-        &p,
-        "e4e5",
-        &["e4e5", "e4e5/recall:f5a8", "e4e5/recall:f5i8"],
-    );
+    assert_moves_with_base(&p, "e4e5", &["e4e5", "e4e5/recall:f5a8", "e4e5/recall:f5i8"]);
     let q = play(&p, "e4e5/recall:f5i8");
-    assert_eq!(
-        at(&q, "i8"),
-        Some((North, Cog, false)),
-        "recall clears the charge"
-    );
+    assert_eq!(at(&q, "i8"), Some((North, Cog, false)), "recall clears the charge");
     assert_eq!(at(&q, "f5"), None);
-    for bad in [
-        "e4e5/recall:e7a8",
-        "e4e5/recall:g7a8",
-        "e4e5/recall:c7a8",
-        "e4e5/recall:f5e8",
-    ] {
-        assert!(
-            matches!(
-                p.play(mv(bad)),
-                Err(IllegalMove::BadAbility { role: Dial, .. })
-            ),
-            "{bad}"
-        );
+    for bad in ["e4e5/recall:e7a8", "e4e5/recall:g7a8", "e4e5/recall:c7a8", "e4e5/recall:f5e8"] {
+        assert!(matches!(p.play(mv(bad)), Err(IllegalMove::BadAbility { role: Dial, .. })), "{bad}");
     }
 }
 
@@ -446,10 +376,7 @@ fn dial_capturing_the_king_has_no_recall_variants() {
     // from d4/f4 the diagonals stop on her: no recall anywhere. Moves: e5 e3 d4 f4.
     let p = pos("clockwork blades 9/9/4w4/9/4m4/4D4/9/9/8F s - 0");
     assert_moves_from(&p, "e4", &["e4e5", "e4e3", "e4d4", "e4f4"]);
-    assert!(matches!(
-        p.play(mv("e4e5/recall:e7a9")),
-        Err(IllegalMove::BadAbility { .. })
-    ));
+    assert!(matches!(p.play(mv("e4e5/recall:e7a9")), Err(IllegalMove::BadAbility { .. })));
     assert_eq!(result(&play(&p, "e4e5")), "south wins: king destroyed");
 }
 
@@ -546,13 +473,7 @@ fn dagger_stabs_charged_add_diagonals() {
     // distance 1), stab g6 (diagonal, distance 2, f5 empty). c6 is behind d5: no.
     // Total 8.
     let p = pos("blades clockwork 8f/9/9/4c1s2/3c5/2p1Dh3/9/9/M8 s e4 0");
-    assert_moves_from(
-        &p,
-        "e4",
-        &[
-            "e4e5", "e4d4", "e4e6", "e4c4", "e4f4", "e4d5", "e4f5", "e4g6",
-        ],
-    );
+    assert_moves_from(&p, "e4", &["e4e5", "e4d4", "e4e6", "e4c4", "e4f4", "e4d5", "e4f5", "e4g6"]);
 }
 
 #[test]
@@ -619,24 +540,11 @@ fn dagger_assassinates_after_quiet_arrival_on_end_row() {
     // rank 9: assassinate c3 or h7 (not the king: other enemy pieces remain).
     // Sideways d8, f8 (rank 8: no arrival). Total 5.
     let p = pos("blades clockwork 9/4D4/7p1/9/f8/9/2c6/9/M8 s - 0");
-    assert_moves_from(
-        &p,
-        "e8",
-        &[
-            "e8e9",
-            "e8e9/assassinate:c3",
-            "e8e9/assassinate:h7",
-            "e8d8",
-            "e8f8",
-        ],
-    );
+    assert_moves_from(&p, "e8", &["e8e9", "e8e9/assassinate:c3", "e8e9/assassinate:h7", "e8d8", "e8f8"]);
     let q = play(&p, "e8e9/assassinate:h7");
     assert_eq!(at(&q, "h7"), None);
     assert_eq!(at(&q, "e9"), Some((South, Dagger, false)));
-    assert!(matches!(
-        p.play(mv("e8e9/assassinate:a5")),
-        Err(IllegalMove::BadAbility { role: Dagger, .. })
-    ));
+    assert!(matches!(p.play(mv("e8e9/assassinate:a5")), Err(IllegalMove::BadAbility { role: Dagger, .. })));
 }
 
 #[test]
@@ -665,10 +573,7 @@ fn dagger_may_assassinate_the_king_when_it_is_the_only_enemy_piece() {
     // North has only its FT (a5): e8e9/assassinate:a5 is allowed and wins.
     let p = pos("blades clockwork 9/4D4/9/9/f8/9/9/9/M8 s - 0");
     assert_moves_from(&p, "e8", &["e8e9", "e8e9/assassinate:a5", "e8d8", "e8f8"]);
-    assert_eq!(
-        result(&play(&p, "e8e9/assassinate:a5")),
-        "south wins: king destroyed"
-    );
+    assert_eq!(result(&play(&p, "e8e9/assassinate:a5")), "south wins: king destroyed");
 }
 
 #[test]
@@ -706,10 +611,7 @@ fn axe_steps_orthogonally_and_slashes_both_sides() {
     assert_eq!(at(&q, "d6"), None, "enemy destroyed");
     assert_eq!(at(&q, "f6"), None, "own Dagger destroyed too");
     assert_eq!(at(&q, "e5"), Some((South, Axe, false)));
-    assert!(matches!(
-        p.play(mv("e4d4/slash")),
-        Err(IllegalMove::BadAbility { role: Axe, .. })
-    ));
+    assert!(matches!(p.play(mv("e4d4/slash")), Err(IllegalMove::BadAbility { role: Axe, .. })));
 }
 
 #[test]
@@ -718,10 +620,7 @@ fn axe_never_slashes_with_own_mistress_ahead() {
     // Cog on d6 is ahead too.
     let p = pos("blades clockwork 8f/9/9/3c1M3/9/4A4/9/9/9 s - 0");
     assert_moves_from(&p, "e4", &["e4e5", "e4e3", "e4d4", "e4f4"]);
-    assert!(matches!(
-        p.play(mv("e4e5/slash")),
-        Err(IllegalMove::BadAbility { role: Axe, .. })
-    ));
+    assert!(matches!(p.play(mv("e4e5/slash")), Err(IllegalMove::BadAbility { role: Axe, .. })));
 }
 
 #[test]
@@ -731,10 +630,7 @@ fn north_axe_slashes_towards_rank_1_and_can_kill_the_king() {
     // After e7: d6, e6 (vacated), f6 empty. After d6: c5 d5 e5. After f6: e5 f5 g5.
     let p = pos("clockwork blades m8/9/9/4a4/9/4F4/9/9/9 n - 0");
     assert_moves_from(&p, "e6", &["e6e7", "e6e5", "e6e5/slash", "e6d6", "e6f6"]);
-    assert_eq!(
-        result(&play(&p, "e6e5/slash")),
-        "north wins: king destroyed"
-    );
+    assert_eq!(result(&play(&p, "e6e5/slash")), "north wins: king destroyed");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -752,8 +648,8 @@ fn sickle_leaps_sixteen_ways() {
         &p,
         "e5",
         &[
-            "e5f3", "e5d7", "e5d3", "e5g6", "e5g4", "e5c6", "e5c4", "e5f8", "e5f2", "e5d8", "e5d2",
-            "e5h6", "e5h4", "e5b6", "e5b4",
+            "e5f3", "e5d7", "e5d3", "e5g6", "e5g4", "e5c6", "e5c4", "e5f8", "e5f2", "e5d8", "e5d2", "e5h6",
+            "e5h4", "e5b6", "e5b4",
         ],
     );
 }
@@ -763,13 +659,7 @@ fn sabres_slide_up_to_five_diagonally() {
     // Sabres b2, Mistress e1, Scientist e9. NE c3 d4 e5 f6 g7 (not h8, i9: > 5),
     // NW a3, SE c1, SW a1. Total 8.
     let p = pos("blades axiom 4s4/9/9/9/9/9/9/1B7/4M4 s - 0");
-    assert_moves_from(
-        &p,
-        "b2",
-        &[
-            "b2c3", "b2d4", "b2e5", "b2f6", "b2g7", "b2a3", "b2c1", "b2a1",
-        ],
-    );
+    assert_moves_from(&p, "b2", &["b2c3", "b2d4", "b2e5", "b2f6", "b2g7", "b2a3", "b2c1", "b2a1"]);
 }
 
 #[test]
@@ -780,9 +670,7 @@ fn sabres_blocked_and_capture() {
     assert_moves_from(
         &p,
         "e5",
-        &[
-            "e5f6", "e5d6", "e5c7", "e5b8", "e5a9", "e5f4", "e5g3", "e5h2", "e5i1", "e5d4", "e5c3",
-        ],
+        &["e5f6", "e5d6", "e5c7", "e5b8", "e5a9", "e5f4", "e5g3", "e5h2", "e5i1", "e5d4", "e5c3"],
     );
 }
 
@@ -794,9 +682,7 @@ fn sword_slides_up_to_five_orthogonally() {
     assert_moves_from(
         &p,
         "a1",
-        &[
-            "a1a2", "a1a3", "a1a4", "a1a5", "a1a6", "a1b1", "a1c1", "a1d1", "a1e1", "a1f1",
-        ],
+        &["a1a2", "a1a3", "a1a4", "a1a5", "a1a6", "a1b1", "a1c1", "a1d1", "a1e1", "a1f1"],
     );
 }
 
@@ -808,10 +694,7 @@ fn sword_blocked_and_capture() {
     assert_moves_from(
         &p,
         "e5",
-        &[
-            "e5e6", "e5e7", "e5e4", "e5e3", "e5f5", "e5g5", "e5h5", "e5i5", "e5d5", "e5c5", "e5b5",
-            "e5a5",
-        ],
+        &["e5e6", "e5e7", "e5e4", "e5e3", "e5f5", "e5g5", "e5h5", "e5i5", "e5d5", "e5c5", "e5b5", "e5a5"],
     );
 }
 
@@ -857,32 +740,17 @@ fn mistress_charged_by_this_capture_cannot_sidestep() {
     // Same position, Mistress not charged. e4e5 captures onto the field and charges her,
     // but the charge held at the start of the turn counts (§3): no sidestep. 8 moves.
     let p = pos("blades clockwork 8f/9/9/3D1c3/4c4/4M4/9/9/9 s - 0");
-    assert_moves_from(
-        &p,
-        "e4",
-        &[
-            "e4d3", "e4e3", "e4f3", "e4d4", "e4f4", "e4d5", "e4f5", "e4e5",
-        ],
-    );
+    assert_moves_from(&p, "e4", &["e4d3", "e4e3", "e4f3", "e4d4", "e4f4", "e4d5", "e4f5", "e4e5"]);
     let q = play(&p, "e4e5");
     assert_eq!(at(&q, "e5"), Some((South, Mistress, true)));
-    assert!(matches!(
-        p.play(mv("e4e5/sidestep:e6")),
-        Err(IllegalMove::BadAbility { role: Mistress, .. })
-    ));
+    assert!(matches!(p.play(mv("e4e5/sidestep:e6")), Err(IllegalMove::BadAbility { role: Mistress, .. })));
 }
 
 #[test]
 fn mistress_taking_the_king_has_no_sidestep() {
     // Charged Mistress e4 takes North FT e5: the game ends, no ability variants (§5).
     let p = pos("blades clockwork 9/9/9/9/4f4/4M4/9/9/9 s e4 0");
-    assert_moves_from(
-        &p,
-        "e4",
-        &[
-            "e4d3", "e4e3", "e4f3", "e4d4", "e4f4", "e4d5", "e4e5", "e4f5",
-        ],
-    );
+    assert_moves_from(&p, "e4", &["e4d3", "e4e3", "e4f3", "e4d4", "e4f4", "e4d5", "e4e5", "e4f5"]);
     assert_eq!(result(&play(&p, "e4e5")), "south wins: king destroyed");
 }
 
@@ -936,10 +804,7 @@ fn phial_detonates_on_end_row_within_three_squares() {
     assert_eq!(at(&q, "e5"), Some((North, Dagger, false)));
     assert_eq!(at(&q, "h5"), Some((South, Scientist, false)));
     assert_eq!(result(&q), "ongoing");
-    assert_eq!(
-        iapn::format(&q),
-        "axiom blades w7m/9/9/9/4d2S1/9/9/9/9 n - 1"
-    );
+    assert_eq!(iapn::format(&q), "axiom blades w7m/9/9/9/4d2S1/9/9/9/9 n - 1");
 }
 
 #[test]
@@ -970,10 +835,7 @@ fn phial_may_not_detonate_own_scientist() {
     // Phial e8, own Scientist b6: distance max(3, 3) = 3 -> e8e9 would destroy it: illegal.
     let p = pos("axiom blades 8m/4P4/9/1S7/9/9/9/9/9 s - 0");
     assert_moves_from(&p, "e8", &[]);
-    assert!(matches!(
-        p.play(mv("e8e9")),
-        Err(IllegalMove::DestroysOwnKing { role: Phial, .. })
-    ));
+    assert!(matches!(p.play(mv("e8e9")), Err(IllegalMove::DestroysOwnKing { role: Phial, .. })));
 }
 
 #[test]
@@ -1016,13 +878,7 @@ fn magnet_attract_targets() {
         ],
     );
     for bad in ["e4e5/attract:f6", "e4e5/attract:c3", "e4e5/attract:i1"] {
-        assert!(
-            matches!(
-                p.play(mv(bad)),
-                Err(IllegalMove::BadAbility { role: Magnet, .. })
-            ),
-            "{bad}"
-        );
+        assert!(matches!(p.play(mv(bad)), Err(IllegalMove::BadAbility { role: Magnet, .. })), "{bad}");
     }
 }
 
@@ -1066,18 +922,9 @@ fn torch_burns_an_adjacent_enemy() {
     assert_moves_with_base(&p, "e4e5", &["e4e5", "e4e5/burn:d6", "e4e5/burn:f6"]);
     let q = play(&p, "e4e5/burn:d6");
     assert_eq!(at(&q, "d6"), None);
-    assert_eq!(
-        result(&play(&p, "e4e5/burn:f6")),
-        "south wins: king destroyed"
-    );
-    assert!(matches!(
-        p.play(mv("e4e5/burn:d3")),
-        Err(IllegalMove::BadAbility { role: Torch, .. })
-    ));
-    assert!(matches!(
-        p.play(mv("e4e5/burn:f5")),
-        Err(IllegalMove::BadAbility { role: Torch, .. })
-    ));
+    assert_eq!(result(&play(&p, "e4e5/burn:f6")), "south wins: king destroyed");
+    assert!(matches!(p.play(mv("e4e5/burn:d3")), Err(IllegalMove::BadAbility { role: Torch, .. })));
+    assert!(matches!(p.play(mv("e4e5/burn:f5")), Err(IllegalMove::BadAbility { role: Torch, .. })));
 }
 
 #[test]
@@ -1109,23 +956,12 @@ fn scales_slide_quietly_and_capture_by_leaping_one_screen() {
     assert_moves_from(&p, "e5", &["e5e6", "e5e9", "e5e2", "e5f5"]);
     let q = play(&p, "e5e9");
     assert_eq!(at(&q, "e9"), Some((South, Scales, false)));
-    assert_eq!(
-        at(&q, "e7"),
-        Some((South, Torch, false)),
-        "the screen stays"
-    );
+    assert_eq!(at(&q, "e7"), Some((South, Torch, false)), "the screen stays");
     assert_eq!(at(&q, "e5"), None);
     let q = play(&p, "e5e2");
     assert_eq!(at(&q, "e2"), Some((South, Scales, false)));
-    assert_eq!(
-        at(&q, "e4"),
-        Some((North, Cog, false)),
-        "an enemy screen stays"
-    );
-    assert!(matches!(
-        p.play(mv("e5g5")),
-        Err(IllegalMove::BadBaseMove { role: Scales, .. })
-    ));
+    assert_eq!(at(&q, "e4"), Some((North, Cog, false)), "an enemy screen stays");
+    assert!(matches!(p.play(mv("e5g5")), Err(IllegalMove::BadBaseMove { role: Scales, .. })));
 }
 
 #[test]
@@ -1137,8 +973,8 @@ fn scales_slide_any_distance_orthogonally() {
         &p,
         "a1",
         &[
-            "a1a2", "a1a3", "a1a4", "a1a5", "a1a6", "a1a7", "a1a8", "a1a9", "a1b1", "a1c1", "a1d1",
-            "a1e1", "a1f1", "a1g1", "a1h1", "a1i1",
+            "a1a2", "a1a3", "a1a4", "a1a5", "a1a6", "a1a7", "a1a8", "a1a9", "a1b1", "a1c1", "a1d1", "a1e1",
+            "a1f1", "a1g1", "a1h1", "a1i1",
         ],
     );
 }
@@ -1156,8 +992,8 @@ fn telescope_slides_at_least_three() {
         &p,
         "e5",
         &[
-            "e5e8", "e5e9", "e5e2", "e5e1", "e5h5", "e5i5", "e5b5", "e5a5", "e5h8", "e5i9", "e5b8",
-            "e5a9", "e5h2", "e5i1", "e5b2", "e5a1",
+            "e5e8", "e5e9", "e5e2", "e5e1", "e5h5", "e5i5", "e5b5", "e5a5", "e5h8", "e5i9", "e5b8", "e5a9",
+            "e5h2", "e5i1", "e5b2", "e5a1",
         ],
     );
 }
@@ -1169,13 +1005,7 @@ fn telescope_blocked_and_capture() {
     // SW), own Magnet b8 (distance 3: NW has no move). Scientist b1, Mistress h9.
     // S e2 e1; E h5; W b5 a5; NE h8 i9; SE h2 i1 = 9.
     let p = pos("axiom blades 7m1/1M7/4d4/9/4L2a1/9/2T6/9/1S7 s - 0");
-    assert_moves_from(
-        &p,
-        "e5",
-        &[
-            "e5e2", "e5e1", "e5h5", "e5b5", "e5a5", "e5h8", "e5i9", "e5h2", "e5i1",
-        ],
-    );
+    assert_moves_from(&p, "e5", &["e5e2", "e5e1", "e5h5", "e5b5", "e5a5", "e5h8", "e5i9", "e5h2", "e5i1"]);
 }
 
 #[test]
@@ -1186,13 +1016,7 @@ fn scientist_steps_orthogonally_and_never_captures() {
     // Not even the enemy king next to it.
     let q = pos("axiom blades 9/9/9/9/3mST3/9/9/9/9 s - 0");
     assert_moves_from(&q, "e5", &["e5e6", "e5e4"]);
-    assert!(matches!(
-        q.play(mv("e5d5")),
-        Err(IllegalMove::BadBaseMove {
-            role: Scientist,
-            ..
-        })
-    ));
+    assert!(matches!(q.play(mv("e5d5")), Err(IllegalMove::BadBaseMove { role: Scientist, .. })));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1250,10 +1074,7 @@ fn third_repetition_by_south_loses_for_south() {
     for m in cycle.iter().chain(cycle[..3].iter()) {
         assert_eq!(g.play(mv(m)).expect("legal"), None, "{m}");
     }
-    assert_eq!(
-        result_text(g.play(mv("d1e1")).expect("legal")),
-        "north wins: repetition"
-    );
+    assert_eq!(result_text(g.play(mv("d1e1")).expect("legal")), "north wins: repetition");
 }
 
 #[test]
@@ -1285,10 +1106,7 @@ fn side_without_legal_moves_loses() {
     let r = play(&q, "a3a2");
     assert_eq!(result(&r), "north wins: no legal moves");
     let mut g = Game::new(q);
-    assert_eq!(
-        result_text(g.play(mv("a3a2")).expect("legal")),
-        "north wins: no legal moves"
-    );
+    assert_eq!(result_text(g.play(mv("a3a2")).expect("legal")), "north wins: no legal moves");
 }
 
 #[test]
@@ -1313,28 +1131,13 @@ fn finished_positions_list_no_moves() {
 fn play_errors_are_typed() {
     // South: Cog e2, FT e1. North: Cog e8, FT e9. South to move.
     let p = pos("clockwork clockwork 4f4/4c4/9/9/9/9/9/4C4/4F4 s - 0");
-    assert!(matches!(
-        p.play(mv("e8d7")),
-        Err(IllegalMove::NotYourPiece { .. })
-    ));
-    assert!(matches!(
-        p.play(mv("a5a6")),
-        Err(IllegalMove::EmptySquare { .. })
-    ));
+    assert!(matches!(p.play(mv("e8d7")), Err(IllegalMove::NotYourPiece { .. })));
+    assert!(matches!(p.play(mv("a5a6")), Err(IllegalMove::EmptySquare { .. })));
     // A Cog never moves straight ahead.
-    assert!(matches!(
-        p.play(mv("e2e3")),
-        Err(IllegalMove::BadBaseMove { role: Cog, .. })
-    ));
+    assert!(matches!(p.play(mv("e2e3")), Err(IllegalMove::BadBaseMove { role: Cog, .. })));
     // Legal base move, ability the Cog does not have.
-    assert!(matches!(
-        p.play(mv("e2d3/slash")),
-        Err(IllegalMove::BadAbility { role: Cog, .. })
-    ));
-    assert!(matches!(
-        p.play(mv("e2d3/burn:e8")),
-        Err(IllegalMove::BadAbility { role: Cog, .. })
-    ));
+    assert!(matches!(p.play(mv("e2d3/slash")), Err(IllegalMove::BadAbility { role: Cog, .. })));
+    assert!(matches!(p.play(mv("e2d3/burn:e8")), Err(IllegalMove::BadAbility { role: Cog, .. })));
     // The base move alone is fine.
     assert!(p.play(mv("e2d3")).is_ok());
 }
@@ -1343,10 +1146,7 @@ fn play_errors_are_typed() {
 fn play_error_detonating_own_scientist() {
     // Phial d8 -> d9 with own Scientist on g7 (distance 3): illegal, typed.
     let p = pos("axiom blades m8/3P5/6S2/9/9/9/9/9/9 s - 0");
-    assert!(matches!(
-        p.play(mv("d8d9")),
-        Err(IllegalMove::DestroysOwnKing { role: Phial, .. })
-    ));
+    assert!(matches!(p.play(mv("d8d9")), Err(IllegalMove::DestroysOwnKing { role: Phial, .. })));
     // Scientist h6 instead (distance 4): legal.
     let q = pos("axiom blades m8/3P5/9/7S1/9/9/9/9/9 s - 0");
     assert!(q.play(mv("d8d9")).is_ok());
@@ -1374,11 +1174,7 @@ fn dial_capturing_a_non_king_may_still_recall() {
     // line from e5 (e6 empty) meets the Sickle on e7: recall to b9 or h9. The NW line
     // ends on the Mistress a9 (king, no), SE on the own FT i1. 3 moves with base e4e5.
     let p = pos("clockwork blades m8/9/4k4/9/4d4/4D4/9/9/8F s - 0");
-    assert_moves_with_base(
-        &p,
-        "e4e5",
-        &["e4e5", "e4e5/recall:e7b9", "e4e5/recall:e7h9"],
-    );
+    assert_moves_with_base(&p, "e4e5", &["e4e5", "e4e5/recall:e7b9", "e4e5/recall:e7h9"]);
     let q = play(&p, "e4e5/recall:e7b9");
     assert_eq!(at(&q, "e5"), Some((South, Dial, false)));
     assert_eq!(at(&q, "b9"), Some((North, Sickle, false)));
@@ -1399,10 +1195,7 @@ fn phial_may_not_detonate_when_both_kings_are_in_range() {
     // king does not excuse destroying the own one: e8e9 is illegal.
     let p = pos("axiom blades 6m2/4P4/9/1S7/9/9/9/9/9 s - 0");
     assert_moves_from(&p, "e8", &[]);
-    assert!(matches!(
-        p.play(mv("e8e9")),
-        Err(IllegalMove::DestroysOwnKing { .. })
-    ));
+    assert!(matches!(p.play(mv("e8e9")), Err(IllegalMove::DestroysOwnKing { .. })));
 }
 
 #[test]
@@ -1410,11 +1203,7 @@ fn dagger_two_step_arrival_on_end_row_assassinates() {
     // Dagger e7: e8 (1), e9 (2 forward, e8 empty: arrives on rank 9 without capturing ->
     // assassinate the Cog c3; the FT a5 is not alone), d7, f7. Total 5.
     let p = pos("blades clockwork 9/9/4D4/9/f8/9/2c6/9/M8 s - 0");
-    assert_moves_from(
-        &p,
-        "e7",
-        &["e7e8", "e7e9", "e7e9/assassinate:c3", "e7d7", "e7f7"],
-    );
+    assert_moves_from(&p, "e7", &["e7e8", "e7e9", "e7e9/assassinate:c3", "e7d7", "e7f7"]);
 }
 
 #[test]
@@ -1435,10 +1224,7 @@ fn third_repetition_is_checked_before_the_ply_limit() {
     for m in cycle.iter().chain(cycle[..3].iter()) {
         assert_eq!(g.play(mv(m)).expect("legal"), None, "{m}");
     }
-    assert_eq!(
-        result_text(g.play(mv("d9e9")).expect("legal")),
-        "south wins: repetition"
-    );
+    assert_eq!(result_text(g.play(mv("d9e9")).expect("legal")), "south wins: repetition");
     assert_eq!(g.position().ply(), 160);
 }
 

@@ -19,11 +19,7 @@ fn charged_counts(p: &Position) -> BTreeMap<(Side, Role), usize> {
         let sq = Square::new(i).unwrap();
         if let Some(pc) = p.piece_at(sq) {
             if pc.charged {
-                assert!(
-                    pc.role.is_chargeable(),
-                    "{} charged on {sq} in {p}",
-                    pc.role
-                );
+                assert!(pc.role.is_chargeable(), "{} charged on {sq} in {p}", pc.role);
                 *m.entry((pc.side, pc.role)).or_insert(0) += 1;
             }
         }
@@ -38,11 +34,7 @@ fn check_position(game: &Game) -> Vec<Move> {
     let reparsed = iapn::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(reparsed, *pos, "parse(format(p)) != p");
     assert_eq!(iapn::format(&reparsed), text, "format(parse(s)) != s");
-    assert_eq!(
-        pos.hash(),
-        pos.compute_hash(),
-        "incremental hash drifted: {text}"
-    );
+    assert_eq!(pos.hash(), pos.compute_hash(), "incremental hash drifted: {text}");
     let moves = game.legal_moves();
     match game.outcome() {
         Some(_) => assert!(moves.is_empty(), "finished game lists moves: {text}"),
@@ -67,14 +59,9 @@ fn playout(mu: usize, choices: &[u16]) {
         }
         let before = *game.position();
         let mv = moves[c as usize % moves.len()];
-        game.play(mv)
-            .unwrap_or_else(|e| panic!("listed move {mv} rejected in {before}: {e}"));
+        game.play(mv).unwrap_or_else(|e| panic!("listed move {mv} rejected in {before}: {e}"));
         let after = *game.position();
-        assert_eq!(
-            after.turn(),
-            before.turn().opponent(),
-            "side to move after {mv}"
-        );
+        assert_eq!(after.turn(), before.turn().opponent(), "side to move after {mv}");
         assert_eq!(after.ply(), before.ply() + 1, "ply after {mv}");
         // The unchecked fast path agrees with the checked one.
         let mut fast = before;
@@ -86,11 +73,7 @@ fn playout(mu: usize, choices: &[u16]) {
             let was = cb.get(&(side, role)).copied().unwrap_or(0);
             if n > was {
                 assert_eq!(n, was + 1, "{mv}: more than one piece charged");
-                assert_eq!(
-                    side,
-                    before.turn(),
-                    "{mv}: the opponent's piece got charged"
-                );
+                assert_eq!(side, before.turn(), "{mv}: the opponent's piece got charged");
                 let on_field = (0..9).any(|f| {
                     after
                         .piece_at(Square::from_coords(f, 4).unwrap())

@@ -11,15 +11,10 @@ pub trait Opponent {
     /// True for the legal-move placeholder (tests), false for a real AI.
     fn is_placeholder(&self) -> bool;
     /// Chooses the AI's move at difficulty `level` (see `ai::level::LEVELS`).
-    fn choose(
-        &mut self,
-        game: &Game,
-        level: u8,
-        rng: &mut dyn Random,
-    ) -> Result<Option<Move>, ApiError>;
+    fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError>;
 }
 
-/// The AI: MCTS with a Gumbel root over the hand-written heuristic evaluator, with a
+/// The AI: MCTS (PUCT) over the hand-written heuristic evaluator, with a
 /// budget of leaf evaluations set by the level. (The network evaluator of issue 4 plugs
 /// in behind the same `ai::Evaluator` trait once a trained model ships.)
 #[derive(Debug, Default)]
@@ -34,24 +29,14 @@ impl Opponent for MctsAi {
         false
     }
 
-    fn choose(
-        &mut self,
-        game: &Game,
-        level: u8,
-        rng: &mut dyn Random,
-    ) -> Result<Option<Move>, ApiError> {
-        let lv = ai::level::level(level).unwrap_or_else(|| {
-            ai::level::level(ai::level::DEFAULT_LEVEL).unwrap_or(ai::level::LEVELS[0])
-        });
+    fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
+        let lv = ai::level::level(level)
+            .unwrap_or_else(|| ai::level::level(ai::level::DEFAULT_LEVEL).unwrap_or(ai::level::LEVELS[0]));
         let mut seed = [0u8; 8];
         rng.fill(&mut seed)?;
         let history: Vec<u64> = game.history().iter().map(|p| p.hash()).collect();
-        let r = ai::search(
-            game.position(),
-            &history,
-            &mut ai::Heuristic,
-            &lv.config(u64::from_le_bytes(seed)),
-        );
+        let r =
+            ai::search(game.position(), &history, &mut ai::Heuristic, &lv.config(u64::from_le_bytes(seed)));
         Ok(r.best)
     }
 }
@@ -70,12 +55,7 @@ impl Opponent for PlaceholderAi {
         true
     }
 
-    fn choose(
-        &mut self,
-        game: &Game,
-        _level: u8,
-        rng: &mut dyn Random,
-    ) -> Result<Option<Move>, ApiError> {
+    fn choose(&mut self, game: &Game, _level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
         let moves = game.legal_moves();
         if moves.is_empty() {
             return Ok(None);

@@ -78,11 +78,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits {
-            per_ip_per_minute: 20,
-            overall_per_minute: 600,
-            max_active_games: 100_000,
-        }
+        Limits { per_ip_per_minute: 20, overall_per_minute: 600, max_active_games: 100_000 }
     }
 }
 
@@ -123,25 +119,21 @@ mod tests {
 
     #[test]
     fn parses_and_validates() {
-        let c = CreateGame::parse(
-            br#"{"south":"clockwork","north":"axiom","mode":"link","days_per_move":3}"#,
-        )
-        .unwrap();
+        let c =
+            CreateGame::parse(br#"{"south":"clockwork","north":"axiom","mode":"link","days_per_move":3}"#)
+                .unwrap();
         assert_eq!(c.seat, SeatChoice::Random);
         assert_eq!(c.days_per_move, Some(3));
-        let e = CreateGame::parse(
-            br#"{"south":"clockwork","north":"axiom","mode":"link","days_per_move":4}"#,
-        )
-        .unwrap_err();
-        assert_eq!((e.status, e.code), (422, "invalid_time_control"));
         let e =
-            CreateGame::parse(br#"{"south":"robots","north":"axiom","mode":"ai"}"#).unwrap_err();
+            CreateGame::parse(br#"{"south":"clockwork","north":"axiom","mode":"link","days_per_move":4}"#)
+                .unwrap_err();
+        assert_eq!((e.status, e.code), (422, "invalid_time_control"));
+        let e = CreateGame::parse(br#"{"south":"robots","north":"axiom","mode":"ai"}"#).unwrap_err();
         assert_eq!(e.code, "invalid_body");
         assert!(e.message.contains("robots"), "{}", e.message);
         let e = CreateGame::parse(br#"{"south":"clockwork""#).unwrap_err();
         assert_eq!(e.code, "invalid_json");
-        let e = CreateGame::parse(br#"{"south":"clockwork","north":"axiom","mode":"ai","x":1}"#)
-            .unwrap_err();
+        let e = CreateGame::parse(br#"{"south":"clockwork","north":"axiom","mode":"ai","x":1}"#).unwrap_err();
         assert!(e.message.contains("unknown field"));
         let e = CreateGame::parse(&vec![b' '; 10_000]).unwrap_err();
         assert_eq!(e.status, 413);
@@ -149,25 +141,12 @@ mod tests {
 
     #[test]
     fn capacity_limits_answer_server_busy() {
-        let limits = Limits {
-            per_ip_per_minute: 2,
-            overall_per_minute: 5,
-            max_active_games: 10,
-        };
+        let limits = Limits { per_ip_per_minute: 2, overall_per_minute: 5, max_active_games: 10 };
         assert!(check_capacity(Load::default(), limits).is_ok());
         for load in [
-            Load {
-                created_last_minute_by_ip: 2,
-                ..Load::default()
-            },
-            Load {
-                created_last_minute: 5,
-                ..Load::default()
-            },
-            Load {
-                active_games: 10,
-                ..Load::default()
-            },
+            Load { created_last_minute_by_ip: 2, ..Load::default() },
+            Load { created_last_minute: 5, ..Load::default() },
+            Load { active_games: 10, ..Load::default() },
         ] {
             let e = check_capacity(load, limits).unwrap_err();
             assert_eq!((e.status, e.code), (503, "server_busy"));

@@ -16,13 +16,7 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(status: u16, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError {
-            status,
-            code,
-            message: message.into(),
-            state: None,
-            retry_after: None,
-        }
+        ApiError { status, code, message: message.into(), state: None, retry_after: None }
     }
 
     pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
@@ -30,10 +24,7 @@ impl ApiError {
     }
 
     pub fn conflict(code: &'static str, message: impl Into<String>, state: Value) -> ApiError {
-        ApiError {
-            state: Some(state),
-            ..ApiError::new(409, code, message)
-        }
+        ApiError { state: Some(state), ..ApiError::new(409, code, message) }
     }
 
     pub fn not_found(message: impl Into<String>) -> ApiError {

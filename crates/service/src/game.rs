@@ -68,15 +68,10 @@ pub enum Route {
 
 /// Splits `/api/games/{id}[/rest]` into the id and the route.
 pub fn route(method: Method, path: &str) -> Result<(String, Route), ApiError> {
-    let rest = path
-        .strip_prefix("/api/games/")
-        .ok_or_else(|| ApiError::not_found("no such route"))?;
+    let rest = path.strip_prefix("/api/games/").ok_or_else(|| ApiError::not_found("no such route"))?;
     let (id, tail) = rest.split_once('/').unwrap_or((rest, ""));
     if !valid_id(id) {
-        return Err(ApiError::not_found(format!(
-            "no game '{}'",
-            id.chars().take(40).collect::<String>()
-        )));
+        return Err(ApiError::not_found(format!("no game '{}'", id.chars().take(40).collect::<String>())));
     }
     let r = match (method, tail) {
         (Method::Get, "") => Route::State,
@@ -100,10 +95,7 @@ pub fn route(method: Method, path: &str) -> Result<(String, Route), ApiError> {
 
 /// Game ids are 24 lowercase hex digits (96 random bits).
 pub fn valid_id(id: &str) -> bool {
-    id.len() == 24
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    id.len() == 24 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 fn load(store: &dyn GameStore) -> Result<(GameRecord, Game), ApiError> {
@@ -139,13 +131,8 @@ fn ai_turn(rec: &mut GameRecord, game: &mut Game, ctx: &mut Ctx) -> Result<Optio
     let Some(mv) = ctx.ai.choose(game, level, ctx.rng)? else {
         return Ok(None);
     };
-    game.play(mv)
-        .map_err(|e| ApiError::internal(format!("the AI chose an illegal move: {e}")))?;
-    rec.moves.push(MoveEntry {
-        mv,
-        by,
-        at: ctx.now,
-    });
+    game.play(mv).map_err(|e| ApiError::internal(format!("the AI chose an illegal move: {e}")))?;
+    rec.moves.push(MoveEntry { mv, by, at: ctx.now });
     Ok(Some(mv))
 }
 
@@ -156,10 +143,7 @@ fn settle(rec: &mut GameRecord, game: &Game, now: i64, day_ms: i64) {
             rec.result = Some(Finish::from_outcome(o, now));
         }
     }
-    rec.deadline = match (
-        rec.result.is_none() && rec.seats_filled(),
-        rec.days_per_move,
-    ) {
+    rec.deadline = match (rec.result.is_none() && rec.seats_filled(), rec.days_per_move) {
         (true, Some(days)) => Some(now + i64::from(days) * day_ms),
         _ => None,
     };
@@ -180,47 +164,20 @@ fn effects(before_finished: bool, rec: &GameRecord) -> Effects {
 }
 
 /// Creates the game (the Worker calls this once, on a fresh Durable Object).
-pub fn create(
-    store: &mut dyn GameStore,
-    id: &str,
-    req: &CreateGame,
-    origin: &str,
-    ctx: &mut Ctx,
-) -> Handled {
+pub fn create(store: &mut dyn GameStore, id: &str, req: &CreateGame, origin: &str, ctx: &mut Ctx) -> Handled {
     let result = (|| {
         if store.load().map_err(ApiError::internal)?.is_some() {
-            return Err(ApiError::new(
-                409,
-                "exists",
-                "a game with this id already exists",
-            ));
+            return Err(ApiError::new(409, "exists", "a game with this id already exists"));
         }
         let side = req.creator_side(ctx.rng.below(2)? == 1);
         let token = ctx.rng.token()?;
-        let invite = if req.mode == Mode::Link {
-            Some(ctx.rng.token()?)
-        } else {
-            None
-        };
+        let invite = if req.mode == Mode::Link { Some(ctx.rng.token()?) } else { None };
         let other = match req.mode {
-            Mode::Ai => Seat {
-                controller: Controller::Ai,
-                token_hash: None,
-            },
-            Mode::Link => Seat {
-                controller: Controller::Human,
-                token_hash: None,
-            },
+            Mode::Ai => Seat { controller: Controller::Ai, token_hash: None },
+            Mode::Link => Seat { controller: Controller::Human, token_hash: None },
         };
-        let mine = Seat {
-            controller: Controller::Human,
-            token_hash: Some(tokens::hash(&token)),
-        };
-        let seats = if side == Side::South {
-            [mine, other]
-        } else {
-            [other, mine]
-        };
+        let mine = Seat { controller: Controller::Human, token_hash: Some(tokens::hash(&token)) };
+        let seats = if side == Side::South { [mine, other] } else { [other, mine] };
         let start = engine::Position::start(req.south, req.north);
         let mut rec = GameRecord {
             id: id.to_owned(),
@@ -267,16 +224,8 @@ pub fn create(
 
 fn finish(result: Result<(ApiResponse, Effects, GameRecord), ApiError>) -> Handled {
     match result {
-        Ok((response, effects, rec)) => Handled {
-            response,
-            effects,
-            record: Some(rec),
-        },
-        Err(e) => Handled {
-            response: ApiResponse::error(&e),
-            effects: Effects::default(),
-            record: None,
-        },
+        Ok((response, effects, rec)) => Handled { response, effects, record: Some(rec) },
+        Err(e) => Handled { response: ApiResponse::error(&e), effects: Effects::default(), record: None },
     }
 }
 
@@ -340,19 +289,11 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 let view = rec.view(&game);
                 Ok((ApiResponse::json(200, view), Effects::default(), rec))
             }
-            Route::Record => Ok((
-                ApiResponse::text(200, rec.record_text()),
-                Effects::default(),
-                rec,
-            )),
+            Route::Record => Ok((ApiResponse::text(200, rec.record_text()), Effects::default(), rec)),
             Route::Join => {
                 let body: JoinBody = parse_json(&req.body)?;
                 if rec.mode != Mode::Link {
-                    return Err(ApiError::new(
-                        409,
-                        "not_a_link_game",
-                        "only link games have a seat to join",
-                    ));
+                    return Err(ApiError::new(409, "not_a_link_game", "only link games have a seat to join"));
                 }
                 let Some(invite_hash) = rec.invite_hash.clone() else {
                     return Err(ApiError::conflict(
@@ -377,13 +318,8 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 rec.invite_hash = None;
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
                 save(store, &rec)?;
-                let body =
-                    json!({ "id": rec.id, "seat": side, "token": token, "state": rec.view(&game) });
-                Ok((
-                    ApiResponse::json(200, body),
-                    effects(was_finished, &rec),
-                    rec,
-                ))
+                let body = json!({ "id": rec.id, "seat": side, "token": token, "state": rec.view(&game) });
+                Ok((ApiResponse::json(200, body), effects(was_finished, &rec), rec))
             }
             Route::Moves => {
                 let side = authorise(&rec, req.bearer.as_deref())?;
@@ -397,19 +333,11 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 // A retried identical submission gets the same answer and moves nothing.
                 if let Some(last) = &rec.last_replies[side.index()] {
                     if last.ply == body.ply && last.mv == mv {
-                        return Ok((
-                            ApiResponse::json(200, last.body.clone()),
-                            Effects::default(),
-                            rec,
-                        ));
+                        return Ok((ApiResponse::json(200, last.body.clone()), Effects::default(), rec));
                     }
                 }
                 if rec.result.is_some() {
-                    return Err(ApiError::conflict(
-                        "game_over",
-                        "the game is over",
-                        rec.view(&game),
-                    ));
+                    return Err(ApiError::conflict("game_over", "the game is over", rec.view(&game)));
                 }
                 if !rec.seats_filled() {
                     return Err(ApiError::conflict(
@@ -433,13 +361,8 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                         rec.view(&game),
                     ));
                 }
-                game.play(mv)
-                    .map_err(|e| ApiError::new(422, "illegal_move", e.to_string()))?;
-                rec.moves.push(MoveEntry {
-                    mv,
-                    by: side,
-                    at: ctx.now,
-                });
+                game.play(mv).map_err(|e| ApiError::new(422, "illegal_move", e.to_string()))?;
+                rec.moves.push(MoveEntry { mv, by: side, at: ctx.now });
                 if rec.draw_offer == Some(side.opponent()) {
                     rec.draw_offer = None; // moving declines the opponent's offer
                 }
@@ -450,46 +373,26 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 if rec.mode == Mode::Ai {
                     reply["ai"] = ai_info(ctx.ai, rec.level);
                 }
-                rec.last_replies[side.index()] = Some(LastReply {
-                    ply: body.ply,
-                    mv,
-                    body: reply.clone(),
-                });
+                rec.last_replies[side.index()] = Some(LastReply { ply: body.ply, mv, body: reply.clone() });
                 save(store, &rec)?;
-                Ok((
-                    ApiResponse::json(200, reply),
-                    effects(was_finished, &rec),
-                    rec,
-                ))
+                Ok((ApiResponse::json(200, reply), effects(was_finished, &rec), rec))
             }
             Route::Resign => {
                 let side = authorise(&rec, req.bearer.as_deref())?;
                 if rec.result.is_some() {
-                    return Err(ApiError::conflict(
-                        "game_over",
-                        "the game is over",
-                        rec.view(&game),
-                    ));
+                    return Err(ApiError::conflict("game_over", "the game is over", rec.view(&game)));
                 }
                 rec.result = Some(Finish::win(side.opponent(), "resignation", ctx.now));
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
                 save(store, &rec)?;
                 let view = rec.view(&game);
-                Ok((
-                    ApiResponse::json(200, json!({ "state": view })),
-                    effects(was_finished, &rec),
-                    rec,
-                ))
+                Ok((ApiResponse::json(200, json!({ "state": view })), effects(was_finished, &rec), rec))
             }
             Route::Draw => {
                 let side = authorise(&rec, req.bearer.as_deref())?;
                 let body: DrawBody = parse_json(&req.body)?;
                 if rec.result.is_some() {
-                    return Err(ApiError::conflict(
-                        "game_over",
-                        "the game is over",
-                        rec.view(&game),
-                    ));
+                    return Err(ApiError::conflict("game_over", "the game is over", rec.view(&game)));
                 }
                 if rec.mode == Mode::Ai {
                     return Err(ApiError::new(
@@ -538,11 +441,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 }
                 save(store, &rec)?;
                 let view = rec.view(&game);
-                Ok((
-                    ApiResponse::json(200, json!({ "state": view })),
-                    effects(was_finished, &rec),
-                    rec,
-                ))
+                Ok((ApiResponse::json(200, json!({ "state": view })), effects(was_finished, &rec), rec))
             }
         }
     })();
@@ -554,10 +453,7 @@ pub fn alarm(store: &mut dyn GameStore, ctx: &mut Ctx) -> Handled {
     let result = (|| {
         let (mut rec, game) = load(store)?;
         let view_only = |rec: GameRecord| {
-            let fx = Effects {
-                alarm: rec.deadline.filter(|_| rec.result.is_none()),
-                ..Effects::default()
-            };
+            let fx = Effects { alarm: rec.deadline.filter(|_| rec.result.is_none()), ..Effects::default() };
             Ok((ApiResponse::json(200, json!({})), fx, rec))
         };
         match (rec.result.is_some(), rec.deadline) {
@@ -568,11 +464,7 @@ pub fn alarm(store: &mut dyn GameStore, ctx: &mut Ctx) -> Handled {
                 rec.draw_offer = None;
                 save(store, &rec)?;
                 let view = rec.view(&game);
-                Ok((
-                    ApiResponse::json(200, json!({ "state": view })),
-                    effects(false, &rec),
-                    rec,
-                ))
+                Ok((ApiResponse::json(200, json!({ "state": view })), effects(false, &rec), rec))
             }
             _ => view_only(rec),
         }

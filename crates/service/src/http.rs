@@ -43,27 +43,15 @@ pub struct ApiResponse {
 
 impl ApiResponse {
     pub fn json(status: u16, v: Value) -> ApiResponse {
-        ApiResponse {
-            status,
-            body: Body::Json(v),
-            retry_after: None,
-        }
+        ApiResponse { status, body: Body::Json(v), retry_after: None }
     }
 
     pub fn text(status: u16, s: String) -> ApiResponse {
-        ApiResponse {
-            status,
-            body: Body::Text(s),
-            retry_after: None,
-        }
+        ApiResponse { status, body: Body::Text(s), retry_after: None }
     }
 
     pub fn error(e: &ApiError) -> ApiResponse {
-        ApiResponse {
-            status: e.status,
-            body: Body::Json(e.body()),
-            retry_after: e.retry_after,
-        }
+        ApiResponse { status: e.status, body: Body::Json(e.body()), retry_after: e.retry_after }
     }
 
     pub fn json_body(&self) -> Option<&Value> {
@@ -86,38 +74,26 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
         return Err(too_large());
     }
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::bad_request(
-            "invalid_json",
-            "the request needs a JSON body",
-        ));
+        return Err(ApiError::bad_request("invalid_json", "the request needs a JSON body"));
     }
     // Two steps so the error says which is wrong: the JSON itself, or its shape. (serde
     // alone would also read a struct from an array, and calls some type errors syntax.)
-    let value: Value = serde_json::from_slice(body).map_err(|e| {
-        ApiError::bad_request("invalid_json", format!("request body is not JSON: {e}"))
-    })?;
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request("invalid_json", format!("request body is not JSON: {e}")))?;
     if !value.is_object() {
-        return Err(ApiError::bad_request(
-            "invalid_body",
-            "request body must be a JSON object",
-        ));
+        return Err(ApiError::bad_request("invalid_body", "request body must be a JSON object"));
     }
     serde_json::from_value(value)
         .map_err(|e| ApiError::bad_request("invalid_body", format!("request body: {e}")))
 }
 
 pub fn too_large() -> ApiError {
-    ApiError::new(
-        413,
-        "body_too_large",
-        format!("request bodies are limited to {MAX_BODY_BYTES} bytes"),
-    )
+    ApiError::new(413, "body_too_large", format!("request bodies are limited to {MAX_BODY_BYTES} bytes"))
 }
 
 /// The bearer token of an `Authorization` header value.
 pub fn bearer(header: Option<&str>) -> Option<String> {
     let h = header?.trim();
     let (scheme, token) = h.split_once(' ')?;
-    (scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty())
-        .then(|| token.trim().to_owned())
+    (scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty()).then(|| token.trim().to_owned())
 }

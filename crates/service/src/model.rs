@@ -52,16 +52,8 @@ pub struct Finish {
 impl Finish {
     pub fn from_outcome(o: Outcome, at: i64) -> Finish {
         let text = o.to_string();
-        let reason = text
-            .split_once(": ")
-            .map(|(_, r)| r.to_owned())
-            .unwrap_or_default();
-        Finish {
-            text,
-            winner: o.winner(),
-            reason,
-            at,
-        }
+        let reason = text.split_once(": ").map(|(_, r)| r.to_owned()).unwrap_or_default();
+        Finish { text, winner: o.winner(), reason, at }
     }
 
     pub fn win(winner: Side, reason: &str, at: i64) -> Finish {
@@ -74,12 +66,7 @@ impl Finish {
     }
 
     pub fn draw(reason: &str, at: i64) -> Finish {
-        Finish {
-            text: format!("draw: {reason}"),
-            winner: None,
-            reason: reason.to_owned(),
-            at,
-        }
+        Finish { text: format!("draw: {reason}"), winner: None, reason: reason.to_owned(), at }
     }
 }
 
@@ -128,9 +115,8 @@ impl GameRecord {
     pub fn replay(&self) -> Result<Game, String> {
         let mut game = Game::new(self.start);
         for (i, e) in self.moves.iter().enumerate() {
-            game.play(e.mv).map_err(|err| {
-                format!("stored move {} ({}) no longer replays: {err}", i + 1, e.mv)
-            })?;
+            game.play(e.mv)
+                .map_err(|err| format!("stored move {} ({}) no longer replays: {err}", i + 1, e.mv))?;
         }
         Ok(game)
     }
@@ -145,9 +131,7 @@ impl GameRecord {
 
     /// Both seats are held (AI seats always are).
     pub fn seats_filled(&self) -> bool {
-        self.seats
-            .iter()
-            .all(|s| s.controller == Controller::Ai || s.token_hash.is_some())
+        self.seats.iter().all(|s| s.controller == Controller::Ai || s.token_hash.is_some())
     }
 
     pub fn status(&self) -> &'static str {
@@ -207,11 +191,7 @@ impl GameRecord {
                 Controller::Human => "human",
                 Controller::Ai => "ai",
             };
-            let f = if side == Side::South {
-                self.south
-            } else {
-                self.north
-            };
+            let f = if side == Side::South { self.south } else { self.north };
             format!("{f} ({c})")
         };
         let rec = engine::record::Record {
@@ -224,10 +204,7 @@ impl GameRecord {
             ],
             start: self.start,
             moves: self.moves.iter().map(|m| m.mv).collect(),
-            result: self
-                .result
-                .as_ref()
-                .map_or_else(|| "ongoing".to_owned(), |f| f.text.clone()),
+            result: self.result.as_ref().map_or_else(|| "ongoing".to_owned(), |f| f.text.clone()),
         };
         rec.to_string()
     }

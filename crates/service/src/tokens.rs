@@ -83,9 +83,6 @@ mod tests {
         assert!(matches(&t, &h));
         assert!(!matches(&r.token().unwrap(), &h));
         assert!(!matches("", &h));
-        assert_eq!(
-            hash("abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
+        assert_eq!(hash("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 }

@@ -46,11 +46,7 @@ struct BrokenRng;
 
 impl Random for BrokenRng {
     fn fill(&mut self, _buf: &mut [u8]) -> Result<(), ApiError> {
-        Err(ApiError::new(
-            503,
-            "no_randomness",
-            "randomness unavailable",
-        ))
+        Err(ApiError::new(503, "no_randomness", "randomness unavailable"))
     }
 }
 
@@ -71,12 +67,7 @@ impl Opponent for FirstLegal {
     fn is_placeholder(&self) -> bool {
         false
     }
-    fn choose(
-        &mut self,
-        game: &Game,
-        _level: u8,
-        _rng: &mut dyn Random,
-    ) -> Result<Option<Move>, ApiError> {
+    fn choose(&mut self, game: &Game, _level: u8, _rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
         Ok(first_legal(game))
     }
 }
@@ -107,23 +98,13 @@ impl Env {
     }
 
     fn create(&mut self, req: &CreateGame) -> Handled {
-        let mut ctx = Ctx {
-            now: self.now,
-            rng: self.rng.as_mut(),
-            ai: self.ai.as_mut(),
-            day_ms: self.day_ms,
-        };
+        let mut ctx =
+            Ctx { now: self.now, rng: self.rng.as_mut(), ai: self.ai.as_mut(), day_ms: self.day_ms };
         game::create(&mut self.store, ID, req, ORIGIN, &mut ctx)
     }
 
     /// Routes `method /api/games/{ID}{tail}` and handles it.
-    fn request(
-        &mut self,
-        method: Method,
-        tail: &str,
-        bearer: Option<&str>,
-        body: &[u8],
-    ) -> Handled {
+    fn request(&mut self, method: Method, tail: &str, bearer: Option<&str>, body: &[u8]) -> Handled {
         let path = format!("/api/games/{ID}{tail}");
         let (id, route) = game::route(method, &path).unwrap();
         assert_eq!(id, ID);
@@ -134,22 +115,14 @@ impl Env {
             body: body.to_vec(),
             origin: ORIGIN.to_owned(),
         };
-        let mut ctx = Ctx {
-            now: self.now,
-            rng: self.rng.as_mut(),
-            ai: self.ai.as_mut(),
-            day_ms: self.day_ms,
-        };
+        let mut ctx =
+            Ctx { now: self.now, rng: self.rng.as_mut(), ai: self.ai.as_mut(), day_ms: self.day_ms };
         game::handle(&mut self.store, route, &req, &mut ctx)
     }
 
     fn alarm(&mut self) -> Handled {
-        let mut ctx = Ctx {
-            now: self.now,
-            rng: self.rng.as_mut(),
-            ai: self.ai.as_mut(),
-            day_ms: self.day_ms,
-        };
+        let mut ctx =
+            Ctx { now: self.now, rng: self.rng.as_mut(), ai: self.ai.as_mut(), day_ms: self.day_ms };
         game::alarm(&mut self.store, &mut ctx)
     }
 
@@ -182,10 +155,7 @@ impl Env {
         assert_eq!(h.response.status, status, "{b}");
         assert_eq!(b["error"], code, "{b}");
         assert!(b["message"].as_str().is_some_and(|m| !m.is_empty()), "{b}");
-        assert_eq!(
-            self.store.record, before,
-            "a rejected request changed the record"
-        );
+        assert_eq!(self.store.record, before, "a rejected request changed the record");
         assert_eq!(self.store.saves, saves, "a rejected request saved");
         assert_eq!(h.effects, Effects::default());
         assert!(h.record.is_none());
@@ -215,9 +185,7 @@ fn req(mode: Mode, seat: SeatChoice, days: Option<u32>) -> CreateGame {
 }
 
 fn is_token(s: &str) -> bool {
-    s.len() == 64
-        && s.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 fn side_of(v: &Value) -> Side {
@@ -229,11 +197,7 @@ fn side_of(v: &Value) -> Side {
 }
 
 fn str_list(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap().to_owned())
-        .collect()
+    v.as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_owned()).collect()
 }
 
 /// A link game as created: (creator token, creator side, invite token).
@@ -249,11 +213,7 @@ fn create_link(env: &mut Env, seat: SeatChoice, days: Option<u32>) -> Link {
     assert_eq!(h.response.status, 201, "{b}");
     let url = b["invite_url"].as_str().unwrap();
     let invite = url.split_once("#invite=").unwrap().1.to_owned();
-    Link {
-        creator: b["token"].as_str().unwrap().to_owned(),
-        creator_side: side_of(&b["seat"]),
-        invite,
-    }
+    Link { creator: b["token"].as_str().unwrap().to_owned(), creator_side: side_of(&b["seat"]), invite }
 }
 
 fn join(env: &mut Env, invite: &str) -> (String, Side) {
@@ -293,11 +253,7 @@ fn route_parses_ids_and_routes() {
         (Method::Get, "/ws", Route::WebSocket),
     ];
     for (m, tail, r) in cases {
-        assert_eq!(
-            game::route(m, &p(tail)).unwrap(),
-            (ID.to_owned(), r),
-            "{tail}"
-        );
+        assert_eq!(game::route(m, &p(tail)).unwrap(), (ID.to_owned(), r), "{tail}");
     }
     // Wrong methods on known routes: 405.
     for (m, tail) in [
@@ -312,11 +268,7 @@ fn route_parses_ids_and_routes() {
         (Method::Other, "/moves"),
     ] {
         let e = game::route(m, &p(tail)).unwrap_err();
-        assert_eq!(
-            (e.status, e.code),
-            (405, "method_not_allowed"),
-            "{m:?} {tail}"
-        );
+        assert_eq!((e.status, e.code), (405, "method_not_allowed"), "{m:?} {tail}");
     }
     // Unknown routes and bad ids: 404.
     let bad_paths = [
@@ -349,12 +301,9 @@ fn route_parses_ids_and_routes() {
 #[test]
 fn requests_to_a_missing_game_are_404() {
     let mut env = Env::new();
-    for (m, tail) in [
-        (Method::Get, ""),
-        (Method::Post, "/join"),
-        (Method::Post, "/moves"),
-        (Method::Get, "/record"),
-    ] {
+    for (m, tail) in
+        [(Method::Get, ""), (Method::Post, "/join"), (Method::Post, "/moves"), (Method::Get, "/record")]
+    {
         let b = env.rejected(404, "not_found", |e| e.request(m, tail, Some("x"), b"{}"));
         assert!(b.get("state").is_none());
     }
@@ -375,24 +324,15 @@ fn create_ai_game_creator_south() {
     assert_eq!(b["seat"], "south");
     assert!(b["ai_move"].is_null());
     assert!(b.get("invite_url").is_none());
-    assert_eq!(
-        b["ai"],
-        json!({ "engine": "first-legal", "placeholder": false, "level": 4 })
-    );
+    assert_eq!(b["ai"], json!({ "engine": "first-legal", "placeholder": false, "level": 4 }));
     let s = &b["state"];
     assert_eq!(s["ply"], 0);
     assert_eq!(s["turn"], "south");
     assert_eq!(s["status"], "ongoing");
     assert_eq!(s["mode"], "ai");
     assert_eq!(s["moves"], json!([]));
-    assert_eq!(
-        s["south"],
-        json!({ "faction": "clockwork", "player": "human", "claimed": true })
-    );
-    assert_eq!(
-        s["north"],
-        json!({ "faction": "blades", "player": "ai", "claimed": true })
-    );
+    assert_eq!(s["south"], json!({ "faction": "clockwork", "player": "human", "claimed": true }));
+    assert_eq!(s["north"], json!({ "faction": "blades", "player": "ai", "claimed": true }));
     assert!(s["result"].is_null());
     assert_eq!(s["rules_result"], "ongoing");
     assert!(s["deadline"].is_null());
@@ -402,15 +342,7 @@ fn create_ai_game_creator_south() {
     let mut sorted = legal.clone();
     sorted.sort();
     assert_eq!(legal, sorted, "legal moves are sorted");
-    assert_eq!(
-        h.effects,
-        Effects {
-            changed: true,
-            created: true,
-            finished: false,
-            alarm: None
-        }
-    );
+    assert_eq!(h.effects, Effects { changed: true, created: true, finished: false, alarm: None });
     assert_eq!(h.record.as_ref(), env.store.record.as_ref());
     assert_eq!(env.store.saves, 1);
 
@@ -418,10 +350,7 @@ fn create_ai_game_creator_south() {
     assert_eq!(rec.id, ID);
     assert_eq!(rec.mode, Mode::Ai);
     assert_eq!(rec.seats[0].controller, Controller::Human);
-    assert_eq!(
-        rec.seats[0].token_hash.as_deref(),
-        Some(tokens::hash(b["token"].as_str().unwrap()).as_str())
-    );
+    assert_eq!(rec.seats[0].token_hash.as_deref(), Some(tokens::hash(b["token"].as_str().unwrap()).as_str()));
     assert_eq!(rec.seats[1].controller, Controller::Ai);
     assert!(rec.seats[1].token_hash.is_none());
     assert!(rec.invite_hash.is_none());
@@ -459,10 +388,7 @@ fn create_with_the_placeholder_ai_says_so_and_plays_a_legal_move() {
     let mut env = Env::new();
     env.ai = Box::new(PlaceholderAi);
     let (_, b) = create_ai(&mut env, SeatChoice::North);
-    assert_eq!(
-        b["ai"],
-        json!({ "engine": "placeholder-random", "placeholder": true, "level": 4 })
-    );
+    assert_eq!(b["ai"], json!({ "engine": "placeholder-random", "placeholder": true, "level": 4 }));
     let start = engine::Position::start(Faction::Clockwork, Faction::Blades);
     let mv = Move::parse(b["ai_move"].as_str().unwrap()).unwrap();
     assert!(start.legal_moves().contains(&mv));
@@ -489,18 +415,9 @@ fn create_link_game_returns_an_invite_url() {
     assert_eq!(s["status"], "waiting");
     assert_eq!(s["legal_moves"], json!([]));
     assert_eq!(s["days_per_move"], 3);
-    assert!(
-        s["deadline"].is_null(),
-        "no clock before both seats are taken"
-    );
-    assert_eq!(
-        s["south"],
-        json!({ "faction": "clockwork", "player": "human", "claimed": false })
-    );
-    assert_eq!(
-        s["north"],
-        json!({ "faction": "blades", "player": "human", "claimed": true })
-    );
+    assert!(s["deadline"].is_null(), "no clock before both seats are taken");
+    assert_eq!(s["south"], json!({ "faction": "clockwork", "player": "human", "claimed": false }));
+    assert_eq!(s["north"], json!({ "faction": "blades", "player": "human", "claimed": true }));
     assert_eq!(h.effects.alarm, None);
     let rec = env.rec();
     assert_eq!(rec.invite_hash, Some(tokens::hash(invite)));
@@ -531,11 +448,7 @@ fn random_seat_gives_both_sides_and_the_token_holds_that_seat() {
             assert_eq!(rec.moves.len(), usize::from(ai_first));
         }
     }
-    assert_eq!(
-        seen,
-        [true, true],
-        "a random seat should land on both sides"
-    );
+    assert_eq!(seen, [true, true], "a random seat should land on both sides");
 }
 
 #[test]
@@ -554,10 +467,7 @@ fn tokens_are_hex_and_only_their_hashes_are_stored() {
     ok(&env.submit(&joiner, &mv, 1));
     let stored = serde_json::to_string(env.rec()).unwrap();
     for secret in [&l.creator, &l.invite, &joiner] {
-        assert!(
-            !stored.contains(secret.as_str()),
-            "a token is stored in clear"
-        );
+        assert!(!stored.contains(secret.as_str()), "a token is stored in clear");
     }
     assert!(stored.contains(&tokens::hash(&l.creator)));
     assert!(stored.contains(&tokens::hash(&joiner)));
@@ -576,10 +486,7 @@ fn tokens_are_hex_and_only_their_hashes_are_stored() {
 fn creating_twice_on_the_same_store_is_409_exists() {
     let mut env = Env::new();
     create_ai(&mut env, SeatChoice::South);
-    for r in [
-        req(Mode::Ai, SeatChoice::South, None),
-        req(Mode::Link, SeatChoice::North, Some(2)),
-    ] {
+    for r in [req(Mode::Ai, SeatChoice::South, None), req(Mode::Link, SeatChoice::North, Some(2))] {
         env.rejected(409, "exists", |e| e.create(&r));
     }
 }
@@ -598,9 +505,7 @@ fn creation_fails_cleanly_without_randomness_or_storage() {
 
     let mut env = Env::new();
     env.store.fail_saves = true;
-    env.rejected(503, "storage_unavailable", |e| {
-        e.create(&req(Mode::Ai, SeatChoice::North, None))
-    });
+    env.rejected(503, "storage_unavailable", |e| e.create(&req(Mode::Ai, SeatChoice::North, None)));
     assert!(env.store.record.is_none());
 }
 
@@ -613,20 +518,12 @@ fn join_with_the_invite_takes_the_open_seat() {
     let l = create_link(&mut env, SeatChoice::North, None);
     assert_eq!(l.creator_side, Side::North);
     // The creator's own token is not the invite.
-    let b = env.rejected(403, "bad_invite", |e| {
-        e.post("/join", None, &json!({ "invite": l.creator }))
-    });
+    let b = env.rejected(403, "bad_invite", |e| e.post("/join", None, &json!({ "invite": l.creator })));
     assert!(b.get("state").is_none());
-    env.rejected(403, "bad_invite", |e| {
-        e.post("/join", None, &json!({ "invite": "" }))
-    });
-    env.rejected(403, "bad_invite", |e| {
-        e.post("/join", None, &json!({ "invite": "0".repeat(64) }))
-    });
+    env.rejected(403, "bad_invite", |e| e.post("/join", None, &json!({ "invite": "" })));
+    env.rejected(403, "bad_invite", |e| e.post("/join", None, &json!({ "invite": "0".repeat(64) })));
     // No move before the opponent is here.
-    env.rejected(409, "waiting_for_opponent", |e| {
-        e.submit(&l.creator, "e8e7", 0)
-    });
+    env.rejected(409, "waiting_for_opponent", |e| e.submit(&l.creator, "e8e7", 0));
 
     let h = env.post("/join", None, &json!({ "invite": l.invite }));
     let b = ok(&h).clone();
@@ -637,15 +534,7 @@ fn join_with_the_invite_takes_the_open_seat() {
     assert_eq!(b["state"]["status"], "ongoing");
     assert_eq!(b["state"]["south"]["claimed"], true);
     assert!(!str_list(&b["state"]["legal_moves"]).is_empty());
-    assert_eq!(
-        h.effects,
-        Effects {
-            changed: true,
-            created: false,
-            finished: false,
-            alarm: None
-        }
-    );
+    assert_eq!(h.effects, Effects { changed: true, created: false, finished: false, alarm: None });
     let rec = env.rec();
     assert!(rec.invite_hash.is_none(), "the invite is used up");
     assert_eq!(rec.seats[0].token_hash, Some(tokens::hash(token)));
@@ -653,13 +542,9 @@ fn join_with_the_invite_takes_the_open_seat() {
     assert_eq!(env.state(), b["state"]);
 
     // The seat is gone: the same invite (or any other) is 409 seat_taken with the state.
-    let again = env.rejected(409, "seat_taken", |e| {
-        e.post("/join", None, &json!({ "invite": l.invite }))
-    });
+    let again = env.rejected(409, "seat_taken", |e| e.post("/join", None, &json!({ "invite": l.invite })));
     assert_eq!(again["state"]["status"], "ongoing");
-    env.rejected(409, "seat_taken", |e| {
-        e.post("/join", None, &json!({ "invite": "nope" }))
-    });
+    env.rejected(409, "seat_taken", |e| e.post("/join", None, &json!({ "invite": "nope" })));
     // The joined token works.
     ok(&env.submit(token, "e2d3", 0));
 }
@@ -668,12 +553,8 @@ fn join_with_the_invite_takes_the_open_seat() {
 fn join_on_an_ai_game_is_409() {
     let mut env = Env::new();
     let (token, _) = create_ai(&mut env, SeatChoice::South);
-    env.rejected(409, "not_a_link_game", |e| {
-        e.post("/join", None, &json!({ "invite": token }))
-    });
-    env.rejected(409, "not_a_link_game", |e| {
-        e.post("/join", None, &json!({ "invite": "x" }))
-    });
+    env.rejected(409, "not_a_link_game", |e| e.post("/join", None, &json!({ "invite": token })));
+    env.rejected(409, "not_a_link_game", |e| e.post("/join", None, &json!({ "invite": "x" })));
 }
 
 #[test]
@@ -697,18 +578,11 @@ fn join_with_malformed_bodies_is_400() {
     }
     // Unknown field even with the right invite.
     let raw = json!({ "invite": l.invite, "seat": "north" }).to_string();
-    let b = env.rejected(400, "invalid_body", |e| {
-        e.request(Method::Post, "/join", None, raw.as_bytes())
-    });
-    assert!(
-        b["message"].as_str().unwrap().contains("unknown field"),
-        "{b}"
-    );
+    let b = env.rejected(400, "invalid_body", |e| e.request(Method::Post, "/join", None, raw.as_bytes()));
+    assert!(b["message"].as_str().unwrap().contains("unknown field"), "{b}");
     // Too large.
     let big = vec![b' '; 9 * 1024];
-    env.rejected(413, "body_too_large", |e| {
-        e.request(Method::Post, "/join", None, &big)
-    });
+    env.rejected(413, "body_too_large", |e| e.request(Method::Post, "/join", None, &big));
     // Still joinable afterwards.
     join(&mut env, &l.invite);
 }
@@ -726,32 +600,17 @@ fn moves_need_a_seat_token() {
     let mut other = Env::seeded(77);
     let foreign = create_link(&mut other, SeatChoice::South, None).creator;
     let creator_hash = tokens::hash(&l.creator);
-    for bad in [
-        foreign.as_str(),
-        l.invite.as_str(),
-        creator_hash.as_str(),
-        "x",
-    ] {
+    for bad in [foreign.as_str(), l.invite.as_str(), creator_hash.as_str(), "x"] {
         env.rejected(403, "forbidden", |e| e.post("/moves", Some(bad), &mv));
     }
     // Authorisation comes before the body is looked at.
-    env.rejected(401, "unauthorized", |e| {
-        e.request(Method::Post, "/moves", None, b"{")
-    });
-    env.rejected(403, "forbidden", |e| {
-        e.request(Method::Post, "/moves", Some("x"), b"{")
-    });
+    env.rejected(401, "unauthorized", |e| e.request(Method::Post, "/moves", None, b"{"));
+    env.rejected(403, "forbidden", |e| e.request(Method::Post, "/moves", Some("x"), b"{"));
     // The same for resign and draw.
     env.rejected(401, "unauthorized", |e| e.post("/resign", None, &json!({})));
-    env.rejected(403, "forbidden", |e| {
-        e.post("/resign", Some(&foreign), &json!({}))
-    });
-    env.rejected(401, "unauthorized", |e| {
-        e.post("/draw", None, &json!({ "action": "offer" }))
-    });
-    env.rejected(403, "forbidden", |e| {
-        e.post("/draw", Some(&foreign), &json!({ "action": "offer" }))
-    });
+    env.rejected(403, "forbidden", |e| e.post("/resign", Some(&foreign), &json!({})));
+    env.rejected(401, "unauthorized", |e| e.post("/draw", None, &json!({ "action": "offer" })));
+    env.rejected(403, "forbidden", |e| e.post("/draw", Some(&foreign), &json!({ "action": "offer" })));
     // The right tokens work.
     ok(&env.post("/moves", Some(&l.creator), &mv));
     let s = env.state();
@@ -798,12 +657,8 @@ fn move_validation_in_order() {
             e.request(Method::Post, "/moves", Some(&south), raw.as_bytes())
         });
     }
-    env.rejected(400, "invalid_json", |e| {
-        e.request(Method::Post, "/moves", Some(&south), b"{\"move\":")
-    });
-    env.rejected(400, "invalid_json", |e| {
-        e.request(Method::Post, "/moves", Some(&south), b"")
-    });
+    env.rejected(400, "invalid_json", |e| e.request(Method::Post, "/moves", Some(&south), b"{\"move\":"));
+    env.rejected(400, "invalid_json", |e| e.request(Method::Post, "/moves", Some(&south), b""));
 
     // Now a legal move.
     env.now = T0 + 42;
@@ -814,15 +669,7 @@ fn move_validation_in_order() {
     assert_eq!(b["state"]["ply"], 1);
     assert_eq!(b["state"]["turn"], "north");
     assert_eq!(b["state"]["moves"], json!(["e2d3"]));
-    assert_eq!(
-        h.effects,
-        Effects {
-            changed: true,
-            created: false,
-            finished: false,
-            alarm: None
-        }
-    );
+    assert_eq!(h.effects, Effects { changed: true, created: false, finished: false, alarm: None });
     let rec = env.rec();
     assert_eq!(rec.moves.len(), 1);
     assert_eq!(rec.moves[0].by, Side::South);
@@ -874,10 +721,7 @@ fn ai_games_answer_with_the_ai_move() {
     game.play(Move::parse("e2d3").unwrap()).unwrap();
     let expected = first_legal(&game).unwrap();
     assert_eq!(b["ai_move"], expected.to_string());
-    assert_eq!(
-        b["ai"],
-        json!({ "engine": "first-legal", "placeholder": false, "level": 4 })
-    );
+    assert_eq!(b["ai"], json!({ "engine": "first-legal", "placeholder": false, "level": 4 }));
     assert_eq!(b["state"]["ply"], 2);
     assert_eq!(b["state"]["turn"], "south");
     assert_eq!(b["state"]["moves"], json!(["e2d3", expected.to_string()]));
@@ -911,10 +755,7 @@ fn a_game_played_to_a_rules_result_from_a_custom_start() {
     let mut env = Env::new();
     let (south, north) = joined(&mut env, Some(1));
     // A South Gear next to North's Father Time: capturing it ends the game.
-    set_start(
-        &mut env,
-        "clockwork clockwork 4f4/4G4/9/9/9/9/9/9/4F4 s - 0",
-    );
+    set_start(&mut env, "clockwork clockwork 4f4/4G4/9/9/9/9/9/9/4F4 s - 0");
     let s = env.state();
     assert!(str_list(&s["legal_moves"]).contains(&"e8e9".to_owned()));
     env.rejected(422, "illegal_move", |e| e.submit(&south, "e2d3", 0));
@@ -930,15 +771,7 @@ fn a_game_played_to_a_rules_result_from_a_custom_start() {
     assert_eq!(st["rules_result"], "south wins: king destroyed");
     assert_eq!(st["legal_moves"], json!([]));
     assert!(st["deadline"].is_null());
-    assert_eq!(
-        h.effects,
-        Effects {
-            changed: true,
-            created: false,
-            finished: true,
-            alarm: None
-        }
-    );
+    assert_eq!(h.effects, Effects { changed: true, created: false, finished: true, alarm: None });
     let rec = env.rec();
     let fin = rec.result.as_ref().unwrap();
     assert_eq!(fin.text, "south wins: king destroyed");
@@ -949,12 +782,8 @@ fn a_game_played_to_a_rules_result_from_a_custom_start() {
     let b = env.rejected(409, "game_over", |e| e.submit(&north, "e1e2", 1));
     assert_eq!(b["state"]["status"], "finished");
     env.rejected(409, "game_over", |e| e.submit(&south, "e9e8", 1));
-    env.rejected(409, "game_over", |e| {
-        e.post("/resign", Some(&north), &json!({}))
-    });
-    env.rejected(409, "game_over", |e| {
-        e.post("/draw", Some(&north), &json!({ "action": "offer" }))
-    });
+    env.rejected(409, "game_over", |e| e.post("/resign", Some(&north), &json!({})));
+    env.rejected(409, "game_over", |e| e.post("/draw", Some(&north), &json!({ "action": "offer" })));
     // The alarm has nothing to do.
     env.now = T0 + 10_000_000_000;
     let before = env.store.record.clone();
@@ -1004,10 +833,7 @@ fn an_ai_game_played_to_the_end_with_first_legal_moves() {
         assert_eq!(h.effects.finished, last["state"]["status"] == "finished");
     }
     let s = env.state();
-    assert_eq!(
-        s["status"], "finished",
-        "the game should end within 160 plies"
-    );
+    assert_eq!(s["status"], "finished", "the game should end within 160 plies");
     let rec = env.rec().clone();
     let game = rec.replay().unwrap();
     let outcome = game.outcome().expect("a rules result");
@@ -1025,13 +851,8 @@ fn an_ai_game_played_to_the_end_with_first_legal_moves() {
     // Further moves: game_over (a fresh submission), the same answer (a retry).
     let ply = s["ply"].as_u64().unwrap();
     env.rejected(409, "game_over", |e| e.submit(&token, "e2d3", ply));
-    assert_eq!(
-        ok(&env.submit(&token, &last_submit.0, last_submit.1)),
-        &last
-    );
-    env.rejected(409, "game_over", |e| {
-        e.post("/resign", Some(&token), &json!({}))
-    });
+    assert_eq!(ok(&env.submit(&token, &last_submit.0, last_submit.1)), &last);
+    env.rejected(409, "game_over", |e| e.post("/resign", Some(&token), &json!({})));
     let r = Record::parse(&record_text(&mut env)).unwrap();
     assert_eq!(r.result, text);
     assert_eq!(*r.replay().unwrap().position(), rec.position);
@@ -1056,24 +877,12 @@ fn resigning_gives_the_opponent_the_game() {
     assert_eq!(b["state"]["rules_result"], "ongoing");
     assert_eq!(b["state"]["legal_moves"], json!([]));
     assert!(b["state"]["deadline"].is_null());
-    assert_eq!(
-        h.effects,
-        Effects {
-            changed: true,
-            created: false,
-            finished: true,
-            alarm: None
-        }
-    );
+    assert_eq!(h.effects, Effects { changed: true, created: false, finished: true, alarm: None });
     let rec = env.rec();
     assert_eq!(rec.result.as_ref().unwrap().at, T0 + 9);
     assert!(rec.deadline.is_none());
-    env.rejected(409, "game_over", |e| {
-        e.post("/resign", Some(&north), &json!({}))
-    });
-    env.rejected(409, "game_over", |e| {
-        e.post("/resign", Some(&south), &json!({}))
-    });
+    env.rejected(409, "game_over", |e| e.post("/resign", Some(&north), &json!({})));
+    env.rejected(409, "game_over", |e| e.post("/resign", Some(&south), &json!({})));
     env.rejected(409, "game_over", |e| e.submit(&north, "e8e7", 1));
 }
 
@@ -1091,9 +900,7 @@ fn resigning_off_turn_and_in_ai_games() {
     let h = env.post("/resign", Some(&token), &json!({}));
     assert_eq!(ok(&h)["state"]["result"]["text"], "south wins: resignation");
     assert!(h.effects.finished);
-    let b = env.rejected(409, "game_over", |e| {
-        e.post("/resign", Some(&token), &json!({}))
-    });
+    let b = env.rejected(409, "game_over", |e| e.post("/resign", Some(&token), &json!({})));
     assert_eq!(b["state"]["result"]["text"], "south wins: resignation");
     let r = Record::parse(&record_text(&mut env)).unwrap();
     assert_eq!(r.result, "south wins: resignation");
@@ -1171,25 +978,18 @@ fn draw_requests_that_cannot_be_served() {
     // Before the opponent joined.
     let mut env = Env::new();
     let l = create_link(&mut env, SeatChoice::South, None);
-    env.rejected(409, "waiting_for_opponent", |e| {
-        draw(e, &l.creator, "offer")
-    });
+    env.rejected(409, "waiting_for_opponent", |e| draw(e, &l.creator, "offer"));
     env.rejected(409, "no_draw_offer", |e| draw(e, &l.creator, "accept"));
     // Bad bodies.
     let (_, _) = join(&mut env, &l.invite);
-    for raw in [
-        r#"{"action":"maybe"}"#,
-        r#"{"action":"Offer"}"#,
-        r#"{}"#,
-        r#"{"action":"offer","why":"tired"}"#,
-    ] {
+    for raw in
+        [r#"{"action":"maybe"}"#, r#"{"action":"Offer"}"#, r#"{}"#, r#"{"action":"offer","why":"tired"}"#]
+    {
         env.rejected(400, "invalid_body", |e| {
             e.request(Method::Post, "/draw", Some(&l.creator), raw.as_bytes())
         });
     }
-    env.rejected(400, "invalid_json", |e| {
-        e.request(Method::Post, "/draw", Some(&l.creator), b"offer")
-    });
+    env.rejected(400, "invalid_json", |e| e.request(Method::Post, "/draw", Some(&l.creator), b"offer"));
 }
 
 #[test]
@@ -1244,12 +1044,7 @@ fn correspondence_deadlines_and_time_forfeit() {
         assert_eq!(h.response.status, 200);
         assert_eq!(
             h.effects,
-            Effects {
-                changed: false,
-                created: false,
-                finished: false,
-                alarm: Some(11_050)
-            }
+            Effects { changed: false, created: false, finished: false, alarm: Some(11_050) }
         );
         assert_eq!(env.store.record, before);
         assert_eq!(env.store.saves, saves);
@@ -1312,10 +1107,7 @@ fn time_forfeit_after_the_deadline_for_south() {
     assert_eq!(env.rec().deadline, Some(1000));
     env.now = 5000; // well after
     let h = env.alarm();
-    assert_eq!(
-        ok(&h)["state"]["result"]["text"],
-        "north wins: time forfeit"
-    );
+    assert_eq!(ok(&h)["state"]["result"]["text"], "north wins: time forfeit");
     assert!(h.effects.finished);
 }
 
@@ -1351,9 +1143,7 @@ fn a_storage_failure_changes_nothing() {
     env.day_ms = 1000;
     let l = create_link(&mut env, SeatChoice::South, Some(1));
     env.store.fail_saves = true;
-    env.rejected(503, "storage_unavailable", |e| {
-        e.post("/join", None, &json!({ "invite": l.invite }))
-    });
+    env.rejected(503, "storage_unavailable", |e| e.post("/join", None, &json!({ "invite": l.invite })));
     env.store.fail_saves = false;
     let (north, _) = join(&mut env, &l.invite);
     let south = l.creator;
@@ -1361,9 +1151,7 @@ fn a_storage_failure_changes_nothing() {
     env.store.fail_saves = true;
     env.now += 10;
     env.rejected(503, "storage_unavailable", |e| e.submit(&south, "e2d3", 0));
-    env.rejected(503, "storage_unavailable", |e| {
-        e.post("/resign", Some(&north), &json!({}))
-    });
+    env.rejected(503, "storage_unavailable", |e| e.post("/resign", Some(&north), &json!({})));
     env.rejected(503, "storage_unavailable", |e| draw(e, &north, "offer"));
     env.now += 1_000_000;
     env.rejected(503, "storage_unavailable", Env::alarm);
@@ -1427,14 +1215,8 @@ fn the_record_text_parses_and_replays_to_the_same_position() {
 fn a_wrong_type_for_the_draw_action_is_invalid_body() {
     let mut env = Env::new();
     let (south, _) = joined(&mut env, None);
-    for raw in [
-        r#"{"action":1}"#,
-        r#"{"action":null}"#,
-        r#"{"action":true}"#,
-    ] {
-        env.rejected(400, "invalid_body", |e| {
-            e.request(Method::Post, "/draw", Some(&south), raw.as_bytes())
-        });
+    for raw in [r#"{"action":1}"#, r#"{"action":null}"#, r#"{"action":true}"#] {
+        env.rejected(400, "invalid_body", |e| e.request(Method::Post, "/draw", Some(&south), raw.as_bytes()));
     }
 }
 
@@ -1443,9 +1225,7 @@ fn array_bodies_are_refused() {
     let mut env = Env::new();
     let l = create_link(&mut env, SeatChoice::South, None);
     let raw = json!([l.invite]).to_string();
-    env.rejected(400, "invalid_body", |e| {
-        e.request(Method::Post, "/join", None, raw.as_bytes())
-    });
+    env.rejected(400, "invalid_body", |e| e.request(Method::Post, "/join", None, raw.as_bytes()));
     let (_, _) = join(&mut env, &l.invite);
     env.rejected(400, "invalid_body", |e| {
         e.request(Method::Post, "/moves", Some(&l.creator), br#"["e2d3",0]"#)

@@ -1,0 +1,70 @@
+//! Network commands (feature `onnx`): check a model against its trainer's reference
+//! outputs, and measure evaluations per second.
+
+use std::time::Instant;
+
+use ai::network::Network;
+
+fn load(path: &str) -> Result<Network, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    Network::load(&bytes, path)
+}
+
+/// `check-model <onnx> <reference.json>`: tract's outputs equal the trainer's.
+pub fn check(model: &str, reference: &str) -> Result<String, String> {
+    let net = load(model)?;
+    let text = std::fs::read_to_string(reference).map_err(|e| format!("{reference}: {e}"))?;
+    let r: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{reference}: {e}"))?;
+    let floats = |v: &serde_json::Value| -> Vec<f32> {
+        v.as_array()
+            .map(|a| a.iter().filter_map(|x| x.as_f64()).map(|x| x as f32).collect())
+            .unwrap_or_default()
+    };
+    let inputs = r["inputs"].as_array().ok_or("reference has no inputs")?;
+    let mut worst = 0f32;
+    for (i, input) in inputs.iter().enumerate() {
+        let (policy, value) = net.run(&floats(input))?;
+        let want_p = floats(&r["policy"][i]);
+        let want_v = floats(&r["value"][i]);
+        if want_p.len() != policy.len() || want_v.is_empty() {
+            return Err(format!("reference sample {i} has the wrong shape"));
+        }
+        let d = policy
+            .iter()
+            .zip(&want_p)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0f32, f32::max)
+            .max((value - want_v[0]).abs());
+        worst = worst.max(d);
+    }
+    if worst > 1e-3 {
+        return Err(format!("tract differs from the reference by up to {worst:e} (limit 1e-3)"));
+    }
+    Ok(format!(
+        "{model}: tract matches the reference on {} samples (max abs difference {worst:.2e})\n",
+        inputs.len()
+    ))
+}
+
+/// `bench-net <onnx>`: network evaluations per second (batch 1, one thread).
+pub fn bench(model: &str) -> Result<String, String> {
+    let t = Instant::now();
+    let net = load(model)?;
+    let load_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let pos = engine::Position::start(engine::Faction::Clockwork, engine::Faction::Axiom);
+    let planes = ai::encoding::encode(&pos);
+    for _ in 0..20 {
+        net.run(&planes)?;
+    }
+    let n = 300;
+    let t = Instant::now();
+    for _ in 0..n {
+        net.run(&planes)?;
+    }
+    let secs = t.elapsed().as_secs_f64();
+    Ok(format!(
+        "{model}: load+optimise {load_ms:.0} ms; {:.0} evaluations/s ({:.3} ms each), native tract, batch 1\n",
+        n as f64 / secs,
+        1000.0 * secs / n as f64
+    ))
+}

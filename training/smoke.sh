@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# End-to-end smoke of the training stack (CI): self-play 2 games -> train 1 step ->
+# export ONNX + reference -> check it with tract (`iron-arena check-model`) if available.
+#
+#   training/smoke.sh            (from anywhere; uses <repo>/.tools/train-venv)
+#
+# Env: IRON_ARENA_BIN (default target/release/iron-arena, built if missing),
+#      TRAIN_VENV (default .tools/train-venv), PYTHON (default python3, to create the venv).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+VENV="${TRAIN_VENV:-$ROOT/.tools/train-venv}"
+REQ="$ROOT/training/requirements.txt"
+BIN="${IRON_ARENA_BIN:-$ROOT/target/release/iron-arena}"
+
+# --- the venv: create it, (re)install when requirements.txt changed
+want="$(sha256sum "$REQ" | cut -d' ' -f1)"
+have="$(cat "$VENV/.requirements.sha256" 2>/dev/null || true)"
+if [[ ! -x "$VENV/bin/python" || "$want" != "$have" ]]; then
+  echo "smoke: installing the training venv at $VENV from training/requirements.txt"
+  [[ -x "$VENV/bin/python" ]] || "${PYTHON:-python3}" -m venv "$VENV"
+  "$VENV/bin/python" -m pip install --quiet -r "$REQ"
+  echo "$want" > "$VENV/.requirements.sha256"
+fi
+
+# --- the CLI
+if [[ ! -x "$BIN" ]]; then
+  echo "smoke: building the release CLI"
+  cargo build --release -p cli --features onnx
+fi
+
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+start=$SECONDS
+
+"$BIN" selfplay --games 2 --engine heuristic:8 --out "$TMP/smoke.jsonl"
+test -s "$TMP/smoke.jsonl"
+
+"$VENV/bin/python" "$ROOT/training/train.py" \
+  --data "$TMP/smoke.jsonl" --out "$TMP/smoke.onnx" \
+  --steps 1 --batch 16 --log-every 1 --checkpoint "$TMP/checkpoint.msgpack" --bin "$BIN"
+test -s "$TMP/smoke.onnx"
+test -s "$TMP/smoke.reference.json"
+
+# --- tract check (the Rust side's `check-model`), when the CLI has it
+usage="$("$BIN" help 2>&1 || true)"   # an unknown command prints the usage
+if ! grep -q 'check-model' <<<"$usage"; then
+  echo "smoke: tract check SKIPPED (this iron-arena has no check-model command)"
+  if [[ -n "${REQUIRE_TRACT:-}" ]]; then echo "smoke: REQUIRE_TRACT is set: failing"; exit 1; fi
+else
+  "$BIN" check-model "$TMP/smoke.onnx" "$TMP/smoke.reference.json"
+  echo "smoke: tract check passed"
+fi
+
+echo "smoke: OK in $((SECONDS - start))s"
