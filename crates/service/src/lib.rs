@@ -12,6 +12,8 @@ pub mod error;
 pub mod game;
 pub mod http;
 pub mod model;
+pub mod names;
+pub mod rating;
 pub mod store;
 pub mod time;
 pub mod tokens;
