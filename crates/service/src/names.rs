@@ -11,7 +11,7 @@ pub const MAX_LEN: usize = 24;
 pub fn validate(raw: &str) -> Result<String, ApiError> {
     let bad = |why: &str| ApiError::new(422, "invalid_name", format!("display name {why}"));
     let n = raw.chars().count();
-    if n < MIN_LEN || n > MAX_LEN {
+    if !(MIN_LEN..=MAX_LEN).contains(&n) {
         return Err(bad(&format!("must be {MIN_LEN} to {MAX_LEN} characters long")));
     }
     if raw.starts_with(' ') || raw.ends_with(' ') || raw.contains("  ") {
