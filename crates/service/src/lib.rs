@@ -6,6 +6,7 @@
 //! [`http::ApiResponse`] back. So every rule of the API (authorisation, stale plies,
 //! idempotent retries, results, deadlines, capacity) is tested natively without a runtime.
 
+pub mod accounts;
 pub mod ai;
 pub mod create;
 pub mod error;

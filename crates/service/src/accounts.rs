@@ -1,0 +1,173 @@
+//! Accounts without the runtime: session cookies, OAuth2 `state` and PKCE (RFC 7636),
+//! and Discord's authorize URL. The Worker glue stores sessions and states in D1 (by
+//! hash only) and talks to Discord at configurable base URLs.
+
+use sha2::{Digest, Sha256};
+
+pub const SESSION_COOKIE: &str = "ia_session";
+/// Sessions last 180 days.
+pub const SESSION_MAX_AGE_S: i64 = 180 * 24 * 3600;
+/// An OAuth `state` must come back within 10 minutes.
+pub const STATE_MAX_AGE_MS: i64 = 10 * 60 * 1000;
+
+/// base64url without padding (RFC 4648 §5).
+pub fn base64url(bytes: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut s = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for c in bytes.chunks(3) {
+        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= c.len() {
+                s.push(T[(n >> shift & 63) as usize] as char);
+            }
+        }
+    }
+    s
+}
+
+/// The PKCE S256 code challenge of a verifier.
+pub fn pkce_challenge(verifier: &str) -> String {
+    base64url(&Sha256::digest(verifier.as_bytes()))
+}
+
+/// Percent-encodes a query component (RFC 3986 unreserved characters pass).
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Discord's authorization URL for the `identify` scope with `state` and PKCE.
+pub fn authorize_url(
+    authorize_base: &str,
+    client_id: &str,
+    redirect_uri: &str,
+    state: &str,
+    verifier: &str,
+) -> String {
+    format!(
+        "{authorize_base}?response_type=code&client_id={}&scope=identify&redirect_uri={}&state={}&code_challenge={}&code_challenge_method=S256&prompt=consent",
+        encode(client_id),
+        encode(redirect_uri),
+        encode(state),
+        pkce_challenge(verifier)
+    )
+}
+
+/// The token-exchange form body (application/x-www-form-urlencoded).
+pub fn token_form(
+    client_id: &str,
+    client_secret: &str,
+    code: &str,
+    redirect_uri: &str,
+    verifier: &str,
+) -> String {
+    format!(
+        "grant_type=authorization_code&client_id={}&client_secret={}&code={}&redirect_uri={}&code_verifier={}",
+        encode(client_id),
+        encode(client_secret),
+        encode(code),
+        encode(redirect_uri),
+        encode(verifier)
+    )
+}
+
+/// The session token in a `Cookie` header, if any.
+pub fn session_from_cookie(header: Option<&str>) -> Option<String> {
+    header?
+        .split(';')
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, _)| *k == SESSION_COOKIE)
+        .map(|(_, v)| v.trim().to_owned())
+        .filter(|v| v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// `Set-Cookie` for a session: HttpOnly (no script reads it), Secure, SameSite=Lax (sent on
+/// the top-level redirect back from Discord, never on cross-site subrequests).
+pub fn session_cookie(token: &str) -> String {
+    format!("{SESSION_COOKIE}={token}; Path=/; Max-Age={SESSION_MAX_AGE_S}; HttpOnly; Secure; SameSite=Lax")
+}
+
+pub fn clear_cookie() -> String {
+    format!("{SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax")
+}
+
+/// A query parameter of a URL's query string (decoded for `%XX` and `+`).
+pub fn query_param(query: &str, name: &str) -> Option<String> {
+    query.split('&').filter_map(|kv| kv.split_once('=')).find(|(k, _)| *k == name).map(|(_, v)| decode(v))
+}
+
+fn decode(s: &str) -> String {
+    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => match (hex(b[i + 1]), hex(b[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h * 16 + l);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pkce_matches_rfc7636_appendix_b() {
+        assert_eq!(
+            pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
+    }
+
+    #[test]
+    fn cookies_are_parsed_strictly() {
+        let t = "a".repeat(64);
+        assert_eq!(session_from_cookie(Some(&format!("x=1; ia_session={t}; y=2"))), Some(t.clone()));
+        assert_eq!(session_from_cookie(Some("ia_session=short")), None);
+        assert_eq!(session_from_cookie(None), None);
+        let c = session_cookie(&t);
+        assert!(c.contains("HttpOnly") && c.contains("Secure") && c.contains("SameSite=Lax"));
+    }
+
+    #[test]
+    fn urls_are_encoded() {
+        let u = authorize_url(
+            "https://d/oauth2/authorize",
+            "123",
+            "http://127.0.0.1:8787/api/auth/discord/callback",
+            "s t",
+            "v",
+        );
+        assert!(u.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A8787%2Fapi%2Fauth%2Fdiscord%2Fcallback"));
+        assert!(
+            u.contains("state=s%20t")
+                && u.contains("scope=identify")
+                && u.contains("code_challenge_method=S256")
+        );
+        assert_eq!(query_param("code=a%20b&state=x+y", "code").as_deref(), Some("a b"));
+        assert_eq!(query_param("code=a&state=x+y", "state").as_deref(), Some("x y"));
+        assert_eq!(query_param("code=%zz", "code").as_deref(), Some("%zz"));
+        assert_eq!(query_param("code=%", "code").as_deref(), Some("%"));
+        assert_eq!(query_param("code=%é1", "code").as_deref(), Some("%é1"));
+    }
+}
