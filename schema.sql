@@ -45,3 +45,21 @@ CREATE TABLE IF NOT EXISTS player_badges (
     awarded_at  INTEGER NOT NULL,
     PRIMARY KEY (player_id, badge_id)
 );
+
+-- Browser sessions (guests included): only the SHA-256 of the cookie's token is stored.
+CREATE TABLE IF NOT EXISTS sessions (
+    token_hash  TEXT PRIMARY KEY,
+    player_id   TEXT NOT NULL REFERENCES players(id),
+    created_at  INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_by_player ON sessions (player_id);
+
+-- Pending "Sign in with Discord": single-use state (by hash), bound to the session that
+-- started it, with its PKCE verifier.
+CREATE TABLE IF NOT EXISTS oauth_states (
+    state_hash    TEXT PRIMARY KEY,
+    session_hash  TEXT NOT NULL,
+    verifier      TEXT NOT NULL,
+    created_at    INTEGER NOT NULL
+);

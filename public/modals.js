@@ -5,6 +5,22 @@ import { renderMarkdown } from "./markdown.js";
 let openCount = 0;
 
 /**
+ * Content that scrolls must be reachable by keyboard (WCAG 2.1.1): a box that scrolls (the
+ * body of a long modal, a wide table or diagram) is made focusable, so that the arrow keys
+ * scroll it, and only while it scrolls. Sizes are followed as the window changes.
+ */
+export function keyboardScrollable(box) {
+  const update = () => {
+    const scrolls = box.scrollHeight > box.clientHeight + 1 || box.scrollWidth > box.clientWidth + 1;
+    if (scrolls) box.tabIndex = 0;
+    else box.removeAttribute("tabindex");
+  };
+  if (typeof ResizeObserver === "function") new ResizeObserver(update).observe(box);
+  update();
+  return update;
+}
+
+/**
  * Open a modal. actions: [{label, value, kind: "primary"|"danger"|undefined}].
  * Resolves with the chosen action's value, or null when dismissed (Escape, ×, backdrop).
  */
@@ -36,6 +52,7 @@ export function openModal({ title, body, actions = [{ label: "Close", value: nul
     dlg.addEventListener("close", () => { dlg.remove(); resolve(result); });
     document.body.append(dlg);
     dlg.showModal();
+    dlg.refreshScroll = keyboardScrollable(bodyEl);
     const primary = acts.querySelector(".primary") || acts.querySelector("button");
     if (primary && actions.length > 1) primary.focus();
   });
@@ -68,6 +85,8 @@ export async function showRules() {
       body.innerHTML = "<p>The rules could not be loaded. Please try again.</p>";
     }
   }
+  body.closest("dialog")?.refreshScroll?.();
+  for (const box of body.querySelectorAll(".table-wrap, pre.diagram")) keyboardScrollable(box);
   return p;
 }
 

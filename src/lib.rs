@@ -7,6 +7,7 @@
 //! - [`index`]: the D1 index of games (capacity counts, finished results).
 //! - [`glue`]: conversions between `worker` and `service` types, randomness, time.
 
+mod accounts;
 mod config;
 mod game_object;
 mod glue;

@@ -37,6 +37,9 @@ async fn api(mut req: Request, env: &Env, path: &str) -> std::result::Result<Res
             Response::from_json(&serde_json::json!({ "ok": true })).map_err(internal)
         }
         (Method::Post, "/api/games") => create(&mut req, env).await,
+        (_, p) if p == "/api/me" || p.starts_with("/api/me/") || p.starts_with("/api/auth/") => {
+            crate::accounts::handle(&mut req, env, p).await
+        }
         (_, "/api/games") => Err(ApiError::new(405, "method_not_allowed", "use POST to create a game")),
         (_, p) if p.starts_with("/api/games/") => {
             let id = p["/api/games/".len()..].split('/').next().unwrap_or_default();

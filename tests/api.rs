@@ -282,7 +282,16 @@ fn openapi_fuzzing_finds_no_server_error() {
     assert!(bin.exists(), "schemathesis is not installed: run scripts/setup.sh");
     let s = Server::start(&[("LIMIT_PER_IP_PER_MINUTE", "1000000"), ("LIMIT_PER_MINUTE", "1000000")]);
     let out = std::process::Command::new(bin)
-        .args(["run", &s.url("/api/openapi.json"), "--checks", "not_a_server_error", "--max-examples", "25"])
+        .args([
+            "run",
+            &s.url("/api/openapi.json"),
+            "--checks",
+            "not_a_server_error",
+            "--max-examples",
+            "25",
+            "--exclude-path-regex",
+            "^/api/auth/",
+        ])
         .current_dir(&s.persist)
         .output()
         .unwrap();

@@ -51,6 +51,11 @@ pub fn hash(token: &str) -> String {
     hex(&Sha256::digest(token.as_bytes()))
 }
 
+/// Equality of two secrets (or their hashes) in constant time.
+pub fn same(a: &str, b: &str) -> bool {
+    a.as_bytes().ct_eq(b.as_bytes()).into()
+}
+
 /// Whether `presented` is the token whose hash is `stored`, in constant time.
 pub fn matches(presented: &str, stored: &str) -> bool {
     let h = hash(presented);

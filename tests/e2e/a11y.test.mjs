@@ -1,0 +1,200 @@
+// Automated accessibility check of the browser client with axe-core (issue 5: "contrast
+// that passes WCAG AA", ARIA labels on squares and pieces). axe runs inside the page on the
+// main screens: home, a game against the AI at 1280 px and at 390 px, the Game Rules modal
+// and the Server Busy modal. No colour-contrast violations are allowed at all, and no
+// serious or critical violation of any WCAG 2 A/AA rule.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { startServer, launchBrowser, newPage, shot } from "./support.mjs";
+
+const require = createRequire(import.meta.url);
+const AXE = require.resolve("axe-core/axe.min.js");
+
+let server;
+let busy;
+let browser;
+const T = { timeout: 120_000 };
+
+before(async () => {
+  [server, busy] = await Promise.all([startServer(), startServer({ LIMIT_PER_IP_PER_MINUTE: "0" })]);
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+  busy?.stop();
+});
+
+// The page background is a radial gradient, on which axe cannot compute contrast (it reports
+// those texts as "incomplete"). So contrast is checked a second time with the gradient
+// replaced by each of its two end colours, solid: the lighter one is the worst case for the
+// light text of the theme, the darker one for any dark text. Short texts (the board's
+// coordinates, "×") are checked too (axe skips texts under three characters by default).
+const GRADIENT_STOPS = ["#2a2f3a", "#15171c"];
+
+const A11Y_TAGS = ["wcag2a", "wcag2aa"];
+
+/** Load axe into the page once; contrast of short texts included. */
+async function loadAxe(page) {
+  if (await page.evaluate(() => typeof window.axe === "object")) return;
+  await page.addScriptTag({ path: AXE });
+  // configure() replaces a check's options as a whole: axe's defaults, with ignoreLength on.
+  await page.evaluate(() => window.axe.configure({
+    checks: [{
+      id: "color-contrast",
+      options: {
+        ignoreUnicode: true, ignoreLength: true, ignorePseudo: false, boldValue: 700, boldTextPt: 14, largeTextPt: 18,
+        contrastRatio: { normal: { expected: 4.5 }, large: { expected: 3 } },
+        pseudoSizeThreshold: 0.25, shadowOutlineEmMax: 0.2, textStrokeEmMin: 0.03,
+      },
+    }],
+  }));
+}
+
+/** Run axe in the page; returns {violations, incomplete} in a printable shape. */
+async function runAxe(page, runOnly) {
+  return page.evaluate(async (only) => {
+    const r = await window.axe.run(document, { runOnly: only, resultTypes: ["violations", "incomplete"] });
+    const shape = (v) => ({
+      id: v.id, impact: v.impact, help: v.help,
+      nodes: v.nodes.map((n) => {
+        const checks = n.any.concat(n.all, n.none);
+        return {
+          target: n.target.join(" "), impact: n.impact,
+          data: checks.map((c) => c.data).find((d) => d && d.contrastRatio !== undefined) || null,
+          message: checks.map((c) => c.message).filter(Boolean).join("; "),
+        };
+      }),
+    });
+    return { violations: r.violations.map(shape), incomplete: r.incomplete.map(shape) };
+  }, runOnly);
+}
+
+function describe(violations) {
+  const lines = [];
+  for (const v of violations) {
+    lines.push(`- ${v.id} (${v.impact}): ${v.help}`);
+    for (const n of v.nodes.slice(0, 25)) {
+      const d = n.data;
+      const c = d && d.fgColor ? ` — ${d.fgColor} on ${d.bgColor}, ratio ${d.contrastRatio} (needs ${d.expectedContrastRatio}), ${d.fontSize} ${d.fontWeight}` : "";
+      lines.push(`    ${n.target}${c}${d && !d.fgColor && n.message ? ` — ${n.message}` : ""}`);
+    }
+    if (v.nodes.length > 25) lines.push(`    … and ${v.nodes.length - 25} more`);
+  }
+  return lines.join("\n");
+}
+
+/**
+ * The check: no colour-contrast violation (also with the page gradient made solid), and no
+ * serious or critical violation of any WCAG 2 A/AA rule. Contrast results axe could not
+ * decide are printed for a look.
+ */
+async function check(page, where) {
+  await loadAxe(page);
+  const all = await runAxe(page, { type: "tag", values: A11Y_TAGS });
+  const fatal = (v) => v.id === "color-contrast" || v.impact === "serious" || v.impact === "critical";
+  const bad = all.violations.filter(fatal);
+  const minor = all.violations.filter((v) => !fatal(v));
+  if (minor.length) console.log(`axe on ${where}, moderate/minor (allowed):\n${describe(minor)}`);
+  const seen = new Set(bad.filter((v) => v.id === "color-contrast").flatMap((v) => v.nodes.map((n) => n.target)));
+  const contrast = [];
+  const undecided = new Map();
+  for (const bg of GRADIENT_STOPS) {
+    const style = await page.addStyleTag({ content: `body { background: ${bg} !important; }` });
+    const r = await runAxe(page, { type: "rule", values: ["color-contrast"] });
+    await style.evaluate((e) => e.remove());
+    for (const v of r.violations) {
+      const nodes = v.nodes.filter((n) => !seen.has(n.target));
+      nodes.forEach((n) => seen.add(n.target));
+      if (nodes.length) contrast.push({ ...v, nodes, help: `${v.help} (with the page background solid ${bg})` });
+    }
+    for (const v of r.incomplete) for (const n of v.nodes) undecided.set(n.target, n.message);
+  }
+  if (undecided.size) console.log(`axe could not decide the contrast of, on ${where}:\n${[...undecided].map(([t, m]) => `    ${t} — ${m}`).join("\n")}`);
+  assert.equal(bad.length + contrast.length, 0, `accessibility violations on ${where}:\n${describe(bad.concat(contrast))}`);
+}
+
+test("axe: home page", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  await page.waitForSelector(".faction-card");
+  await check(page, "home (1280 px)");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await check(page, "home (390 px)");
+  assert.deepEqual(page.errors, []);
+});
+
+test("axe: a game against the AI at 1280 and 390 px: selection, in progress, replay, resign, result", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  await page.waitForSelector(".faction-card");
+  await page.selectOption("select[name=level]", "1");
+  await page.click(".start-ai");
+  await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+  // One move (so the move list, last-move marks and the AI's reply are shown) ...
+  const from = await page.$eval(".board .sq.pickable", (e) => e.dataset.sq);
+  await page.click(`.board [data-sq="${from}"]`);
+  await page.waitForSelector(".board .sq.target");
+  // ... checked once with a piece selected and its destinations marked ...
+  await check(page, "game with a piece selected (1280 px)");
+  await page.click(".board .sq.target");
+  await page.waitForFunction(() => document.querySelectorAll(".move-list .mv").length >= 2, null, { timeout: 20_000 });
+  await page.waitForSelector(".my-turn");
+  await page.waitForTimeout(400);
+  await check(page, "game in progress (1280 px)");
+  // Every square is named (coordinates, piece, marks) and every piece is a named image.
+  const unnamed = await page.$$eval(".board .sq", (els) => els.filter((e) => !(e.getAttribute("aria-label") || "").trim()).map((e) => e.dataset.sq));
+  assert.deepEqual(unnamed, [], "squares without an aria-label");
+  const pieces = await page.$$eval(".board .piece", (els) => els.map((e) => [e.getAttribute("role"), e.getAttribute("aria-label")]));
+  assert.ok(pieces.length >= 30, `pieces on the board (${pieces.length})`);
+  for (const [role, label] of pieces) assert.ok(role === "img" && /^(South|North) \S/.test(label || ""), `piece role=${role} label=${label}`);
+  await shot(page, "a11y-game-1280");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(300);
+  await check(page, "game in progress (390 px)");
+  await shot(page, "a11y-game-390");
+  // Replay mode (a past move selected in the move list).
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.click('.move-list .mv[data-ply="1"]');
+  await page.waitForSelector(".replay-note:not([hidden])");
+  await check(page, "game in replay (1280 px)");
+  await page.click('.replay-nav [data-nav="live"]');
+  // The confirmation modal, then the result banner.
+  await page.click(".actions .resign");
+  await page.waitForSelector("#confirm-dialog[open]");
+  await check(page, "resign confirmation modal");
+  await page.click("#confirm-dialog .danger");
+  await page.waitForSelector(".result-banner:not([hidden])");
+  await page.waitForTimeout(300);
+  await check(page, "game over, result banner (1280 px)");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(300);
+  await check(page, "game over, result banner (390 px)");
+  assert.deepEqual(page.errors, []);
+});
+
+test("axe: Game Rules modal", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  await page.click("#btn-rules");
+  await page.waitForSelector("#rules-dialog pre.diagram");
+  await check(page, "Game Rules modal (1280 px)");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await check(page, "Game Rules modal (390 px)");
+  await shot(page, "a11y-rules-390");
+  assert.deepEqual(page.errors, []);
+});
+
+test("axe: Server Busy modal", T, async () => {
+  const page = await newPage(browser, busy.base);
+  await page.goto("/");
+  await page.waitForSelector(".faction-card");
+  await page.click(".start-ai");
+  await page.waitForSelector("#busy-dialog[open]");
+  await check(page, "Server Busy modal (1280 px)");
+  await shot(page, "a11y-busy-1280");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await check(page, "Server Busy modal (390 px)");
+});
