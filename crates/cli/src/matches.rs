@@ -20,21 +20,61 @@ pub fn matchups(arg: &str) -> Result<Vec<(Faction, Faction)>, String> {
 }
 
 /// Plays one game; returns the outcome and the moves' search results (for self-play).
+/// How a game varies from one seed to the next: searches are deterministic, so without
+/// this every game of a match-up between the same players would be the same game.
+#[derive(Clone, Copy, Debug)]
+pub struct Variety {
+    /// Uniformly random moves for the first plies (a random opening, both players).
+    pub random_plies: u32,
+    /// Then, for searching players, moves sampled by visit count up to this ply
+    /// (AlphaZero's temperature 1 for self-play); the best move afterwards.
+    pub sample_until: u32,
+}
+
+pub const MATCH: Variety = Variety { random_plies: 4, sample_until: 0 };
+pub const SELFPLAY: Variety = Variety { random_plies: 2, sample_until: 30 };
+
+/// Plays one game; calls `on_move` with every search result (for self-play records).
 pub fn play_game(
     south: &Spec,
     north: &Spec,
     mu: (Faction, Faction),
     seed: u64,
+    variety: Variety,
     mut on_move: impl FnMut(&Game, &ai::SearchResult),
 ) -> Option<Outcome> {
     let mut g = Game::new(Position::start(mu.0, mu.1));
-    let mut ply = 0u64;
+    let mut rng = ai::rng::Rng::new(seed);
+    let mut ply = 0u32;
     while g.outcome().is_none() {
-        let spec = if g.position().turn() == Side::South { south } else { north };
-        let (mv, res) = spec.choose(&g, seed.wrapping_mul(1_000_003).wrapping_add(ply));
-        if let Some(r) = &res {
-            on_move(&g, r);
-        }
+        let mv = if ply < variety.random_plies {
+            let moves = g.legal_moves();
+            moves.get(rng.below(moves.len())).copied()
+        } else {
+            let spec = if g.position().turn() == Side::South { south } else { north };
+            let (best, res) = spec.choose(&g, rng.next_u64());
+            match &res {
+                Some(r) if ply < variety.sample_until && !r.visits.is_empty() => {
+                    on_move(&g, r);
+                    let total: u32 = r.visits.iter().sum();
+                    let mut x = rng.below(total.max(1) as usize) as u32;
+                    let i = r.visits.iter().position(|&v| {
+                        if x < v {
+                            true
+                        } else {
+                            x -= v;
+                            false
+                        }
+                    });
+                    i.map(|i| r.moves[i]).or(best)
+                }
+                Some(r) => {
+                    on_move(&g, r);
+                    best
+                }
+                None => best,
+            }
+        };
         let Some(mv) = mv else { break };
         if g.play(mv).is_err() {
             break;
@@ -116,7 +156,7 @@ pub fn arena(a: &Spec, b: &Spec, games_per_matchup: usize, mus: &[(Faction, Fact
         let mu = mus[i % mus.len()];
         let a_south = (i / mus.len()).is_multiple_of(2);
         let (s, n) = if a_south { (a, b) } else { (b, a) };
-        let o = play_game(s, n, mu, seed ^ (i as u64).wrapping_mul(0x9E37_79B9), |_, _| {});
+        let o = play_game(s, n, mu, seed ^ (i as u64).wrapping_mul(0x9E37_79B9), MATCH, |_, _| {});
         let a_side = if a_south { Side::South } else { Side::North };
         (mu, o.and_then(|o| o.winner()).map(|w| w == a_side))
     });
@@ -147,7 +187,7 @@ pub fn balance(spec: &Spec, games_per_matchup: usize, seed: u64) -> String {
     let mus = matchups("all").unwrap_or_default();
     let results = parallel(games_per_matchup * mus.len(), |i| {
         let mu = mus[i % mus.len()];
-        (mu, play_game(spec, spec, mu, seed ^ (i as u64).wrapping_mul(0x51_7CC1), |_, _| {}))
+        (mu, play_game(spec, spec, mu, seed ^ (i as u64).wrapping_mul(0x51_7CC1), MATCH, |_, _| {}))
     });
     let mut out = format!("balance, {} vs itself, {games_per_matchup} games per match-up\n", spec.label());
     out.push_str("south      north      south wins  north wins  draws\n");
@@ -187,7 +227,7 @@ pub fn selfplay(
     let lines = parallel(games, |i| {
         let mu = mus[i % mus.len()];
         let mut samples: Vec<(Side, serde_json::Value)> = Vec::new();
-        let o = play_game(spec, spec, mu, seed ^ (i as u64).wrapping_mul(0x2545_F491), |g, r| {
+        let o = play_game(spec, spec, mu, seed ^ (i as u64).wrapping_mul(0x2545_F491), SELFPLAY, |g, r| {
             let pos = g.position();
             let planes: Vec<u8> = ai::encoding::encode(pos).iter().map(|&x| x as u8).collect();
             let policy = ai::encoding::policy_target(&r.moves, &r.policy, pos.turn());

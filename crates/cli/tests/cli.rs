@@ -219,3 +219,20 @@ fn selfplay_writes_training_records_in_the_layout_format() {
     assert_eq!(layout["planes"], 22);
     let _ = std::fs::remove_file(&path);
 }
+
+/// Regression: searches are deterministic, so matches and self-play once replayed the
+/// same game for every seed of a match-up (a balance table of only 0% and 100%, and
+/// self-play data of nine distinct games). Random openings and visit sampling vary them.
+#[test]
+fn regression_games_of_one_match_up_differ() {
+    let out = ok(&["balance", "--engine", "heuristic:16", "--games", "6"]);
+    let mixed = out
+        .lines()
+        .filter(|l| l.contains('%'))
+        .filter(|l| {
+            let p: Vec<&str> = l.split_whitespace().filter(|w| w.ends_with('%')).collect();
+            p.len() == 3 && p[0] != "0.0%" && p[0] != "100.0%"
+        })
+        .count();
+    assert!(mixed >= 3, "too little variety:\n{out}");
+}
