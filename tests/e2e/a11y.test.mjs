@@ -6,25 +6,13 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { startServer, launchBrowser, newPage, shot } from "./support.mjs";
+import { newPage, shot, useServersAndBrowser } from "./support.mjs";
 
 const require = createRequire(import.meta.url);
 const AXE = require.resolve("axe-core/axe.min.js");
 
-let server;
-let busy;
-let browser;
 const T = { timeout: 120_000 };
-
-before(async () => {
-  [server, busy] = await Promise.all([startServer(), startServer({ LIMIT_PER_IP_PER_MINUTE: "0" })]);
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-  busy?.stop();
-});
+const suite = useServersAndBrowser(before, after);
 
 // The page background is a radial gradient, on which axe cannot compute contrast (it reports
 // those texts as "incomplete"). So contrast is checked a second time with the gradient
@@ -116,7 +104,7 @@ async function check(page, where) {
 }
 
 test("axe: home page", T, async () => {
-  const page = await newPage(browser, server.base);
+  const page = await newPage(suite.browser, suite.server.base);
   await page.goto("/");
   await page.waitForSelector(".faction-card");
   await check(page, "home (1280 px)");
@@ -126,7 +114,7 @@ test("axe: home page", T, async () => {
 });
 
 test("axe: a game against the AI at 1280 and 390 px: selection, in progress, replay, resign, result", T, async () => {
-  const page = await newPage(browser, server.base);
+  const page = await newPage(suite.browser, suite.server.base);
   await page.goto("/");
   await page.waitForSelector(".faction-card");
   await page.selectOption("select[name=level]", "1");
@@ -176,7 +164,7 @@ test("axe: a game against the AI at 1280 and 390 px: selection, in progress, rep
 });
 
 test("axe: Game Rules modal", T, async () => {
-  const page = await newPage(browser, server.base);
+  const page = await newPage(suite.browser, suite.server.base);
   await page.goto("/");
   await page.click("#btn-rules");
   await page.waitForSelector("#rules-dialog pre.diagram");
@@ -188,7 +176,7 @@ test("axe: Game Rules modal", T, async () => {
 });
 
 test("axe: Server Busy modal", T, async () => {
-  const page = await newPage(browser, busy.base);
+  const page = await newPage(suite.browser, suite.busy.base);
   await page.goto("/");
   await page.waitForSelector(".faction-card");
   await page.click(".start-ai");

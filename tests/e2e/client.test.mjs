@@ -4,25 +4,13 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startServer, api, launchBrowser, newPage, shot, ROOT } from "./support.mjs";
+import { api, newPage, shot, ROOT, useServersAndBrowser } from "./support.mjs";
 import { parsePosition, sqName } from "../../public/notation.js";
 
-let server;
-let busy;
-let browser;
 const T = { timeout: 120_000 };
+const suite = useServersAndBrowser(before, after);
 
-before(async () => {
-  [server, busy] = await Promise.all([startServer(), startServer({ LIMIT_PER_IP_PER_MINUTE: "0" })]);
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-  busy?.stop();
-});
-
-const getState = async (id) => (await api(server.base, "GET", `/api/games/${id}`)).json;
+const getState = async (id) => (await api(suite.server.base, "GET", `/api/games/${id}`)).json;
 const gameId = (page) => /\/g\/([0-9a-f]{24})/.exec(page.url())[1];
 
 /** The board's squares must show exactly the server's position (labels name every piece). */
@@ -72,7 +60,7 @@ const plainMoves = (s) => s.legal_moves.filter((m) => !s.legal_moves.some((x) =>
 let aiPage;
 
 test("home, then a game against the AI played by clicking and by keyboard", T, async () => {
-  const page = await newPage(browser, server.base);
+  const page = await newPage(suite.browser, suite.server.base);
   aiPage = page;
   await page.goto("/");
   await page.waitForSelector(".faction-card");
@@ -183,9 +171,9 @@ test("an ability through the UI (with cancel, then the ability)", T, async () =>
   // Play a link game through the API until South has a move with ability variants.
   let found = null;
   for (let attempt = 0; attempt < 10 && !found; attempt++) {
-    const c = await api(server.base, "POST", "/api/games", { south: ["axiom", "blades", "clockwork"][attempt % 3], north: "blades", mode: "link", seat: "south" });
+    const c = await api(suite.server.base, "POST", "/api/games", { south: ["axiom", "blades", "clockwork"][attempt % 3], north: "blades", mode: "link", seat: "south" });
     const invite = new URL(c.json.invite_url).hash.slice("#invite=".length);
-    const j = await api(server.base, "POST", `/api/games/${c.json.id}/join`, { invite });
+    const j = await api(suite.server.base, "POST", `/api/games/${c.json.id}/join`, { invite });
     const tokens = { south: c.json.token, north: j.json.token };
     let s = j.json.state;
     let seed = attempt + 1;
@@ -197,11 +185,11 @@ test("an ability through the UI (with cancel, then the ability)", T, async () =>
       }
       const pool = s.legal_moves.filter((m) => !m.includes("/"));
       const mv = pool[Math.floor(rand() * pool.length)];
-      s = (await api(server.base, "POST", `/api/games/${s.id}/moves`, { move: mv, ply: s.ply }, tokens[s.turn])).json.state;
+      s = (await api(suite.server.base, "POST", `/api/games/${s.id}/moves`, { move: mv, ply: s.ply }, tokens[s.turn])).json.state;
     }
   }
   assert.ok(found, "an ability became available");
-  const page = await newPage(browser, server.base);
+  const page = await newPage(suite.browser, suite.server.base);
   await page.goto("/");
   await page.evaluate(([id, token, st]) => {
     localStorage.setItem("ironarena.seats.v1", JSON.stringify({ [id]: { seat: "south", token, mode: "link", south: st.south.faction, north: st.north.faction, created: Date.now() } }));
@@ -239,8 +227,8 @@ test("an ability through the UI (with cancel, then the ability)", T, async () =>
   assert.deepEqual(page.errors, []);
 });
 
-test("a link game: create, join in a second browser, moves live in both and for a spectator; draw", T, async () => {
-  const a = await newPage(browser, server.base);
+test("a link game: create, join in a second suite.browser, moves live in both and for a spectator; draw", T, async () => {
+  const a = await newPage(suite.browser, suite.server.base);
   await a.goto("/");
   await a.waitForSelector(".link-form");
   await a.check('.link-form input[name="l-side"][value="south"]');
@@ -252,10 +240,10 @@ test("a link game: create, join in a second browser, moves live in both and for 
   await a.click(".copy-invite");
   await shot(a, "link-waiting-1280");
   const id = gameId(a);
-  const spectator = await newPage(browser, server.base, { width: 390, height: 844 });
+  const spectator = await newPage(suite.browser, suite.server.base, { width: 390, height: 844 });
   await spectator.goto(`/g/${id}`);
   await spectator.waitForSelector(".board .sq");
-  const b = await newPage(browser, server.base);
+  const b = await newPage(suite.browser, suite.server.base);
   await b.goto(invite.replace(/^https?:\/\/[^/]+/, ""));
   await b.waitForSelector("#join-dialog[open]");
   await b.click("#join-dialog .primary");
@@ -298,10 +286,10 @@ test("a link game: create, join in a second browser, moves live in both and for 
 
 test("a move refused by the server is not shown and the reason is given", T, async () => {
   // Two tabs hold the same seat; the second gets no live updates, so it is stale.
-  const c = await api(server.base, "POST", "/api/games", { south: "axiom", north: "clockwork", mode: "link", seat: "south" });
+  const c = await api(suite.server.base, "POST", "/api/games", { south: "axiom", north: "clockwork", mode: "link", seat: "south" });
   const invite = new URL(c.json.invite_url).hash.slice("#invite=".length);
-  await api(server.base, "POST", `/api/games/${c.json.id}/join`, { invite });
-  const page = await newPage(browser, server.base);
+  await api(suite.server.base, "POST", `/api/games/${c.json.id}/join`, { invite });
+  const page = await newPage(suite.browser, suite.server.base);
   await page.routeWebSocket(/\/ws$/, () => { /* swallow: no live updates in this tab */ });
   await page.goto("/");
   await page.evaluate(([id, token]) => {
@@ -312,7 +300,7 @@ test("a move refused by the server is not shown and the reason is given", T, asy
   let s = await getState(c.json.id);
   const [m1, m2] = plainMoves(s);
   // The "other tab" plays first, through the API.
-  assert.equal((await api(server.base, "POST", `/api/games/${c.json.id}/moves`, { move: m1, ply: 0 }, c.json.token)).status, 200);
+  assert.equal((await api(suite.server.base, "POST", `/api/games/${c.json.id}/moves`, { move: m1, ply: 0 }, c.json.token)).status, 200);
   await clickMove(page, m2);
   await page.waitForSelector(".msg:not([hidden])");
   assert.match(await page.textContent(".msg"), /Move refused: .+/);
@@ -322,10 +310,10 @@ test("a move refused by the server is not shown and the reason is given", T, asy
 });
 
 test("the live connection reconnects on its own and catches up", T, async () => {
-  const c = await api(server.base, "POST", "/api/games", { south: "clockwork", north: "axiom", mode: "link", seat: "south" });
+  const c = await api(suite.server.base, "POST", "/api/games", { south: "clockwork", north: "axiom", mode: "link", seat: "south" });
   const invite = new URL(c.json.invite_url).hash.slice("#invite=".length);
-  const j = await api(server.base, "POST", `/api/games/${c.json.id}/join`, { invite });
-  const page = await newPage(browser, server.base);
+  const j = await api(suite.server.base, "POST", `/api/games/${c.json.id}/join`, { invite });
+  const page = await newPage(suite.browser, suite.server.base);
   const sockets = [];
   let allow = true;
   await page.routeWebSocket(/\/ws$/, (ws) => {
@@ -341,7 +329,7 @@ test("the live connection reconnects on its own and catches up", T, async () => 
   await page.waitForSelector(".conn.offline");
   let s = await getState(c.json.id);
   const m = plainMoves(s)[0];
-  assert.equal((await api(server.base, "POST", `/api/games/${c.json.id}/moves`, { move: m, ply: 0 }, c.json.token)).status, 200);
+  assert.equal((await api(suite.server.base, "POST", `/api/games/${c.json.id}/moves`, { move: m, ply: 0 }, c.json.token)).status, 200);
   allow = true;
   await page.waitForSelector(".conn.live", { timeout: 20_000 });
   await waitPlies(page, 1);
@@ -353,7 +341,7 @@ test("the live connection reconnects on its own and catches up", T, async () => 
 });
 
 test("Server Busy modal when creation is refused", T, async () => {
-  const page = await newPage(browser, busy.base);
+  const page = await newPage(suite.browser, suite.busy.base);
   await page.goto("/");
   await page.click(".start-ai");
   await page.waitForSelector("#busy-dialog[open]");
@@ -364,7 +352,7 @@ test("Server Busy modal when creation is refused", T, async () => {
 });
 
 test("rules, dev notes, support, player info modals and the sound toggles", T, async () => {
-  const page = await newPage(browser, server.base, { width: 390, height: 844 });
+  const page = await newPage(suite.browser, suite.server.base, { width: 390, height: 844 });
   await page.goto("/");
   await page.click("#btn-rules");
   await page.waitForSelector("#rules-dialog pre.diagram");

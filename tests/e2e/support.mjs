@@ -103,3 +103,19 @@ export async function newPage(browser, base, { width = 1280, height = 860 } = {}
 export function shot(page, name) {
   return page.screenshot({ path: join(OUT, `${name}.png`), fullPage: false });
 }
+
+/** The fixture of the browser suites: a runtime, a second one that refuses every new game
+ * (`server_busy`), and a browser; started before the suite, stopped after it. */
+export function useServersAndBrowser(before, after) {
+  const ctx = {};
+  before(async () => {
+    [ctx.server, ctx.busy] = await Promise.all([startServer(), startServer({ LIMIT_PER_IP_PER_MINUTE: "0" })]);
+    ctx.browser = await launchBrowser();
+  });
+  after(async () => {
+    await ctx.browser?.close();
+    ctx.server?.stop();
+    ctx.busy?.stop();
+  });
+  return ctx;
+}

@@ -42,6 +42,15 @@ fn wrangler(args: &[&str]) -> Command {
     c
 }
 
+/// `wrangler d1 execute DB --local` on a runtime's persisted state; panics on failure.
+fn d1_execute(persist: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["d1", "execute", "DB", "--local", "--persist-to", persist.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = wrangler(&all).output().unwrap();
+    assert!(out.status.success(), "d1 {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
 pub struct Server {
     pub base: String,
     pub persist: PathBuf,
@@ -63,19 +72,7 @@ impl Server {
         let persist = std::env::temp_dir().join(format!("iron-arena-test-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&persist);
         std::fs::create_dir_all(&persist).unwrap();
-        let out = wrangler(&[
-            "d1",
-            "execute",
-            "DB",
-            "--local",
-            "--persist-to",
-            persist.to_str().unwrap(),
-            "--file",
-            "schema.sql",
-        ])
-        .output()
-        .unwrap();
-        assert!(out.status.success(), "schema: {}", String::from_utf8_lossy(&out.stderr));
+        d1_execute(&persist, &["--file", "schema.sql"]);
         let mut s = Server {
             base: String::new(),
             persist,
@@ -169,20 +166,7 @@ impl Server {
 
     /// Runs SQL against this runtime's local D1 (the real SQLite file).
     pub fn d1(&self, sql: &str) -> Vec<Value> {
-        let out = wrangler(&[
-            "d1",
-            "execute",
-            "DB",
-            "--local",
-            "--persist-to",
-            self.persist.to_str().unwrap(),
-            "--json",
-            "--command",
-            sql,
-        ])
-        .output()
-        .unwrap();
-        assert!(out.status.success(), "d1: {}", String::from_utf8_lossy(&out.stderr));
+        let out = d1_execute(&self.persist, &["--json", "--command", sql]);
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         v[0]["results"].as_array().cloned().unwrap_or_default()
     }
