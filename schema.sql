@@ -63,3 +63,31 @@ CREATE TABLE IF NOT EXISTS oauth_states (
     verifier      TEXT NOT NULL,
     created_at    INTEGER NOT NULL
 );
+
+-- Story mode: per player and story, how many stages are completed (the next stage to
+-- play) and the stage game being played, if any. Only that game's result can advance it.
+CREATE TABLE IF NOT EXISTS story_progress (
+    player_id      TEXT NOT NULL REFERENCES players(id),
+    story_id       TEXT NOT NULL,
+    completed      INTEGER NOT NULL DEFAULT 0,
+    current_game   TEXT,
+    current_stage  INTEGER,
+    updated_at     INTEGER NOT NULL,
+    PRIMARY KEY (player_id, story_id)
+);
+
+-- Rated games whose result has been applied to the ratings (exactly once).
+CREATE TABLE IF NOT EXISTS rated_games (
+    game_id     TEXT PRIMARY KEY,
+    applied_at  INTEGER NOT NULL
+);
+
+-- A guest merged into an existing Discord-linked player (signing in on a second browser):
+-- results reported later for the guest's games go to that player.
+CREATE TABLE IF NOT EXISTS player_merges (
+    from_id  TEXT PRIMARY KEY,
+    into_id  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS players_by_rating ON players (rating DESC) WHERE rated_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS games_by_south_player ON games (south_player, created_at);
+CREATE INDEX IF NOT EXISTS games_by_north_player ON games (north_player, created_at);

@@ -2,9 +2,20 @@
 # Builds the Workers module (build/worker/shim.mjs + wasm) with worker-build, using the
 # local wasm-bindgen (worker-build's own GitHub download cannot be reached here) and no
 # wasm-opt (it costs minutes and saves little after gzip).
+#   scripts/build-worker.sh         the shipped module (heuristic AI)        -> build/
+#   scripts/build-worker.sh --net   with the network AI (tract, simd128)     -> build-net/
+# The network build has its own target directory: its RUSTFLAGS differ, and sharing one
+# would rebuild everything each time the other is built.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
-worker-build --profile worker --no-opt
-wasm=build/index_bg.wasm
-echo "wasm: $(stat -c %s $wasm) bytes raw, $(gzip -9c $wasm | wc -c) bytes gzip"
+if [ "${1:-}" = "--net" ]; then
+    out=build-net
+    CARGO_TARGET_DIR=target/net RUSTFLAGS="-C target-feature=+simd128" \
+        worker-build --profile worker --no-opt --out-dir "$out" -- --features net
+else
+    out=build
+    worker-build --profile worker --no-opt
+fi
+wasm=$out/index_bg.wasm
+echo "wasm ($out): $(stat -c %s $wasm) bytes raw, $(gzip -9c $wasm | wc -c) bytes gzip"

@@ -5,6 +5,7 @@
 use serde::Deserialize;
 use serde_json::json;
 use service::accounts::{self as acc, query_param};
+use service::http::PlayerRef;
 use service::tokens::{self, Random};
 use service::ApiError;
 use worker::wasm_bindgen::JsValue;
@@ -83,7 +84,31 @@ async fn session(req: &Request, db: &D1Database, create: bool) -> Res<Option<Ses
     Ok(Some(Session { player, token_hash: hash, cookie: Some(acc::session_cookie(&token)) }))
 }
 
-fn with_cookie(mut resp: Response, cookie: Option<&str>) -> Res<Response> {
+/// The session's player, if the request has a live session (never creates one), and
+/// whether it is signed in with Discord.
+pub async fn current_player(req: &Request, db: &D1Database) -> Res<Option<PlayerRef>> {
+    let Some(s) = session(req, db, false).await? else { return Ok(None) };
+    #[derive(Deserialize)]
+    struct Row {
+        linked: u32,
+    }
+    let row: Option<Row> = db
+        .prepare("SELECT discord_id IS NOT NULL AS linked FROM players WHERE id = ?1")
+        .bind(&[JsValue::from_str(&s.player)])
+        .map_err(internal)?
+        .first(None)
+        .await
+        .map_err(internal)?;
+    Ok(row.map(|r| PlayerRef { id: s.player, linked: r.linked != 0 }))
+}
+
+/// The session's player, creating a guest if needed; with the cookie to set if new.
+pub async fn player_or_guest(req: &Request, db: &D1Database) -> Res<(String, Option<String>)> {
+    let s = session(req, db, true).await?.ok_or_else(|| ApiError::internal("no session"))?;
+    Ok((s.player, s.cookie))
+}
+
+pub fn with_cookie(mut resp: Response, cookie: Option<&str>) -> Res<Response> {
     if let Some(c) = cookie {
         resp.headers_mut().append("Set-Cookie", c).map_err(|e| ApiError::internal(e.to_string()))?;
     }
@@ -110,24 +135,11 @@ async fn me_json(db: &D1Database, player: &str) -> Res<serde_json::Value> {
         .await
         .map_err(internal)?;
     let r = row.ok_or_else(|| ApiError::not_found("no such player"))?;
-    #[derive(Deserialize)]
-    struct Badge {
-        badge_id: String,
-    }
-    let badges: Vec<Badge> = db
-        .prepare("SELECT badge_id FROM player_badges WHERE player_id = ?1 ORDER BY awarded_at")
-        .bind(&[JsValue::from_str(player)])
-        .map_err(internal)?
-        .all()
-        .await
-        .map_err(internal)?
-        .results()
-        .map_err(internal)?;
     Ok(json!({
         "id": r.id,
         "name": r.display_name,
         "discord_linked": r.discord_id.is_some(),
-        "badges": badges.into_iter().map(|b| b.badge_id).collect::<Vec<_>>(),
+        "badges": crate::players::badges(db, player).await?,
     }))
 }
 
@@ -329,6 +341,15 @@ async fn link(db: &D1Database, guest: &str, discord_id: &str, discord_name: &str
         Some(r) if r.id != guest => vec![
             b("INSERT OR IGNORE INTO player_badges (player_id, badge_id, awarded_at) SELECT ?1, badge_id, awarded_at FROM player_badges WHERE player_id = ?2", &[&r.id, guest])?,
             b("DELETE FROM player_badges WHERE player_id = ?1", &[guest])?,
+            // Story progress: the furthest of the two, and the guest's stage in play.
+            b("INSERT INTO story_progress (player_id, story_id, completed, current_game, current_stage, updated_at) \
+               SELECT ?1, story_id, completed, current_game, current_stage, updated_at FROM story_progress WHERE player_id = ?2 \
+               ON CONFLICT(player_id, story_id) DO UPDATE SET completed = max(completed, excluded.completed), \
+                   current_game = COALESCE(excluded.current_game, current_game), \
+                   current_stage = COALESCE(excluded.current_stage, current_stage)", &[&r.id, guest])?,
+            b("DELETE FROM story_progress WHERE player_id = ?1", &[guest])?,
+            b("INSERT OR REPLACE INTO player_merges (from_id, into_id) VALUES (?2, ?1)", &[&r.id, guest])?,
+            b("UPDATE player_merges SET into_id = ?1 WHERE into_id = ?2", &[&r.id, guest])?,
             b("UPDATE games SET south_player = ?1 WHERE south_player = ?2", &[&r.id, guest])?,
             b("UPDATE games SET north_player = ?1 WHERE north_player = ?2", &[&r.id, guest])?,
             b("UPDATE sessions SET player_id = ?1 WHERE player_id = ?2", &[&r.id, guest])?,

@@ -21,3 +21,16 @@ pub fn limits(env: &Env) -> Limits {
         max_active_games: n("LIMIT_ACTIVE_GAMES", d.max_active_games),
     }
 }
+
+/// The AI's evaluator: `AI_ENGINE = "network"` plays MCTS over the ONNX network (only in
+/// a Worker built with the `net` feature); anything else, the heuristic.
+#[cfg_attr(not(feature = "net"), allow(dead_code))]
+pub fn network_ai(env: &Env) -> bool {
+    cfg!(feature = "net") && env.var("AI_ENGINE").is_ok_and(|v| v.to_string().trim() == "network")
+}
+
+/// `AI_ENGINE = "random"`: the AI plays uniformly random legal moves (tests that need to
+/// win games against the real runtime; responses say `"placeholder": true`).
+pub fn random_ai(env: &Env) -> bool {
+    env.var("AI_ENGINE").is_ok_and(|v| v.to_string().trim() == "random")
+}

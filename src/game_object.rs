@@ -3,10 +3,11 @@
 //! request, pushes each new state to WebSockets (Hibernation API), ends correspondence
 //! games by alarm, and mirrors the game into the D1 index.
 
-use service::ai::MctsAi;
+use service::ai::{MctsAi, Opponent};
 use service::create::CreateGame;
 use service::game::{self, Ctx, Effects, Handled, Route};
-use service::model::GameRecord;
+use service::http::PlayerRef;
+use service::model::{GameRecord, StageRef};
 use service::store::GameStore;
 use service::ApiError;
 use worker::{
@@ -71,7 +72,19 @@ pub struct CreateCall {
     pub game: CreateGame,
     pub origin: String,
     pub ip_hash: String,
+    pub creator: Option<PlayerRef>,
+    /// Story stages: the stage's position and the stage.
+    pub start: Option<engine::Position>,
+    pub stage: Option<StageRef>,
 }
+
+/// The internal request that ends a story stage game ("Exit Stage").
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct AbandonCall {
+    pub player: String,
+}
+
+pub const ABANDON_PATH: &str = "/_internal/abandon";
 
 /// The internal path of creation; public requests never reach it (the router forwards
 /// only `/api/games/{id}/…`).
@@ -93,14 +106,14 @@ impl DurableObject for GameObject {
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
-        let api = match glue::api_request(&mut req).await {
+        let mut api = match glue::api_request(&mut req).await {
             Ok(a) => a,
             Err(e) => return glue::error(&e),
         };
         let mut rng = OsRandom;
-        let mut ai = MctsAi;
+        let mut ai = self.opponent();
         let mut ctx =
-            Ctx { now: glue::now_ms(), rng: &mut rng, ai: &mut ai, day_ms: config::day_ms(&self.env) };
+            Ctx { now: glue::now_ms(), rng: &mut rng, ai: ai.as_mut(), day_ms: config::day_ms(&self.env) };
         let mut store = SqlStore(&self.sql);
 
         if api.path == CREATE_PATH {
@@ -108,9 +121,19 @@ impl DurableObject for GameObject {
                 Ok(c) => c,
                 Err(e) => return glue::error(&ApiError::bad_request("invalid_body", e.to_string())),
             };
-            let handled = game::create(&mut store, &call.id, &call.game, &call.origin, &mut ctx);
+            let extra = game::Extra { creator: call.creator, start: call.start, stage: call.stage };
+            let handled = game::create_with(&mut store, &call.id, &call.game, &extra, &call.origin, &mut ctx);
             return self.after(handled, Some(&call.ip_hash)).await;
         }
+        if api.path == ABANDON_PATH {
+            let call: AbandonCall = match serde_json::from_slice(&api.body) {
+                Ok(c) => c,
+                Err(e) => return glue::error(&ApiError::bad_request("invalid_body", e.to_string())),
+            };
+            let handled = game::abandon(&mut store, &call.player, &mut ctx);
+            return self.after(handled, None).await;
+        }
+        api.player = glue::forwarded_player(&req);
 
         let route = match game::route(api.method, &api.path) {
             Ok((_, r)) => r,
@@ -125,9 +148,9 @@ impl DurableObject for GameObject {
 
     async fn alarm(&self) -> Result<Response> {
         let mut rng = OsRandom;
-        let mut ai = MctsAi;
+        let mut ai = self.opponent();
         let mut ctx =
-            Ctx { now: glue::now_ms(), rng: &mut rng, ai: &mut ai, day_ms: config::day_ms(&self.env) };
+            Ctx { now: glue::now_ms(), rng: &mut rng, ai: ai.as_mut(), day_ms: config::day_ms(&self.env) };
         let handled = game::alarm(&mut SqlStore(&self.sql), &mut ctx);
         // The D1 row may be behind (an earlier write failed and scheduled this alarm):
         // re-sync it; the upsert is idempotent.
@@ -170,6 +193,18 @@ fn state_message(rec: &GameRecord) -> Option<String> {
 }
 
 impl GameObject {
+    /// The configured AI (see [`config::network_ai`]).
+    fn opponent(&self) -> Box<dyn Opponent> {
+        if config::random_ai(&self.env) {
+            return Box::new(service::ai::PlaceholderAi);
+        }
+        #[cfg(feature = "net")]
+        if config::network_ai(&self.env) {
+            return Box::new(crate::net::NetAi);
+        }
+        Box::new(MctsAi)
+    }
+
     fn upgrade(&self, req: &Request, store: &mut SqlStore, ctx: &mut Ctx) -> Result<Response> {
         let is_ws =
             req.headers().get("Upgrade").ok().flatten().is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
@@ -186,6 +221,7 @@ impl GameObject {
                 bearer: None,
                 body: Vec::new(),
                 origin: String::new(),
+                player: None,
             },
             ctx,
         );
@@ -237,9 +273,28 @@ impl GameObject {
         }
     }
 
+    /// The game's D1 row; once finished, its story progress and ratings (each idempotent).
+    async fn write_index(db: &worker::D1Database, rec: &GameRecord, ip_hash: Option<&str>) -> Result<()> {
+        index::upsert(db, rec, ip_hash).await?;
+        if rec.result.is_some() {
+            if rec.stage.is_some() {
+                let won = rec
+                    .replay()
+                    .ok()
+                    .and_then(|g| rec.stage_verdict(&g))
+                    .is_some_and(|v| v == service::story::Verdict::Won);
+                index::record_stage(db, rec, won, glue::now_ms()).await?;
+            }
+            if rec.rated {
+                index::apply_rating(db, rec, glue::now_ms()).await?;
+            }
+        }
+        Ok(())
+    }
+
     async fn sync_index(&self, rec: &GameRecord, ip_hash: Option<&str>) {
         let result = match self.env.d1("DB") {
-            Ok(db) => index::upsert(&db, rec, ip_hash).await,
+            Ok(db) => Self::write_index(&db, rec, ip_hash).await,
             Err(e) => Err(e),
         };
         if let Err(e) = result {

@@ -48,7 +48,32 @@ pub async fn api_request(req: &mut Request) -> std::result::Result<ApiRequest, A
         bearer: bearer(auth.as_deref()),
         body,
         origin: url.origin().ascii_serialization(),
+        player: None,
     })
+}
+
+/// The header that carries the session's player from the Worker to a game's Durable
+/// Object. The router removes it from every incoming request before setting it, so a
+/// client can never claim a player this way.
+pub const PLAYER_HEADER: &str = "X-Iron-Player";
+
+/// Reads [`PLAYER_HEADER`] (`<id>` or `<id>;linked`), inside the Durable Object only.
+pub fn forwarded_player(req: &Request) -> Option<service::http::PlayerRef> {
+    let v = req.headers().get(PLAYER_HEADER).ok().flatten()?;
+    let (id, linked) = match v.split_once(';') {
+        Some((id, "linked")) => (id, true),
+        Some(_) => return None,
+        None => (v.as_str(), false),
+    };
+    service::game::valid_id(id).then(|| service::http::PlayerRef { id: id.to_owned(), linked })
+}
+
+pub fn player_header_value(p: &service::http::PlayerRef) -> String {
+    if p.linked {
+        format!("{};linked", p.id)
+    } else {
+        p.id.clone()
+    }
 }
 
 /// The service's answer as a `worker` response (JSON errors everywhere; no caching of

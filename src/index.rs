@@ -43,10 +43,14 @@ pub async fn upsert(db: &D1Database, rec: &GameRecord, ip_hash: Option<&str>) ->
     let result = rec.result.as_ref();
     db.prepare(
         "INSERT INTO games (id, south_faction, north_faction, mode, days_per_move, creator_ip_hash, \
-                            created_at, finished_at, result, winner, reason, plies) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) \
+                            created_at, finished_at, result, winner, reason, plies, south_player, north_player) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, \
+                 (SELECT id FROM players WHERE id = COALESCE((SELECT into_id FROM player_merges WHERE from_id = ?13), ?13)), \
+                 (SELECT id FROM players WHERE id = COALESCE((SELECT into_id FROM player_merges WHERE from_id = ?14), ?14))) \
          ON CONFLICT(id) DO UPDATE SET finished_at = excluded.finished_at, result = excluded.result, \
-             winner = excluded.winner, reason = excluded.reason, plies = excluded.plies",
+             winner = excluded.winner, reason = excluded.reason, plies = excluded.plies, \
+             south_player = COALESCE(excluded.south_player, south_player), \
+             north_player = COALESCE(excluded.north_player, north_player)",
     )
     .bind(&[
         JsValue::from_str(&rec.id),
@@ -64,8 +68,128 @@ pub async fn upsert(db: &D1Database, rec: &GameRecord, ip_hash: Option<&str>) ->
         opt_str(result.and_then(|f| f.winner).map(|w| w.name())),
         opt_str(result.map(|f| f.reason.as_str())),
         JsValue::from_f64(rec.moves.len() as f64),
+        opt_str(rec.seats[0].player.as_deref()),
+        opt_str(rec.seats[1].player.as_deref()),
     ])?
     .run()
+    .await?;
+    Ok(())
+}
+
+/// The player a (possibly merged-away guest) id stands for, as SQL over parameter `?n`.
+fn resolved(n: u8) -> String {
+    format!("COALESCE((SELECT into_id FROM player_merges WHERE from_id = ?{n}), ?{n})")
+}
+
+/// A finished story stage: a win advances the player's progress and, for the story's
+/// last stage, awards its badge. Only the player's current stage game counts, and the
+/// update clears it, so a repeated call (an alarm retry) changes nothing.
+pub async fn record_stage(db: &D1Database, rec: &GameRecord, won: bool, now_ms: i64) -> Result<()> {
+    let Some(st) = rec.stage.as_ref() else { return Ok(()) };
+    let Some(player) = rec.seat(st.player).player.as_deref() else { return Ok(()) };
+    let p = resolved(1);
+    let args = |extra: &[JsValue]| {
+        let mut v = vec![JsValue::from_str(player), JsValue::from_str(&st.story), JsValue::from_str(&rec.id)];
+        v.extend_from_slice(extra);
+        v
+    };
+    let mut batch = Vec::new();
+    let story = service::story::embedded().get(&st.story);
+    if let Some(story) = story.filter(|s| won && st.stage + 1 == s.stages.len()) {
+        let b = &story.badge;
+        batch.push(
+            db.prepare("INSERT OR IGNORE INTO badges (id, name, description) VALUES (?1, ?2, ?3)").bind(
+                &[JsValue::from_str(&b.id), JsValue::from_str(&b.name), JsValue::from_str(&b.description)],
+            )?,
+        );
+        batch.push(
+            db.prepare(format!(
+                "INSERT OR IGNORE INTO player_badges (player_id, badge_id, awarded_at) \
+                 SELECT {p}, ?4, ?5 WHERE EXISTS (SELECT 1 FROM story_progress \
+                     WHERE player_id = {p} AND story_id = ?2 AND current_game = ?3)"
+            ))
+            .bind(&args(&[JsValue::from_str(&b.id), JsValue::from_f64(now_ms as f64)]))?,
+        );
+    }
+    let completed = if won { st.stage as f64 + 1.0 } else { 0.0 };
+    batch.push(
+        db.prepare(format!(
+            "UPDATE story_progress SET completed = max(completed, ?4), current_game = NULL, \
+                 current_stage = NULL, updated_at = ?5 \
+             WHERE player_id = {p} AND story_id = ?2 AND current_game = ?3"
+        ))
+        .bind(&args(&[JsValue::from_f64(completed), JsValue::from_f64(now_ms as f64)]))?,
+    );
+    db.batch(batch).await?;
+    Ok(())
+}
+
+/// Glicko-2 rating periods are this long: a player's deviation grows by one period's
+/// worth for each period without rated games.
+pub const RATING_PERIOD_MS: i64 = 14 * 86_400_000;
+
+/// A finished rated game: both players' ratings are updated, exactly once (the
+/// `rated_games` row is inserted in the same transaction and a second insert fails).
+pub async fn apply_rating(db: &D1Database, rec: &GameRecord, now_ms: i64) -> Result<()> {
+    use service::rating::{Game, Rating};
+    let (Some(result), true) = (rec.result.as_ref(), rec.rated) else { return Ok(()) };
+    let (Some(south), Some(north)) = (rec.seats[0].player.as_deref(), rec.seats[1].player.as_deref()) else {
+        return Ok(());
+    };
+    #[derive(serde::Deserialize)]
+    struct Row {
+        rating: f64,
+        rating_dev: f64,
+        volatility: f64,
+        rated_at: Option<f64>,
+    }
+    let done: Option<serde_json::Value> = db
+        .prepare("SELECT game_id FROM rated_games WHERE game_id = ?1")
+        .bind(&[JsValue::from_str(&rec.id)])?
+        .first(None)
+        .await?;
+    if done.is_some() {
+        return Ok(());
+    }
+    let mut now_rating = Vec::new();
+    for id in [south, north] {
+        let row: Option<Row> = db
+            .prepare("SELECT rating, rating_dev, volatility, rated_at FROM players WHERE id = ?1")
+            .bind(&[JsValue::from_str(id)])?
+            .first(None)
+            .await?;
+        let Some(r) = row else { return Ok(()) };
+        let idle = r.rated_at.map_or(0, |t| ((now_ms - t as i64).max(0) / RATING_PERIOD_MS) as u32);
+        now_rating.push(
+            Rating { rating: r.rating, deviation: r.rating_dev, volatility: r.volatility }
+                .after_inactivity(idle.min(100)),
+        );
+    }
+    let score_south = match result.winner {
+        Some(engine::Side::South) => 1.0,
+        Some(engine::Side::North) => 0.0,
+        None => 0.5,
+    };
+    let new_south = now_rating[0].update(&[Game { opponent: now_rating[1], score: score_south }]);
+    let new_north = now_rating[1].update(&[Game { opponent: now_rating[0], score: 1.0 - score_south }]);
+    let set = |id: &str, r: Rating| {
+        db.prepare(
+            "UPDATE players SET rating = ?1, rating_dev = ?2, volatility = ?3, rated_at = ?4 WHERE id = ?5",
+        )
+        .bind(&[
+            JsValue::from_f64(r.rating),
+            JsValue::from_f64(r.deviation),
+            JsValue::from_f64(r.volatility),
+            JsValue::from_f64(now_ms as f64),
+            JsValue::from_str(id),
+        ])
+    };
+    db.batch(vec![
+        db.prepare("INSERT INTO rated_games (game_id, applied_at) VALUES (?1, ?2)")
+            .bind(&[JsValue::from_str(&rec.id), JsValue::from_f64(now_ms as f64)])?,
+        set(south, new_south)?,
+        set(north, new_north)?,
+    ])
     .await?;
     Ok(())
 }

@@ -5,6 +5,8 @@
 //!   requests to its Durable Object; everything else is a static asset from `public/`.
 //! - [`game_object`]: the Durable Object class, one per game, the only writer of it.
 //! - [`index`]: the D1 index of games (capacity counts, finished results).
+//! - `net` (feature `net`): the network AI, loaded lazily once per isolate.
+//! - [`players`]: story mode, Player Info, leaderboard, match-up statistics.
 //! - [`glue`]: conversions between `worker` and `service` types, randomness, time.
 
 mod accounts;
@@ -12,6 +14,9 @@ mod config;
 mod game_object;
 mod glue;
 mod index;
+#[cfg(feature = "net")]
+mod net;
+mod players;
 mod router;
 
 use worker::{event, Context, Env, Request, Response, Result};

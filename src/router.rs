@@ -37,17 +37,40 @@ async fn api(mut req: Request, env: &Env, path: &str) -> std::result::Result<Res
             Response::from_json(&serde_json::json!({ "ok": true })).map_err(internal)
         }
         (Method::Post, "/api/games") => create(&mut req, env).await,
+        #[cfg(feature = "net")]
+        (Method::Post, "/api/ai/bench") => {
+            let api = glue::api_request(&mut req).await?;
+            Response::from_json(&crate::net::bench(&api.body)?).map_err(internal)
+        }
         (_, p) if p == "/api/me" || p.starts_with("/api/me/") || p.starts_with("/api/auth/") => {
             crate::accounts::handle(&mut req, env, p).await
         }
         (_, "/api/games") => Err(ApiError::new(405, "method_not_allowed", "use POST to create a game")),
         (_, p) if p.starts_with("/api/games/") => {
-            let id = p["/api/games/".len()..].split('/').next().unwrap_or_default();
-            if !valid_id(id) {
+            let id = p["/api/games/".len()..].split('/').next().unwrap_or_default().to_owned();
+            if !valid_id(&id) {
                 return Err(ApiError::not_found("no such game"));
             }
-            game_stub(env, id)?.fetch_with_request(req).await.map_err(internal)
+            // Only the Worker says who the player is: drop any client-sent claim, and for
+            // a join (which links the seat to the player) set it from the session.
+            let player = if method == Method::Post && p.ends_with("/join") {
+                let db = env.d1("DB").map_err(internal)?;
+                crate::accounts::current_player(&req, &db).await?
+            } else {
+                None
+            };
+            let mut fwd = req.clone_mut().map_err(internal)?;
+            let headers = fwd.headers_mut().map_err(internal)?;
+            headers.delete(glue::PLAYER_HEADER).map_err(internal)?;
+            if let Some(player) = player {
+                headers.set(glue::PLAYER_HEADER, &glue::player_header_value(&player)).map_err(internal)?;
+            }
+            game_stub(env, &id)?.fetch_with_request(fwd).await.map_err(internal)
         }
+        (_, p) if p.starts_with("/api/stories") || p.starts_with("/api/players/") => {
+            crate::players::handle(&mut req, env, p).await
+        }
+        (_, "/api/leaderboard" | "/api/stats/matchups") => crate::players::handle(&mut req, env, path).await,
         _ => Err(ApiError::not_found(format!("no route {path}"))),
     }
 }
@@ -56,6 +79,33 @@ async fn create(req: &mut Request, env: &Env) -> std::result::Result<Response, A
     let internal = |e: worker::Error| ApiError::internal(e.to_string());
     let api = glue::api_request(req).await?;
     let game = CreateGame::parse(&api.body)?;
+    let ip_hash = check_load(req, env).await?;
+    let db = env.d1("DB").map_err(internal)?;
+    let creator = crate::accounts::current_player(req, &db).await?;
+    let id = OsRandom.id()?;
+    let call =
+        CreateCall { id: id.clone(), game, origin: api.origin, ip_hash, creator, start: None, stage: None };
+    internal_call(env, &id, CREATE_PATH, &call).await
+}
+
+/// Sends an internal request (creation, abandonment) to game `id`'s Durable Object.
+pub async fn internal_call<T: serde::Serialize>(
+    env: &Env,
+    id: &str,
+    path: &str,
+    call: &T,
+) -> std::result::Result<Response, ApiError> {
+    let internal = |e: worker::Error| ApiError::internal(e.to_string());
+    let body = serde_json::to_string(call).map_err(|e| ApiError::internal(e.to_string()))?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post).with_body(Some(body.into()));
+    let inner = Request::new_with_init(&format!("https://game{path}"), &init).map_err(internal)?;
+    game_stub(env, id)?.fetch_with_request(inner).await.map_err(internal)
+}
+
+/// Counts games for the capacity check and refuses when a limit is reached.
+pub async fn check_load(req: &Request, env: &Env) -> std::result::Result<String, ApiError> {
+    let internal = |e: worker::Error| ApiError::internal(e.to_string());
     let ip = req.headers().get("CF-Connecting-IP").ok().flatten().unwrap_or_else(|| "unknown".into());
     let ip_hash = tokens::hash(&ip);
     let db = env.d1("DB").map_err(internal)?;
@@ -63,14 +113,7 @@ async fn create(req: &mut Request, env: &Env) -> std::result::Result<Response, A
         .await
         .map_err(|e| ApiError::new(503, "index_unavailable", e.to_string()))?;
     check_capacity(load, config::limits(env))?;
-
-    let id = OsRandom.id()?;
-    let call = CreateCall { id: id.clone(), game, origin: api.origin, ip_hash };
-    let body = serde_json::to_string(&call).map_err(|e| ApiError::internal(e.to_string()))?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post).with_body(Some(body.into()));
-    let inner = Request::new_with_init(&format!("https://game{CREATE_PATH}"), &init).map_err(internal)?;
-    game_stub(env, &id)?.fetch_with_request(inner).await.map_err(internal)
+    Ok(ip_hash)
 }
 
 /// The Durable Object of game `id` (one per game, addressed by its id).

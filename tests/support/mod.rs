@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+pub mod discord;
+
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -46,9 +48,18 @@ fn wrangler(args: &[&str]) -> Command {
 fn d1_execute(persist: &std::path::Path, args: &[&str]) -> std::process::Output {
     let mut all = vec!["d1", "execute", "DB", "--local", "--persist-to", persist.to_str().unwrap()];
     all.extend_from_slice(args);
-    let out = wrangler(&all).output().unwrap();
-    assert!(out.status.success(), "d1 {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out
+    // The running runtime may hold the SQLite file for a moment (SQLITE_BUSY): retry.
+    for _ in 0..20 {
+        let out = wrangler(&all).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() && err.contains("SQLITE_BUSY") {
+            std::thread::sleep(Duration::from_millis(250));
+            continue;
+        }
+        assert!(out.status.success(), "d1 {args:?}: {err}");
+        return out;
+    }
+    panic!("d1 {args:?}: the database stayed locked");
 }
 
 pub struct Server {

@@ -298,7 +298,7 @@ pub fn bench_ai() -> String {
     let mut out =
         String::from("AI speed, one thread, over 9 positions (20 random plies into each match-up)\n");
     for (label, kind) in [("heuristic", "heuristic"), ("uniform", "uniform")] {
-        for evals in [64u32, 512] {
+        for evals in [64u32, 512, 15_000] {
             let Ok(spec) = Spec::parse(&format!("{kind}:{evals}")) else {
                 continue;
             };

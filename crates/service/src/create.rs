@@ -28,6 +28,9 @@ pub struct CreateGame {
     /// AI difficulty 1 (beginner) to 6 (strongest); `ai` games only. Default 4.
     #[serde(default)]
     pub level: Option<u8>,
+    /// A rated link game between two players signed in with Discord.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 fn random_seat() -> SeatChoice {
@@ -54,6 +57,9 @@ impl CreateGame {
                     format!("level must be 1 to {}, not {l}", ai::level::LEVELS.len()),
                 ));
             }
+        }
+        if c.rated && c.mode != Mode::Link {
+            return Err(ApiError::new(422, "rated_needs_link", "only link games can be rated"));
         }
         Ok(c)
     }
@@ -137,6 +143,14 @@ mod tests {
         assert!(e.message.contains("unknown field"));
         let e = CreateGame::parse(&vec![b' '; 10_000]).unwrap_err();
         assert_eq!(e.status, 413);
+        let e = CreateGame::parse(br#"{"south":"clockwork","north":"axiom","mode":"ai","rated":true}"#)
+            .unwrap_err();
+        assert_eq!((e.status, e.code), (422, "rated_needs_link"));
+        assert!(
+            CreateGame::parse(br#"{"south":"clockwork","north":"axiom","mode":"link","rated":true}"#)
+                .unwrap()
+                .rated
+        );
     }
 
     #[test]

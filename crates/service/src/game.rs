@@ -9,9 +9,10 @@ use serde_json::{json, Value};
 use crate::ai::Opponent;
 use crate::create::CreateGame;
 use crate::error::ApiError;
-use crate::http::{parse_json, ApiRequest, ApiResponse, Method};
-use crate::model::{Controller, Finish, GameRecord, LastReply, Mode, MoveEntry, Seat};
+use crate::http::{parse_json, ApiRequest, ApiResponse, Method, PlayerRef};
+use crate::model::{Controller, Finish, GameRecord, LastReply, Mode, MoveEntry, Seat, StageRef};
 use crate::store::GameStore;
+use crate::story::Verdict;
 use crate::tokens::{self, Random};
 
 /// What a request needs besides the store: the time, randomness, the AI, the day length
@@ -136,6 +137,21 @@ fn ai_turn(rec: &mut GameRecord, game: &mut Game, ctx: &mut Ctx) -> Result<Optio
     Ok(Some(mv))
 }
 
+/// Ends a story game as soon as its stage goal is decided by the plies alone (won by
+/// surviving, lost by running out of plies); a rules result is left to [`settle`].
+fn settle_stage(rec: &mut GameRecord, game: &Game, now: i64) {
+    let Some(st) = rec.stage.as_ref() else { return };
+    if rec.result.is_some() || game.outcome().is_some() {
+        return;
+    }
+    let player = st.player;
+    match rec.stage_verdict(game) {
+        Some(Verdict::Won) => rec.result = Some(Finish::win(player, "stage goal", now)),
+        Some(Verdict::Lost) => rec.result = Some(Finish::win(player.opponent(), "stage goal", now)),
+        _ => {}
+    }
+}
+
 /// Brings the derived fields up to date after moves: result, deadline, position.
 fn settle(rec: &mut GameRecord, game: &Game, now: i64, day_ms: i64) {
     if rec.result.is_none() {
@@ -163,22 +179,60 @@ fn effects(before_finished: bool, rec: &GameRecord) -> Effects {
     }
 }
 
+/// What the Worker knows about a new game besides the public request: who creates it,
+/// and for story stages the starting position and the stage.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Extra {
+    pub creator: Option<PlayerRef>,
+    pub start: Option<engine::Position>,
+    pub stage: Option<StageRef>,
+}
+
 /// Creates the game (the Worker calls this once, on a fresh Durable Object).
 pub fn create(store: &mut dyn GameStore, id: &str, req: &CreateGame, origin: &str, ctx: &mut Ctx) -> Handled {
+    create_with(store, id, req, &Extra::default(), origin, ctx)
+}
+
+/// [`create`] with the creator and, for story stages, the position and the stage.
+pub fn create_with(
+    store: &mut dyn GameStore,
+    id: &str,
+    req: &CreateGame,
+    extra: &Extra,
+    origin: &str,
+    ctx: &mut Ctx,
+) -> Handled {
     let result = (|| {
         if store.load().map_err(ApiError::internal)?.is_some() {
             return Err(ApiError::new(409, "exists", "a game with this id already exists"));
         }
-        let side = req.creator_side(ctx.rng.below(2)? == 1);
+        if req.rated && !extra.creator.as_ref().is_some_and(|c| c.linked) {
+            return Err(ApiError::new(
+                403,
+                "sign_in_required",
+                "rated games are for players signed in with Discord",
+            ));
+        }
+        let start = extra.start.unwrap_or_else(|| engine::Position::start(req.south, req.north));
+        if (start.faction(Side::South), start.faction(Side::North)) != (req.south, req.north) {
+            return Err(ApiError::internal("the starting position's factions differ from the request"));
+        }
+        let side = match &extra.stage {
+            Some(st) => st.player,
+            None => req.creator_side(ctx.rng.below(2)? == 1),
+        };
         let token = ctx.rng.token()?;
         let invite = if req.mode == Mode::Link { Some(ctx.rng.token()?) } else { None };
         let other = match req.mode {
-            Mode::Ai => Seat { controller: Controller::Ai, token_hash: None },
-            Mode::Link => Seat { controller: Controller::Human, token_hash: None },
+            Mode::Ai => Seat { controller: Controller::Ai, token_hash: None, player: None },
+            Mode::Link => Seat { controller: Controller::Human, token_hash: None, player: None },
         };
-        let mine = Seat { controller: Controller::Human, token_hash: Some(tokens::hash(&token)) };
+        let mine = Seat {
+            controller: Controller::Human,
+            token_hash: Some(tokens::hash(&token)),
+            player: extra.creator.as_ref().map(|c| c.id.clone()),
+        };
         let seats = if side == Side::South { [mine, other] } else { [other, mine] };
-        let start = engine::Position::start(req.south, req.north);
         let mut rec = GameRecord {
             id: id.to_owned(),
             south: req.south,
@@ -189,6 +243,8 @@ pub fn create(store: &mut dyn GameStore, id: &str, req: &CreateGame, origin: &st
             invite_hash: invite.as_deref().map(tokens::hash),
             days_per_move: req.days_per_move,
             level: (req.mode == Mode::Ai).then(|| req.level.unwrap_or(ai::level::DEFAULT_LEVEL)),
+            rated: req.rated,
+            stage: extra.stage.clone(),
             created_at: ctx.now,
             moves: Vec::new(),
             result: None,
@@ -200,6 +256,7 @@ pub fn create(store: &mut dyn GameStore, id: &str, req: &CreateGame, origin: &st
         };
         let mut game = Game::new(start);
         let ai_move = ai_turn(&mut rec, &mut game, ctx)?;
+        settle_stage(&mut rec, &game, ctx.now);
         settle(&mut rec, &game, ctx.now, ctx.day_ms);
         save(store, &rec)?;
         let mut body = json!({
@@ -313,8 +370,25 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                     .into_iter()
                     .find(|s| rec.seat(*s).token_hash.is_none())
                     .ok_or_else(|| ApiError::internal("no open seat"))?;
+                if rec.rated {
+                    let joiner = req.player.as_ref().filter(|p| p.linked).ok_or_else(|| {
+                        ApiError::new(
+                            403,
+                            "sign_in_required",
+                            "this is a rated game: sign in with Discord to join it",
+                        )
+                    })?;
+                    if rec.seat(side.opponent()).player.as_deref() == Some(joiner.id.as_str()) {
+                        return Err(ApiError::new(
+                            422,
+                            "same_player",
+                            "you cannot play a rated game against yourself",
+                        ));
+                    }
+                }
                 let token = ctx.rng.token()?;
                 rec.seats[side.index()].token_hash = Some(tokens::hash(&token));
+                rec.seats[side.index()].player = req.player.as_ref().map(|p| p.id.clone());
                 rec.invite_hash = None;
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
                 save(store, &rec)?;
@@ -366,7 +440,9 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 if rec.draw_offer == Some(side.opponent()) {
                     rec.draw_offer = None; // moving declines the opponent's offer
                 }
+                settle_stage(&mut rec, &game, ctx.now);
                 let ai_move = ai_turn(&mut rec, &mut game, ctx)?;
+                settle_stage(&mut rec, &game, ctx.now);
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
                 let mut reply =
                     json!({ "state": rec.view(&game), "ai_move": ai_move.map(|m| m.to_string()) });
@@ -444,6 +520,32 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 Ok((ApiResponse::json(200, json!({ "state": view })), effects(was_finished, &rec), rec))
             }
         }
+    })();
+    finish(result)
+}
+
+/// "Exit Stage": the player leaves the story stage this game plays; the game ends as a
+/// loss for them (reason `abandoned`) so the stage counts as not completed. Idempotent:
+/// an already finished game is left as it is.
+pub fn abandon(store: &mut dyn GameStore, player: &str, ctx: &mut Ctx) -> Handled {
+    let result = (|| {
+        let (mut rec, game) = load(store)?;
+        let was_finished = rec.result.is_some();
+        let Some(st) = rec.stage.clone() else {
+            return Err(ApiError::new(409, "not_a_stage", "this game is not a story stage"));
+        };
+        if rec.seat(st.player).player.as_deref() != Some(player) {
+            return Err(ApiError::new(403, "forbidden", "this stage is another player's"));
+        }
+        if was_finished {
+            let view = rec.view(&game);
+            return Ok((ApiResponse::json(200, json!({ "state": view })), Effects::default(), rec));
+        }
+        rec.result = Some(Finish::win(st.player.opponent(), "abandoned", ctx.now));
+        settle(&mut rec, &game, ctx.now, ctx.day_ms);
+        save(store, &rec)?;
+        let view = rec.view(&game);
+        Ok((ApiResponse::json(200, json!({ "state": view })), effects(was_finished, &rec), rec))
     })();
     finish(result)
 }

@@ -26,6 +26,17 @@ pub struct ApiRequest {
     pub body: Vec<u8>,
     /// `https://host` of the request, for invite links.
     pub origin: String,
+    /// The player of the request's session, as the Worker resolved it (never taken from
+    /// the client: the Worker strips and sets the header that carries it).
+    pub player: Option<PlayerRef>,
+}
+
+/// A player as a request's session identifies it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PlayerRef {
+    pub id: String,
+    /// Signed in with Discord (needed for rated games).
+    pub linked: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -16,6 +16,7 @@ pub mod model;
 pub mod names;
 pub mod rating;
 pub mod store;
+pub mod story;
 pub mod time;
 pub mod tokens;
 

@@ -29,6 +29,21 @@ pub struct Seat {
     pub controller: Controller,
     /// SHA-256 of the seat token, once a human holds the seat.
     pub token_hash: Option<String>,
+    /// The player (account) holding the seat, when the request came with a session.
+    #[serde(default)]
+    pub player: Option<String>,
+}
+
+/// A story stage being played in this game (see [`crate::story`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StageRef {
+    pub story: String,
+    /// 0-based.
+    pub stage: usize,
+    pub title: String,
+    /// The player's side (the AI has the other).
+    pub player: Side,
+    pub goal: crate::story::Goal,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -96,6 +111,12 @@ pub struct GameRecord {
     /// AI difficulty (ai games).
     #[serde(default)]
     pub level: Option<u8>,
+    /// A rated link game: its result updates both players' ratings.
+    #[serde(default)]
+    pub rated: bool,
+    /// The story stage this game plays, if any.
+    #[serde(default)]
+    pub stage: Option<StageRef>,
     pub created_at: i64,
     pub moves: Vec<MoveEntry>,
     pub result: Option<Finish>,
@@ -134,6 +155,13 @@ impl GameRecord {
         self.seats.iter().all(|s| s.controller == Controller::Ai || s.token_hash.is_some())
     }
 
+    /// The stage's verdict so far (None outside story games).
+    pub fn stage_verdict(&self, game: &Game) -> Option<crate::story::Verdict> {
+        let st = self.stage.as_ref()?;
+        let finish = self.result.as_ref().map(|f| (f.winner, f.reason.as_str()));
+        Some(crate::story::judge(&st.goal, st.player, game, finish))
+    }
+
     pub fn status(&self) -> &'static str {
         if self.result.is_some() {
             "finished"
@@ -153,6 +181,7 @@ impl GameRecord {
                 "faction": pos.faction(side),
                 "player": s.controller,
                 "claimed": s.controller == Controller::Ai || s.token_hash.is_some(),
+                "player_id": s.player,
             })
         };
         let legal: Vec<String> = if self.result.is_some() || !self.seats_filled() {
@@ -181,6 +210,15 @@ impl GameRecord {
             "deadline": self.deadline,
             "draw_offer": self.draw_offer,
             "created_at": self.created_at,
+            "rated": self.rated,
+            "stage": self.stage.as_ref().map(|st| json!({
+                "story": st.story,
+                "stage": st.stage,
+                "title": st.title,
+                "player": st.player,
+                "goal": crate::story::goal_text(&st.goal),
+                "verdict": self.stage_verdict(game),
+            })),
         })
     }
 

@@ -10,7 +10,7 @@ use service::ai::{Opponent, PlaceholderAi};
 use service::create::{CreateGame, SeatChoice};
 use service::error::ApiError;
 use service::game::{self, Ctx, Effects, Handled, Route};
-use service::http::{ApiRequest, Body, Method};
+use service::http::{ApiRequest, Body, Method, PlayerRef};
 use service::model::{Controller, GameRecord, Mode};
 use service::store::MemoryStore;
 use service::tokens::{self, Random};
@@ -80,6 +80,8 @@ struct Env {
     ai: Box<dyn Opponent>,
     now: i64,
     day_ms: i64,
+    /// The session's player the Worker forwards with the next requests.
+    player: Option<PlayerRef>,
 }
 
 impl Env {
@@ -94,6 +96,7 @@ impl Env {
             ai: Box::new(FirstLegal),
             now: T0,
             day_ms: 86_400_000,
+            player: None,
         }
     }
 
@@ -114,6 +117,7 @@ impl Env {
             bearer: bearer.map(str::to_owned),
             body: body.to_vec(),
             origin: ORIGIN.to_owned(),
+            player: self.player.clone(),
         };
         let mut ctx =
             Ctx { now: self.now, rng: self.rng.as_mut(), ai: self.ai.as_mut(), day_ms: self.day_ms };
@@ -181,6 +185,7 @@ fn req(mode: Mode, seat: SeatChoice, days: Option<u32>) -> CreateGame {
         mode,
         days_per_move: days,
         level: None,
+        rated: false,
     }
 }
 
@@ -331,8 +336,14 @@ fn create_ai_game_creator_south() {
     assert_eq!(s["status"], "ongoing");
     assert_eq!(s["mode"], "ai");
     assert_eq!(s["moves"], json!([]));
-    assert_eq!(s["south"], json!({ "faction": "clockwork", "player": "human", "claimed": true }));
-    assert_eq!(s["north"], json!({ "faction": "blades", "player": "ai", "claimed": true }));
+    assert_eq!(
+        s["south"],
+        json!({ "faction": "clockwork", "player": "human", "claimed": true, "player_id": null })
+    );
+    assert_eq!(
+        s["north"],
+        json!({ "faction": "blades", "player": "ai", "claimed": true, "player_id": null })
+    );
     assert!(s["result"].is_null());
     assert_eq!(s["rules_result"], "ongoing");
     assert!(s["deadline"].is_null());
@@ -416,8 +427,14 @@ fn create_link_game_returns_an_invite_url() {
     assert_eq!(s["legal_moves"], json!([]));
     assert_eq!(s["days_per_move"], 3);
     assert!(s["deadline"].is_null(), "no clock before both seats are taken");
-    assert_eq!(s["south"], json!({ "faction": "clockwork", "player": "human", "claimed": false }));
-    assert_eq!(s["north"], json!({ "faction": "blades", "player": "human", "claimed": true }));
+    assert_eq!(
+        s["south"],
+        json!({ "faction": "clockwork", "player": "human", "claimed": false, "player_id": null })
+    );
+    assert_eq!(
+        s["north"],
+        json!({ "faction": "blades", "player": "human", "claimed": true, "player_id": null })
+    );
     assert_eq!(h.effects.alarm, None);
     let rec = env.rec();
     assert_eq!(rec.invite_hash, Some(tokens::hash(invite)));
@@ -1233,4 +1250,137 @@ fn array_bodies_are_refused() {
     env.rejected(400, "invalid_body", |e| {
         e.request(Method::Post, "/draw", Some(&l.creator), br#"["offer"]"#)
     });
+}
+
+// --- players: story stages, rated games -----------------------------------------------
+
+fn player(id: &str, linked: bool) -> PlayerRef {
+    PlayerRef { id: id.repeat(24 / id.len()), linked }
+}
+
+impl Env {
+    fn create_stage(&mut self, goal: service::story::Goal, who: &PlayerRef) -> Handled {
+        let stage = service::model::StageRef {
+            story: "clockwork".into(),
+            stage: 0,
+            title: "test".into(),
+            player: Side::South,
+            goal,
+        };
+        let extra = game::Extra {
+            creator: Some(who.clone()),
+            start: Some(engine::Position::start(Faction::Clockwork, Faction::Blades)),
+            stage: Some(stage),
+        };
+        let mut ctx =
+            Ctx { now: self.now, rng: self.rng.as_mut(), ai: self.ai.as_mut(), day_ms: self.day_ms };
+        game::create_with(
+            &mut self.store,
+            ID,
+            &req(Mode::Ai, SeatChoice::South, None),
+            &extra,
+            ORIGIN,
+            &mut ctx,
+        )
+    }
+
+    fn abandon(&mut self, who: &str) -> Handled {
+        let mut ctx =
+            Ctx { now: self.now, rng: self.rng.as_mut(), ai: self.ai.as_mut(), day_ms: self.day_ms };
+        game::abandon(&mut self.store, who, &mut ctx)
+    }
+}
+
+#[test]
+fn a_survival_stage_is_won_when_its_plies_are_reached() {
+    let mut env = Env::new();
+    let me = player("a1", false);
+    let h = env.create_stage(service::story::Goal::Survive { plies: 2 }, &me);
+    let token = body(&h)["token"].as_str().unwrap().to_owned();
+    assert_eq!(body(&h)["state"]["stage"]["verdict"], "pending");
+    assert_eq!(env.rec().seats[0].player.as_deref(), Some(me.id.as_str()));
+    let mv = first_legal(&env.rec().replay().unwrap()).unwrap().to_string();
+    let h = env.submit(&token, &mv, 0);
+    let b = ok(&h);
+    assert!(h.effects.finished, "{b}");
+    assert_eq!(b["state"]["result"]["winner"], "south");
+    assert_eq!(b["state"]["result"]["reason"], "stage goal");
+    assert_eq!(b["state"]["stage"]["verdict"], "won");
+    assert_eq!(b["state"]["moves"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_win_within_stage_is_lost_when_its_plies_run_out_and_the_ai_stops_there() {
+    let mut env = Env::new();
+    let me = player("a1", false);
+    let h = env.create_stage(service::story::Goal::WinWithin { plies: 1 }, &me);
+    let token = body(&h)["token"].as_str().unwrap().to_owned();
+    let mv = first_legal(&env.rec().replay().unwrap()).unwrap().to_string();
+    let b = ok(&env.submit(&token, &mv, 0)).clone();
+    // Decided at ply 1: the AI does not move after the stage is over.
+    assert_eq!(b["ai_move"], Value::Null, "{b}");
+    assert_eq!(b["state"]["result"]["winner"], "north");
+    assert_eq!(b["state"]["stage"]["verdict"], "lost");
+}
+
+#[test]
+fn exit_stage_ends_only_the_players_own_stage_game_once() {
+    let mut env = Env::new();
+    let me = player("a1", false);
+    env.create_stage(service::story::Goal::Win, &me);
+    env.rejected(403, "forbidden", |e| e.abandon(&player("b2", false).id));
+    let h = env.abandon(&me.id);
+    let b = ok(&h).clone();
+    assert!(h.effects.finished);
+    assert_eq!(b["state"]["result"]["reason"], "abandoned");
+    assert_eq!(b["state"]["result"]["winner"], "north");
+    assert_eq!(b["state"]["stage"]["verdict"], "lost");
+    // Again: nothing changes, nothing is saved.
+    let saves = env.store.saves;
+    let h = env.abandon(&me.id);
+    ok(&h);
+    assert_eq!(h.effects, Effects::default());
+    assert_eq!(env.store.saves, saves);
+
+    let mut plain = Env::new();
+    plain.create(&req(Mode::Ai, SeatChoice::South, None));
+    plain.rejected(409, "not_a_stage", |e| e.abandon(&me.id));
+}
+
+#[test]
+fn rated_games_are_between_two_different_discord_players() {
+    let mut env = Env::new();
+    let mut rated = req(Mode::Link, SeatChoice::South, Some(1));
+    rated.rated = true;
+    env.rejected(403, "sign_in_required", |e| e.create(&rated));
+    env.player = Some(player("a1", false));
+    env.rejected(403, "sign_in_required", |e| e.create(&rated));
+    env.player = Some(player("a1", true));
+    let mut ctx = Ctx { now: env.now, rng: env.rng.as_mut(), ai: env.ai.as_mut(), day_ms: env.day_ms };
+    let extra = game::Extra { creator: env.player.clone(), ..game::Extra::default() };
+    let h = game::create_with(&mut env.store, ID, &rated, &extra, ORIGIN, &mut ctx);
+    assert_eq!(h.response.status, 201);
+    let invite = body(&h)["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap().to_owned();
+    assert_eq!(body(&h)["state"]["rated"], true);
+    let join = json!({ "invite": invite });
+    env.player = None;
+    env.rejected(403, "sign_in_required", |e| e.post("/join", None, &join));
+    env.player = Some(player("b2", false));
+    env.rejected(403, "sign_in_required", |e| e.post("/join", None, &join));
+    env.player = Some(player("a1", true));
+    env.rejected(422, "same_player", |e| e.post("/join", None, &join));
+    env.player = Some(player("b2", true));
+    ok(&env.post("/join", None, &join));
+    assert_eq!(env.rec().seats[1].player.as_deref(), Some(player("b2", true).id.as_str()));
+    assert_eq!(env.state()["north"]["player_id"], player("b2", true).id);
+}
+
+#[test]
+fn an_unrated_join_records_the_joining_player_when_there_is_one() {
+    let mut env = Env::new();
+    let h = env.create(&req(Mode::Link, SeatChoice::South, None));
+    let invite = body(&h)["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap().to_owned();
+    env.player = Some(player("c3", false));
+    ok(&env.post("/join", None, &json!({ "invite": invite })));
+    assert_eq!(env.rec().seats[1].player.as_deref(), Some(player("c3", false).id.as_str()));
 }

@@ -1,0 +1,102 @@
+//! The network AI in the Worker (cargo feature `net`, `AI_ENGINE = "network"`): MCTS over
+//! the shipped ONNX model run by tract in wasm.
+//!
+//! The model is embedded in the module but parsed and optimised only on first use (about
+//! 0.3 s in a fresh isolate: never in global scope, which has a 1 s startup limit), then
+//! kept for the isolate's life. Without the feature the Worker plays the heuristic AI
+//! and carries no tract code (9 MB of wasm).
+
+use std::cell::OnceCell;
+
+use ai::network::{Network, NetworkEvaluator};
+use engine::{Game, Move};
+use service::ai::Opponent;
+use service::tokens::Random;
+use service::ApiError;
+
+/// The model the Worker plays with (see models/manifest.json).
+pub const MODEL_FILE: &str = "net-v2.onnx";
+const MODEL: &[u8] = include_bytes!("../models/net-v2.onnx");
+
+thread_local! {
+    // wasm32 Workers are single-threaded: one network per isolate.
+    static NETWORK: OnceCell<Result<Network, String>> = const { OnceCell::new() };
+}
+
+/// The isolate's network, loading it on first use; `loaded_now` says whether this call
+/// paid for the load.
+pub fn network() -> Result<(Network, bool), ApiError> {
+    NETWORK.with(|cell| {
+        let loaded_now = cell.get().is_none();
+        match cell.get_or_init(|| Network::load(MODEL, MODEL_FILE)) {
+            Ok(n) => Ok((n.clone(), loaded_now)),
+            Err(e) => {
+                Err(ApiError::new(503, "ai_unavailable", format!("the AI's network did not load: {e}")))
+            }
+        }
+    })
+}
+
+/// The network AI at a level's network budget.
+#[derive(Debug, Default)]
+pub struct NetAi;
+
+impl Opponent for NetAi {
+    fn name(&self) -> &'static str {
+        "mcts-network"
+    }
+
+    fn is_placeholder(&self) -> bool {
+        false
+    }
+
+    fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
+        let lv = ai::level::level(level)
+            .or_else(|| ai::level::level(ai::level::DEFAULT_LEVEL))
+            .unwrap_or(ai::level::LEVELS[0]);
+        let mut seed = [0u8; 8];
+        rng.fill(&mut seed)?;
+        let (net, _) = network()?;
+        let history: Vec<u64> = game.history().iter().map(|p| p.hash()).collect();
+        let mut eval = NetworkEvaluator::new(net);
+        let r =
+            ai::search(game.position(), &history, &mut eval, &lv.network_config(u64::from_le_bytes(seed)));
+        Ok(r.best)
+    }
+}
+
+/// `POST /api/ai/bench {"evaluations": N}` (net builds only): one search of N network
+/// evaluations from a fixed middlegame, for measuring tract's speed inside workerd by
+/// request timing (a Worker's clock does not advance during computation).
+pub fn bench(body: &[u8]) -> Result<serde_json::Value, ApiError> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Bench {
+        evaluations: u32,
+    }
+    let b: Bench = service::http::parse_json(body)?;
+    if b.evaluations > 2000 {
+        return Err(ApiError::new(422, "invalid_evaluations", "evaluations must be at most 2000"));
+    }
+    let (net, loaded_now) = network()?;
+    let mut game = Game::new(engine::Position::start(engine::Faction::Clockwork, engine::Faction::Axiom));
+    let mut rng = ai::rng::Rng::new(5);
+    for _ in 0..12 {
+        let moves = game.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        let _ = game.play(moves[rng.below(moves.len())]);
+    }
+    let mut spent = 0;
+    if b.evaluations > 0 {
+        let mut eval = NetworkEvaluator::new(net);
+        let cfg = ai::SearchConfig { evaluations: b.evaluations, seed: 1, ..ai::SearchConfig::default() };
+        let r = ai::search(game.position(), &[], &mut eval, &cfg);
+        spent = r.evaluations;
+        if eval.failures > 0 {
+            return Err(ApiError::internal(format!("{} network runs failed", eval.failures)));
+        }
+    }
+    Ok(serde_json::json!({ "model": MODEL_FILE, "loaded_now": loaded_now, "evaluations": spent }))
+}

@@ -1,0 +1,300 @@
+//! Players on the real runtime with the local D1: the story mode (stages won and saved,
+//! Exit Stage, Reset Story Progress, a completed story's badge awarded once, progress
+//! kept when a guest signs in with Discord), rated link games (Glicko-2 applied once,
+//! leaderboard), Player Info and the match-up statistics.
+//!
+//! Stages are played by a native heuristic search against `AI_ENGINE = "random"`, so a
+//! test can win them; the stage logic and the D1 writes are the production ones.
+
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
+
+mod support;
+
+use ai::{search, Heuristic, SearchConfig};
+use engine::{iapn, Game, Move};
+use serde_json::{json, Value};
+use support::discord::{server_with, stand_in, Browser};
+use support::Server;
+
+fn random_ai_server(discord: &str) -> Server {
+    server_with(discord, &[("AI_ENGINE", "random")])
+}
+
+fn get(b: &mut Browser, s: &Server, path: &str) -> Value {
+    let r = b.send("GET", &s.url(path), None);
+    assert_eq!(r.status, 200, "{path}: {}", r.body);
+    serde_json::from_str(&r.body).unwrap()
+}
+
+fn story(b: &mut Browser, s: &Server, id: &str) -> Value {
+    let all = get(b, s, "/api/stories");
+    all["stories"].as_array().unwrap().iter().find(|st| st["id"] == id).unwrap().clone()
+}
+
+/// The game of a state view, replayed (for the search's repetition history).
+fn replay(state: &Value) -> Game {
+    let mut g = Game::new(iapn::parse(state["start"].as_str().unwrap()).unwrap());
+    for m in state["moves"].as_array().unwrap() {
+        g.play(Move::parse(m.as_str().unwrap()).unwrap()).unwrap();
+    }
+    g
+}
+
+/// Starts a stage and plays it out with a heuristic search; returns the final state.
+fn play_stage(s: &Server, b: &mut Browser, story: &str, stage: usize) -> Value {
+    let r = b.send("POST", &s.url(&format!("/api/stories/{story}/stages/{stage}")), None);
+    assert_eq!(r.status, 201, "{}", r.body);
+    let created: Value = serde_json::from_str(&r.body).unwrap();
+    let (id, token) = (created["id"].as_str().unwrap(), created["token"].as_str().unwrap());
+    assert_eq!(created["state"]["stage"]["story"], story);
+    let mut state = created["state"].clone();
+    for _ in 0..200 {
+        if state["status"] == "finished" {
+            return state;
+        }
+        let game = replay(&state);
+        let history: Vec<u64> = game.history().iter().map(|p| p.hash()).collect();
+        let cfg = SearchConfig {
+            evaluations: 600,
+            seed: state["ply"].as_u64().unwrap(),
+            ..SearchConfig::default()
+        };
+        let mv = search(game.position(), &history, &mut Heuristic, &cfg).best.unwrap();
+        let r = s.play(id, token, &mv.to_string(), state["ply"].as_u64().unwrap());
+        assert_eq!(r.status, 200, "{}", r.text);
+        state = r.json()["state"].clone();
+    }
+    panic!("stage {story}/{stage} did not finish: {state}");
+}
+
+/// Plays a stage until it is won (the opponent is random, so it takes one or two tries).
+fn win_stage(s: &Server, b: &mut Browser, story: &str, stage: usize) -> Value {
+    for _ in 0..5 {
+        let end = play_stage(s, b, story, stage);
+        if end["stage"]["verdict"] == "won" {
+            return end;
+        }
+        assert_eq!(end["stage"]["verdict"], "lost", "{end}");
+    }
+    panic!("stage {story}/{stage} was not won in five tries");
+}
+
+#[test]
+fn a_won_stage_is_saved_and_kept_when_the_guest_signs_in_with_discord() {
+    let (discord, _) = stand_in();
+    let s = random_ai_server(&discord);
+    let mut a = Browser::new();
+    let all = get(&mut a, &s, "/api/stories");
+    assert_eq!(all["stories"].as_array().unwrap().len(), 3);
+    let cw = story(&mut a, &s, "clockwork");
+    assert!(cw["stages"].as_array().unwrap().len() >= 5);
+    assert_eq!(
+        (cw["completed"].as_u64(), &cw["stages"][0]["unlocked"], &cw["stages"][1]["unlocked"]),
+        (Some(0), &json!(true), &json!(false))
+    );
+
+    for (path, status, code) in [
+        ("/api/stories/clockwork/stages/1", 403, "stage_locked"),
+        ("/api/stories/clockwork/stages/99", 404, "not_found"),
+        ("/api/stories/clockwork/stages/x", 404, "not_found"),
+        ("/api/stories/robots/stages/0", 404, "not_found"),
+    ] {
+        let r = a.send("POST", &s.url(path), None);
+        assert_eq!(r.status, status, "{path}: {}", r.body);
+        assert!(r.body.contains(code), "{path}: {}", r.body);
+    }
+
+    let end = win_stage(&s, &mut a, "clockwork", 0);
+    assert_eq!(end["result"]["winner"], end["stage"]["player"]);
+    let cw = story(&mut a, &s, "clockwork");
+    assert_eq!(cw["completed"], 1, "{cw}");
+    assert_eq!(cw["current_game"], Value::Null);
+    assert_eq!(cw["stages"][1]["unlocked"], true);
+    let me = a.me(&s);
+    let rows = s.d1(&format!(
+        "SELECT completed FROM story_progress WHERE player_id = '{}' AND story_id = 'clockwork'",
+        me["id"].as_str().unwrap()
+    ));
+    assert_eq!(rows[0]["completed"], 1);
+    // The game is indexed under the player.
+    let info = get(&mut a, &s, &format!("/api/players/{}", me["id"].as_str().unwrap()));
+    assert!(info["games"]["played"].as_u64().unwrap() >= 1, "{info}");
+
+    // The Discord account already exists (another browser); this guest signs in to it:
+    // the guest's progress moves to the account.
+    let mut b = Browser::new();
+    b.me(&s);
+    assert_eq!(b.sign_in(&s, "77", false).status, 302);
+    let account = b.me(&s)["id"].clone();
+    assert_eq!(story(&mut b, &s, "clockwork")["completed"], 0);
+    assert_eq!(a.sign_in(&s, "77", false).status, 302);
+    assert_eq!(a.me(&s)["id"], account);
+    assert_eq!(story(&mut a, &s, "clockwork")["completed"], 1, "progress carried over");
+    assert_eq!(story(&mut b, &s, "clockwork")["completed"], 1, "the same player on both browsers");
+}
+
+#[test]
+fn exit_stage_and_reset_story_progress() {
+    let (discord, _) = stand_in();
+    let s = random_ai_server(&discord);
+    let mut a = Browser::new();
+    a.me(&s);
+    win_stage(&s, &mut a, "blades", 0);
+    let r = a.send("POST", &s.url("/api/stories/blades/stages/1"), None);
+    assert_eq!(r.status, 201, "{}", r.body);
+    let game = serde_json::from_str::<Value>(&r.body).unwrap()["id"].as_str().unwrap().to_owned();
+    assert_eq!(story(&mut a, &s, "blades")["current_game"], game.as_str());
+
+    // Exit Stage: the stage's game ends as a loss; completed stages are kept.
+    let r = a.send("POST", &s.url("/api/stories/blades/exit"), None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let st: Value = serde_json::from_str(&r.body).unwrap();
+    assert_eq!((st["completed"].as_u64(), &st["current_game"]), (Some(1), &Value::Null));
+    let g = s.state(&game);
+    assert_eq!((g["status"].as_str(), g["result"]["reason"].as_str()), (Some("finished"), Some("abandoned")));
+    assert_eq!(g["stage"]["verdict"], "lost");
+
+    // Reset Story Progress needs the confirmation; then everything is locked again.
+    let r = a.send("POST", &s.url("/api/stories/blades/reset"), Some(&json!({ "confirm": false })));
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert!(r.body.contains("confirmation_required"));
+    let r = a.send("POST", &s.url("/api/stories/blades/reset"), Some(&json!({ "sure": true })));
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(story(&mut a, &s, "blades")["completed"], 1, "refused resets change nothing");
+    let r = a.send("POST", &s.url("/api/stories/blades/reset"), Some(&json!({ "confirm": true })));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(serde_json::from_str::<Value>(&r.body).unwrap()["completed"], 0);
+    assert_eq!(a.send("POST", &s.url("/api/stories/blades/stages/1"), None).status, 403);
+}
+
+#[test]
+fn completing_a_story_awards_its_badge_exactly_once() {
+    let (discord, _) = stand_in();
+    let s = random_ai_server(&discord);
+    let mut a = Browser::new();
+    let me = a.me(&s);
+    let id = me["id"].as_str().unwrap();
+    assert_eq!(me["badges"], json!([]));
+    let ax = story(&mut a, &s, "axiom");
+    let last = ax["stages"].as_array().unwrap().len() - 1;
+    // Every stage but the last is done (each stage's own win is tested above).
+    s.d1(&format!(
+        "INSERT INTO story_progress (player_id, story_id, completed, updated_at) VALUES ('{id}', 'axiom', {last}, 0)"
+    ));
+    win_stage(&s, &mut a, "axiom", last);
+    let ax = story(&mut a, &s, "axiom");
+    assert_eq!((ax["completed"].as_u64(), &ax["badge_earned"]), (Some(last as u64 + 1), &json!(true)));
+    let badge = &ax["badge"];
+    assert_eq!(a.me(&s)["badges"], json!([badge]), "the badge is shown with the player");
+    // Winning the last stage again awards nothing more.
+    win_stage(&s, &mut a, "axiom", last);
+    assert_eq!(a.me(&s)["badges"].as_array().unwrap().len(), 1);
+    assert_eq!(s.d1(&format!("SELECT COUNT(*) AS n FROM player_badges WHERE player_id = '{id}'"))[0]["n"], 1);
+    let info = get(&mut a, &s, &format!("/api/players/{id}"));
+    assert_eq!(info["badges"], json!([badge]));
+}
+
+#[test]
+fn rated_games_update_ratings_once_and_feed_the_leaderboard_player_info_and_statistics() {
+    let (discord, _) = stand_in();
+    let s = server_with(&discord, &[]);
+    let (mut a, mut b, mut guest) = (Browser::new(), Browser::new(), Browser::new());
+    for (br, user) in [(&mut a, "1"), (&mut b, "2")] {
+        br.me(&s);
+        assert_eq!(br.sign_in(&s, user, false).status, 302);
+    }
+    guest.me(&s);
+    let (a_id, b_id) =
+        (a.me(&s)["id"].as_str().unwrap().to_owned(), b.me(&s)["id"].as_str().unwrap().to_owned());
+    let body =
+        json!({"south": "clockwork", "north": "blades", "mode": "link", "seat": "south", "rated": true});
+    let r = guest.send("POST", &s.url("/api/games"), Some(&body));
+    assert_eq!((r.status, r.body.contains("sign_in_required")), (403, true), "{}", r.body);
+    let r = a.send("POST", &s.url("/api/games"), Some(&body));
+    assert_eq!(r.status, 201, "{}", r.body);
+    let c: Value = serde_json::from_str(&r.body).unwrap();
+    let (id, a_token) = (c["id"].as_str().unwrap().to_owned(), c["token"].as_str().unwrap().to_owned());
+    let join = json!({ "invite": c["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap() });
+    let join_path = s.url(&format!("/api/games/{id}/join"));
+    let r = guest.send("POST", &join_path, Some(&join));
+    assert_eq!((r.status, r.body.contains("sign_in_required")), (403, true), "{}", r.body);
+    let r = a.send("POST", &join_path, Some(&join));
+    assert_eq!((r.status, r.body.contains("same_player")), (422, true), "{}", r.body);
+    let r = b.send("POST", &join_path, Some(&join));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let b_token = serde_json::from_str::<Value>(&r.body).unwrap()["token"].as_str().unwrap().to_owned();
+    let st = s.state(&id);
+    assert_eq!(
+        (&st["rated"], &st["south"]["player_id"], &st["north"]["player_id"]),
+        (&json!(true), &json!(a_id), &json!(b_id))
+    );
+
+    let mv = st["legal_moves"][0].as_str().unwrap();
+    assert_eq!(s.play(&id, &a_token, mv, 0).status, 200);
+    assert_eq!(s.post(&format!("/api/games/{id}/resign"), Some(&b_token), &json!({})).status, 200);
+
+    // Glicko-2 from two fresh ratings, computed by the same module the paper's example checks.
+    use service::rating::{Game as Rated, Rating};
+    let fresh = Rating::default();
+    let win = fresh.update(&[Rated { opponent: fresh, score: 1.0 }]);
+    let loss = fresh.update(&[Rated { opponent: fresh, score: 0.0 }]);
+    let row = |p: &str| {
+        s.d1(&format!("SELECT rating, rating_dev, volatility FROM players WHERE id = '{p}'"))[0].clone()
+    };
+    for (p, want) in [(&a_id, win), (&b_id, loss)] {
+        let r = row(p);
+        assert!((r["rating"].as_f64().unwrap() - want.rating).abs() < 1e-6, "{r} vs {want:?}");
+        assert!((r["rating_dev"].as_f64().unwrap() - want.deviation).abs() < 1e-6, "{r} vs {want:?}");
+        assert!((r["volatility"].as_f64().unwrap() - want.volatility).abs() < 1e-9, "{r} vs {want:?}");
+    }
+    assert!(win.rating > 1600.0 && loss.rating < 1400.0);
+    assert_eq!(s.d1("SELECT COUNT(*) AS n FROM rated_games")[0]["n"], 1);
+
+    let lb = get(&mut guest, &s, "/api/leaderboard");
+    let ids: Vec<&str> =
+        lb["players"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [a_id.as_str(), b_id.as_str()], "only rated players, best first");
+    assert_eq!(lb["players"][0]["name"], "Player 1");
+    assert!(lb["players"][0]["badges"].is_array());
+
+    let info = get(&mut guest, &s, &format!("/api/players/{a_id}"));
+    assert_eq!((info["games"]["played"].as_u64(), info["games"]["won"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(info["rating"]["rating"], win.rating.round());
+    assert_eq!(info["by_faction"], json!([{"faction": "clockwork", "played": 1, "won": 1}]));
+    assert_eq!(
+        info["by_matchup"],
+        json!([{"south": "clockwork", "north": "blades", "side": "south", "played": 1, "won": 1}])
+    );
+    assert_eq!(
+        (info["recent"][0]["id"].as_str(), &info["recent"][0]["rated"]),
+        (Some(id.as_str()), &json!(true))
+    );
+    let rec = s.get(info["recent"][0]["record"].as_str().unwrap());
+    assert_eq!(rec.status, 200);
+    assert!(rec.text.contains("south wins: resignation"), "{}", rec.text);
+    assert_eq!(s.get("/api/players/0123456789abcdef01234567").status, 404);
+
+    // An unrated link game between two guests counts in the statistics too; a game in
+    // which no move was played does not.
+    let (g2, south, _north) = s.link_game("axiom", "blades", None);
+    let mv = s.state(&g2)["legal_moves"][0].as_str().unwrap().to_owned();
+    assert_eq!(s.play(&g2, &south, &mv, 0).status, 200);
+    assert_eq!(s.post(&format!("/api/games/{g2}/resign"), Some(&south), &json!({})).status, 200);
+    let (g3, south3, _) = s.link_game("axiom", "blades", None);
+    assert_eq!(s.post(&format!("/api/games/{g3}/resign"), Some(&south3), &json!({})).status, 200);
+    let stats = get(&mut guest, &s, "/api/stats/matchups");
+    let m = stats["matchups"].as_array().unwrap();
+    assert_eq!(m.len(), 9);
+    let find = |so: &str, no: &str| m.iter().find(|x| x["south"] == so && x["north"] == no).unwrap().clone();
+    assert_eq!(
+        find("clockwork", "blades"),
+        json!({"south": "clockwork", "north": "blades", "games": 1, "south_wins": 1, "north_wins": 0, "draws": 0})
+    );
+    assert_eq!(
+        find("axiom", "blades"),
+        json!({"south": "axiom", "north": "blades", "games": 1, "south_wins": 0, "north_wins": 1, "draws": 0})
+    );
+    assert_eq!(find("axiom", "axiom")["games"], 0);
+    // Ratings were applied once: the players' rows are as computed above.
+    assert!((row(&a_id)["rating"].as_f64().unwrap() - win.rating).abs() < 1e-6);
+}
