@@ -65,9 +65,9 @@ impl Opponent for NetAi {
     }
 }
 
-/// `POST /api/ai/bench {"evaluations": N}` (net builds only): one search of N network
-/// evaluations from a fixed middlegame, for measuring tract's speed inside workerd by
-/// request timing (a Worker's clock does not advance during computation).
+/// `POST /api/ai/bench {"evaluations": N}` (net builds only): N network evaluations of a
+/// fixed middlegame, loading the network first if this isolate has not. Timed by the
+/// caller (a Worker's clock does not advance during computation): `scripts/bench-net.sh`.
 pub fn bench(body: &[u8]) -> Result<serde_json::Value, ApiError> {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
@@ -88,15 +88,15 @@ pub fn bench(body: &[u8]) -> Result<serde_json::Value, ApiError> {
         }
         let _ = game.play(moves[rng.below(moves.len())]);
     }
-    let mut spent = 0;
-    if b.evaluations > 0 {
-        let mut eval = NetworkEvaluator::new(net);
-        let cfg = ai::SearchConfig { evaluations: b.evaluations, seed: 1, ..ai::SearchConfig::default() };
-        let r = ai::search(game.position(), &[], &mut eval, &cfg);
-        spent = r.evaluations;
-        if eval.failures > 0 {
-            return Err(ApiError::internal(format!("{} network runs failed", eval.failures)));
-        }
+    let planes = ai::encoding::encode(game.position());
+    let mut value = 0.0;
+    for _ in 0..b.evaluations {
+        value = net.run(&planes).map_err(ApiError::internal)?.1;
     }
-    Ok(serde_json::json!({ "model": MODEL_FILE, "loaded_now": loaded_now, "evaluations": spent }))
+    Ok(serde_json::json!({
+        "model": MODEL_FILE,
+        "loaded_now": loaded_now,
+        "evaluations": b.evaluations,
+        "value": value,
+    }))
 }

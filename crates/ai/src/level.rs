@@ -20,11 +20,11 @@ pub struct Level {
 /// about 0.2 s per move, well under the ~300 ms target; level 6 about 1 s.
 pub const LEVELS: [Level; 6] = [
     Level { number: 1, name: "beginner", evaluations: 16, network_evaluations: 4 },
-    Level { number: 2, name: "novice", evaluations: 300, network_evaluations: 16 },
-    Level { number: 3, name: "club", evaluations: 3000, network_evaluations: 48 },
-    Level { number: 4, name: "expert", evaluations: 15000, network_evaluations: 120 },
-    Level { number: 5, name: "master", evaluations: 25000, network_evaluations: 220 },
-    Level { number: 6, name: "grandmaster", evaluations: 45000, network_evaluations: 450 },
+    Level { number: 2, name: "novice", evaluations: 300, network_evaluations: 12 },
+    Level { number: 3, name: "club", evaluations: 3000, network_evaluations: 32 },
+    Level { number: 4, name: "expert", evaluations: 15000, network_evaluations: 80 },
+    Level { number: 5, name: "master", evaluations: 25000, network_evaluations: 160 },
+    Level { number: 6, name: "grandmaster", evaluations: 45000, network_evaluations: 400 },
 ];
 
 pub const DEFAULT_LEVEL: u8 = 4;

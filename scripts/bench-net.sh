@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Network evaluations per second (issue 4), a benchmark: the shipped-candidate model run by
+# native tract, by tract in wasm (simd128) inside workerd (`wrangler dev` on the `--net`
+# module), and by onnxruntime in Python (the reference), with the ratios; the cold load of
+# the model in a fresh isolate; and the network AI's in-request reply time per level.
+#   scripts/bench-net.sh [MODEL.onnx]   (default: the model the --net Worker embeds)
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$ROOT"
+model=${1:-models/$(sed -n 's/^pub const MODEL_FILE: &str = "\(.*\)";/\1/p' src/net.rs)}
+scripts/build-worker.sh --net
+cargo build --release --locked -p cli --features onnx >&2
+N=300
+
+echo "== native tract"
+native=$(target/release/iron-arena bench-net "$model" | tee /dev/stderr | sed -n 's/.*; \([0-9.]*\) evaluations\/s.*/\1/p')
+
+echo "== onnxruntime (Python, one thread)"
+ort=""
+if [ -x .tools/train-venv/bin/python ]; then
+    ort=$(.tools/train-venv/bin/python - "$model" <<'PY'
+import sys, time, numpy as np, onnxruntime as ort
+o = ort.SessionOptions(); o.intra_op_num_threads = 1; o.inter_op_num_threads = 1
+s = ort.InferenceSession(sys.argv[1], o, providers=["CPUExecutionProvider"])
+x = np.random.default_rng(1).random((1, 22, 9, 9), dtype=np.float32)
+name = s.get_inputs()[0].name
+for _ in range(20): s.run(None, {name: x})
+t = time.perf_counter(); n = 300
+for _ in range(n): s.run(None, {name: x})
+print(f"{n / (time.perf_counter() - t):.0f}")
+PY
+)
+    echo "$ort evaluations/s"
+else
+    echo "(no training venv: run training/smoke.sh once to create it)"
+fi
+
+echo "== tract in wasm inside workerd (wrangler dev, build-net/)"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+state=$(mktemp -d)
+wrangler d1 execute DB --local --persist-to "$state" --file schema.sql >/dev/null
+setsid wrangler dev build-net/worker/shim.mjs --ip 127.0.0.1 --port "$port" --persist-to "$state" \
+    --inspector-port 0 --log-level warn --show-interactive-dev-session=false \
+    --var AI_ENGINE:network >"$state/log" 2>&1 &
+pid=$!
+trap 'kill -- -$pid 2>/dev/null; rm -rf "$state"' EXIT
+for _ in $(seq 300); do curl -sf "http://127.0.0.1:$port/api/health" >/dev/null && break; sleep 0.2; done
+bench() { curl -s -o /dev/null -w '%{time_total}' -X POST -H 'Content-Type: application/json' \
+    -d "{\"evaluations\": $1}" "http://127.0.0.1:$port/api/ai/bench"; }
+cold=$(bench 0)
+empty=$(bench 0)
+bench $N >/dev/null; bench $N >/dev/null   # let V8 tier the code up
+times=$(for _ in 1 2 3; do bench $N; echo; done | sort -n)
+mid=$(sed -n 2p <<<"$times")
+wasm=$(python3 -c "print(f'{$N / ($mid - $empty):.0f}')")
+echo "first request (loads and optimises the model in a fresh isolate): $(python3 -c "print(f'{1000*$cold:.0f}')") ms; an empty request: $(python3 -c "print(f'{1000*$empty:.0f}')") ms"
+echo "$N evaluations: median of 3 requests $(python3 -c "print(f'{1000*$mid:.0f}')") ms -> $wasm evaluations/s"
+
+echo "== the network AI in a game (reply to the opening, request wall time)"
+for level in 1 2 3 4 5 6; do
+    out=$(curl -s -w ' %{time_total}' -X POST -H 'Content-Type: application/json' \
+        -d "{\"south\":\"clockwork\",\"north\":\"axiom\",\"mode\":\"ai\",\"seat\":\"north\",\"level\":$level}" \
+        "http://127.0.0.1:$port/api/games")
+    python3 - "$out" "$level" <<'PY'
+import json, sys
+body, t = sys.argv[1].rsplit(" ", 1)
+b = json.loads(body)
+assert b["ai"]["engine"] == "mcts-network", b["ai"]
+assert b["ai_move"] in b["state"]["moves"], b
+print(f"level {sys.argv[2]}: {b['ai']['engine']} played {b['ai_move']} in {1000*float(t):.0f} ms")
+PY
+done
+
+echo "== ratios (evaluations/s)"
+python3 - "$native" "$wasm" "${ort:-0}" <<'PY'
+import sys
+native, wasm, ort = map(float, sys.argv[1:])
+print(f"native tract {native:.0f}, tract wasm in workerd {wasm:.0f}, onnxruntime {ort:.0f}" if ort else f"native tract {native:.0f}, tract wasm in workerd {wasm:.0f}")
+print(f"wasm/native {wasm/native:.2f}" + (f", native/onnxruntime {native/ort:.2f}, wasm/onnxruntime {wasm/ort:.2f}" if ort else ""))
+PY
