@@ -35,7 +35,43 @@ export const api = {
   resign: (id, token) => call("POST", `/api/games/${id}/resign`, { token }),
   draw: (id, token, action) => call("POST", `/api/games/${id}/draw`, { token, body: { action } }),
   record: (id) => call("GET", `/api/games/${id}/record`),
+  // Players and accounts (the session cookie goes with every same-origin request).
+  me: () => call("GET", "/api/me"),
+  setName: (name) => call("POST", "/api/me/name", { body: { name } }),
+  logout: () => call("POST", "/api/auth/logout"),
+  player: (id) => call("GET", `/api/players/${encodeURIComponent(id)}`),
+  leaderboard: () => call("GET", "/api/leaderboard"),
+  matchups: () => call("GET", "/api/stats/matchups"),
+  // Story mode.
+  stories: () => call("GET", "/api/stories"),
+  startStage: (story, index) => call("POST", `/api/stories/${encodeURIComponent(story)}/stages/${index}`),
+  exitStage: (story) => call("POST", `/api/stories/${encodeURIComponent(story)}/exit`),
+  resetStory: (story) => call("POST", `/api/stories/${encodeURIComponent(story)}/reset`, { body: { confirm: true } }),
 };
+
+export const DISCORD_LOGIN = "/api/auth/discord/login";
+
+/**
+ * Sign in with Discord: the login route answers a redirect to Discord, or 503
+ * `discord_unconfigured` (as JSON) on a server without a Discord application. It is asked
+ * first without following the redirect, so that the player gets a clear message rather
+ * than a page of JSON; on a redirect the browser then goes there for real.
+ */
+export async function discordSignIn() {
+  let r;
+  try {
+    r = await fetch(DISCORD_LOGIN, { redirect: "manual", cache: "no-store" });
+  } catch {
+    throw new ApiError(0, { error: "network", message: "Could not reach the server. Check your connection and try again." });
+  }
+  if (r.type === "opaqueredirect" || (r.status >= 300 && r.status < 400)) {
+    location.assign(DISCORD_LOGIN);
+    return;
+  }
+  let body = null;
+  try { body = await r.json(); } catch { /* not JSON */ }
+  throw new ApiError(r.status || 500, body);
+}
 
 /**
  * A self-healing WebSocket to /api/games/{id}/ws. Calls onState(state) for every push and

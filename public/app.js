@@ -8,6 +8,9 @@
 // notation.js only replays accepted moves to draw earlier positions and animations.
 import { showHome } from "./home.js";
 import { showGame } from "./game.js";
+import { showStories } from "./story.js";
+import { showPlayer, showLeaderboard } from "./players.js";
+import { account, badgesEl } from "./account.js";
 import { showRules, showDevNotes, showSupport, showPlayerInfo } from "./modals.js";
 import { settings } from "./audio.js";
 import { setRouter, navigate } from "./ui.js";
@@ -18,11 +21,22 @@ let teardown = null;
 async function route() {
   teardown?.();
   teardown = null;
-  const m = /^\/g\/([0-9a-f]{24})\/?$/.exec(location.pathname);
+  const path = location.pathname;
+  const m = /^\/g\/([0-9a-f]{24})\/?$/.exec(path);
+  const player = /^\/p\/([0-9a-f]{24})\/?$/.exec(path);
   const invite = /^#invite=([0-9a-f]+)$/.exec(location.hash)?.[1] || null;
   if (m) {
     document.title = "Iron Arena — game";
     teardown = await showGame(main, m[1], invite);
+  } else if (/^\/story\/?$/.test(path)) {
+    document.title = "Iron Arena — Story";
+    await showStories(main);
+  } else if (player) {
+    document.title = "Iron Arena — Player Info";
+    await showPlayer(main, player[1]);
+  } else if (/^\/leaderboard\/?$/.test(path)) {
+    document.title = "Iron Arena — Leaderboard";
+    await showLeaderboard(main);
   } else {
     if (location.pathname !== "/") history.replaceState(null, "", "/");
     document.title = "Iron Arena";
@@ -47,6 +61,19 @@ on("btn-rules", showRules);
 on("btn-devnotes", showDevNotes);
 on("btn-support", showSupport);
 on("btn-player", showPlayerInfo);
+
+// The header's "My profile" link: this browser's player, with the badges next to the name.
+const meLink = document.getElementById("me-link");
+account.subscribe((me) => {
+  if (!me) return;
+  meLink.hidden = false;
+  meLink.href = `/p/${me.id}`;
+  const name = meLink.querySelector(".me-name");
+  name.textContent = me.name || "Player";
+  meLink.querySelector(".badges")?.remove();
+  if (me.badges.length) name.after(badgesEl(me.badges));
+});
+account.ready();
 
 const musicBtn = document.getElementById("btn-music");
 const soundBtn = document.getElementById("btn-sounds");

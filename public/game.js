@@ -1,12 +1,16 @@
 // The game screen: board + side panel, live over the WebSocket. The server is the only
 // authority: a move is drawn as made only once the server accepted it (from the move
 // response or a pushed state); a refused move leaves the board as it was and says why.
+// Seats held by players show their names and badges (Player Info); a story stage's game
+// shows the stage and its goal, Exit Stage, and the server's verdict when it ends.
 import { api, LiveGame, seats } from "./api.js";
+import { account, playerName } from "./account.js";
+import { stageFinished } from "./story.js";
 import { BoardView } from "./board.js";
 import { parsePosition, parseMove, replay, applyMove, describeMove, ABILITY_NAMES, FACTION_NAMES, idx, sq, sqName } from "./notation.js";
 import { confirmDialog, openModal } from "./modals.js";
 import { sfx } from "./audio.js";
-import { copyText, toast, announce, el } from "./ui.js";
+import { copyText, toast, announce, el, navigate } from "./ui.js";
 
 const SIDE = { south: "South", north: "North" };
 const other = (s) => (s === "south" ? "north" : "south");
@@ -28,9 +32,13 @@ class GameView {
     this.pending = false;
     this.flip = null; // spectator's manual flip
     this.seat = seats.get(id);
+    this.players = new Map(); // player id -> Player Info (or null while loading / failed)
   }
 
   destroy() {
+    this.destroyed = true;
+    this.offAccount?.();
+    clearTimeout(this.endTimer);
     this.live?.close();
     clearInterval(this.clock);
     document.removeEventListener("keydown", this.globalKey);
@@ -75,23 +83,33 @@ class GameView {
     }
     const mine = state[openSide].faction;
     const theirs = state[other(openSide)].faction;
+    const me = state.rated ? await account.ready() : null;
+    const ratedNote = !state.rated ? "" : me?.discord_linked
+      ? `<p>This is a <strong>rated</strong> game: the result updates both players' ratings.</p>`
+      : `<p>This is a <strong>rated</strong> game: joining it needs you to be signed in with Discord (Player Info, at the bottom of the page).</p>`;
     const ok = await openModal({
       title: "You are invited",
       id: "join-dialog",
       body: `<p>Play <strong>${FACTION_NAMES[mine]}</strong> as <strong>${SIDE[openSide]}</strong> against
-        ${FACTION_NAMES[theirs]}${state.days_per_move ? `, ${state.days_per_move} day(s) per move` : ""}.</p>`,
+        ${FACTION_NAMES[theirs]}${state.days_per_move ? `, ${state.days_per_move} day(s) per move` : ""}.</p>${ratedNote}`,
       actions: [{ label: "Just watch", value: false }, { label: "Join the game", value: true, kind: "primary" }],
     });
     history.replaceState(null, "", `/g/${this.id}`);
     if (!ok) return null;
     try {
+      await account.ready(); // the session, so that the seat is linked to this player
       const r = await api.join(this.id, invite);
       this.seat = { seat: r.seat, token: r.token, mode: "link", south: r.state.south.faction, north: r.state.north.faction, created: Date.now() };
       seats.put(this.id, this.seat);
       toast(`You joined as ${SIDE[r.seat]}.`);
       return r.state;
     } catch (e) {
-      toast(e.code === "seat_taken" ? "Someone has already taken this seat: you are watching." : e.message, "error");
+      const why = {
+        seat_taken: "Someone has already taken this seat: you are watching.",
+        sign_in_required: "This rated game is for players signed in with Discord: sign in (Player Info), then open the invite link again. You are watching.",
+        same_player: "You cannot play both seats of a rated game: you are watching.",
+      }[e.code];
+      toast(why || e.message, "error");
       return e.state || null;
     }
   }
@@ -107,8 +125,16 @@ class GameView {
       </div>
       <aside class="side-panel" aria-label="Game panel">
         <div class="ability-bar" hidden role="region" aria-label="Ability choice"></div>
+        <div class="stage-card" hidden role="region" aria-label="Story stage">
+          <p class="eyebrow">Story stage</p>
+          <h2 class="stage-title"></h2>
+          <p class="stage-goal"><strong>Goal:</strong> <span class="goal-text"></span></p>
+          <p class="stage-verdict" hidden></p>
+          <div class="row stage-actions"><button type="button" class="exit-stage danger">Exit Stage</button></div>
+        </div>
         <div class="status-card">
           <p class="turn" aria-live="polite"></p>
+          <p class="rated-line" hidden>Rated game</p>
           <p class="conn" title="Live connection"></p>
           <p class="deadline" hidden></p>
           <p class="msg" role="alert" hidden></p>
@@ -151,6 +177,9 @@ class GameView {
     this.$(".copy-spectate").addEventListener("click", () => copyText(`${location.origin}/g/${this.id}`, "Spectator link copied"));
     this.$(".copy-record").addEventListener("click", () => this.copyRecord());
     this.$(".resign").addEventListener("click", () => this.resign());
+    this.$(".exit-stage").addEventListener("click", () => this.exitStage());
+    // My own name and badges follow the account (a new name, a badge just earned).
+    this.offAccount = account.subscribe(() => { if (this.lastPos) this.renderBars(this.lastPos); });
     this.$(".offer-draw").addEventListener("click", () => this.drawAction("offer"));
     this.$(".flip").addEventListener("click", () => { this.flip = !this.isFlipped(); this.draw(); });
     this.$(".replay-nav").addEventListener("click", (e) => {
@@ -193,7 +222,15 @@ class GameView {
     } else {
       this.draw();
     }
-    if (prev && !prev.result && s.result) { this.clearMsg(); sfx.end(); }
+    if (prev && !prev.result && s.result) {
+      this.clearMsg();
+      sfx.end();
+      const st = s.stage;
+      if (st && st.verdict !== "pending" && this.mySide === st.player && this.seat?.token && !this.exiting) {
+        // After the last move has been drawn; the verdict is the server's.
+        this.endTimer = setTimeout(() => { if (!this.destroyed) stageFinished(s); }, 900);
+      }
+    }
   }
 
   async playNewMoves(from, ownMove) {
@@ -262,6 +299,8 @@ class GameView {
 
   renderBars(pos) {
     const s = this.state;
+    if (!s || !this.root) return;
+    this.lastPos = pos;
     const top = this.isFlipped() ? "south" : "north";
     for (const [cls, side] of [[".player-bar.top", top], [".player-bar.bottom", other(top)]]) {
       const seat = s[side];
@@ -270,8 +309,25 @@ class GameView {
       const bar = this.$(cls);
       bar.className = `player-bar ${cls.includes("top") ? "top" : "bottom"} ${s.status === "ongoing" && s.turn === side ? "to-move" : ""}`;
       bar.innerHTML = `<span class="dot side-${side}" aria-hidden="true"></span><strong>${SIDE[side]}</strong> · ${FACTION_NAMES[seat.faction]} · <span class="who"></span><span class="count">${count} pieces</span>`;
-      bar.querySelector(".who").textContent = who;
+      const whoEl = bar.querySelector(".who");
+      const info = seat.player !== "ai" && seat.player_id ? this.playerInfo(seat.player_id) : null;
+      if (info) whoEl.replaceChildren(playerName(info, { suffix: side === this.mySide ? " (you)" : "" }));
+      else whoEl.textContent = who;
     }
+  }
+
+  /** The name and badges of a seat's player: this browser's own from the account, others
+   * from Player Info (fetched once per game view; the bars are drawn again when it comes). */
+  playerInfo(id) {
+    const me = account.me;
+    if (me && me.id === id) return me;
+    if (this.players.has(id)) return this.players.get(id);
+    this.players.set(id, null);
+    api.player(id).then((p) => {
+      this.players.set(id, p);
+      if (!this.destroyed && this.lastPos) this.renderBars(this.lastPos);
+    }, () => { /* keep the plain label */ });
+    return null;
   }
 
   renderPanel() {
@@ -301,9 +357,25 @@ class GameView {
         d.innerHTML = `<p>${me && s.draw_offer === me ? "You offered a draw; waiting for an answer." : `${SIDE[s.draw_offer]} offers a draw.`}</p>`;
       }
     }
-    // Actions.
+    // Story stage.
+    const st = s.stage;
+    const stageCard = this.$(".stage-card");
+    stageCard.hidden = !st;
+    if (st) {
+      this.$(".stage-title").textContent = st.title;
+      this.$(".goal-text").textContent = st.goal;
+      const v = this.$(".stage-verdict");
+      v.hidden = st.verdict === "pending";
+      v.className = `stage-verdict ${st.verdict}`;
+      v.textContent = st.verdict === "won" ? "Stage complete!" : st.verdict === "lost" ? "Stage failed." : "";
+      const mine = !!me && me === st.player && !!this.seat?.token;
+      this.$(".exit-stage").hidden = !mine || s.status === "finished";
+      this.$(".stage-actions").hidden = this.$(".exit-stage").hidden;
+    }
+    this.$(".rated-line").hidden = !s.rated;
+    // Actions (in a story stage, Exit Stage takes the place of Resign).
     const playing = !!me && s.status !== "finished";
-    this.$(".resign").hidden = !playing || s.status === "waiting";
+    this.$(".resign").hidden = !playing || s.status === "waiting" || !!st;
     this.$(".offer-draw").hidden = !playing || s.mode !== "link" || s.status !== "ongoing" || s.draw_offer === me;
     this.$(".flip").hidden = false;
     // Result.
@@ -313,8 +385,14 @@ class GameView {
       const r = s.result;
       let head = r.winner ? `${SIDE[r.winner]} wins` : "Draw";
       if (me) head = r.winner === me ? "You win!" : r.winner ? "You lose" : "Draw";
-      banner.className = `result-banner ${me ? (r.winner === me ? "win" : r.winner ? "loss" : "draw") : "neutral"}`;
-      banner.innerHTML = `<p class="result-head"></p><p class="result-text"></p><div class="row"><a class="button primary" href="/" data-link>New game</a><button type="button" class="dismiss">View board</button></div>`;
+      let kind = me ? (r.winner === me ? "win" : r.winner ? "loss" : "draw") : "neutral";
+      if (st && st.verdict !== "pending" && me === st.player) {
+        head = st.verdict === "won" ? "Stage complete!" : "Stage failed";
+        kind = st.verdict === "won" ? "win" : "loss";
+      }
+      banner.className = `result-banner ${kind}`;
+      const next = st ? `<a class="button primary" href="/story" data-link>Stories</a>` : `<a class="button primary" href="/" data-link>New game</a>`;
+      banner.innerHTML = `<p class="result-head"></p><p class="result-text"></p><div class="row">${next}<button type="button" class="dismiss">View board</button></div>`;
       banner.querySelector(".result-head").textContent = head;
       banner.querySelector(".result-text").textContent = `${r.text.replace(/^./, (c) => c.toUpperCase())}`;
       banner.querySelector(".dismiss").addEventListener("click", () => { banner.hidden = true; });
@@ -570,6 +648,23 @@ class GameView {
     } catch (e) {
       if (e.state) this.setState(e.state);
       this.msg(e.message);
+    }
+  }
+
+  async exitStage() {
+    const st = this.state.stage;
+    if (!st) return;
+    if (!(await confirmDialog("Exit Stage?", "Your progress in this stage will be lost.", "Exit Stage", { danger: true }))) return;
+    this.exiting = true; // the game now ends as a loss: no "Stage failed" modal for that
+    const btn = this.$(".exit-stage");
+    btn.disabled = true;
+    try {
+      await api.exitStage(st.story);
+      navigate("/story");
+    } catch (e) {
+      this.exiting = false;
+      btn.disabled = false;
+      this.msg(`The stage could not be exited: ${e.message}`);
     }
   }
 

@@ -1,6 +1,9 @@
-// The home screen: play the AI, create a link game (with a copyable invite), join by
-// link, and "My games" (the seats this browser holds, with whose turn it is).
+// The home screen: the Story and Leaderboard entries, play the AI, create a link game
+// (with a copyable invite, rated when signed in with Discord), join by link, and "My
+// games" (the seats this browser holds, with whose turn it is).
 import { api, seats } from "./api.js";
+import { account, signInWithDiscord } from "./account.js";
+import { ICONS } from "./icons.js";
 import { FACTIONS, FACTION_NAMES, FACTION_TAGLINES, PIECES, PIECE_ORDER } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 import { showServerBusy } from "./modals.js";
@@ -48,11 +51,13 @@ async function create(body, btn) {
   const label = btn.textContent;
   btn.textContent = "Creating…";
   try {
+    await account.ready(); // the session cookie first, so that the game is linked to the player
     const r = await api.create(body);
-    seats.put(r.id, { seat: r.seat, token: r.token, mode: body.mode, south: body.south, north: body.north, invite_url: r.invite_url, created: Date.now() });
+    seats.put(r.id, { seat: r.seat, token: r.token, mode: body.mode, south: body.south, north: body.north, invite_url: r.invite_url, rated: !!body.rated, created: Date.now() });
     navigate(`/g/${r.id}`);
   } catch (e) {
     if (e.code === "server_busy") showServerBusy();
+    else if (e.code === "sign_in_required") toast("Rated games need you to be signed in with Discord.", "error");
     else toast(`The game could not be created: ${e.message}`, "error");
   } finally {
     btn.disabled = false;
@@ -64,6 +69,10 @@ export function showHome(main) {
   main.innerHTML = "";
   const root = el(`<div class="home">
     <section class="hero"><h1>Iron Arena</h1><p>A chess-like battle on a 9×9 board. Three factions, six abilities, one Electric Field.</p></section>
+    <nav class="home-modes" aria-label="More ways to play">
+      <a class="mode-card story-entry" href="/story" data-link><span class="mode-icon">${ICONS.story}</span><span><strong>Story</strong><small>Three stories, six stages each, against the AI. Finish one to earn its badge.</small></span></a>
+      <a class="mode-card" href="/leaderboard" data-link><span class="mode-icon">${ICONS.trophy}</span><span><strong>Leaderboard</strong><small>The best rated players and the match-up statistics.</small></span></a>
+    </nav>
     <div class="home-grid">
       <section class="panel-card" aria-labelledby="ai-h"><h2 id="ai-h">Play the AI</h2><form class="ai-form"></form></section>
       <section class="panel-card" aria-labelledby="link-h"><h2 id="link-h">Play a friend</h2><form class="link-form"></form></section>
@@ -99,6 +108,29 @@ export function showHome(main) {
   link.append(el(sideSelect("l-side")));
   link.append(el(`<label class="inline">Days per move <select name="days"><option value="">No time limit</option>
     ${[1, 2, 3, 5, 7, 14].map((d) => `<option value="${d}">${d} day${d > 1 ? "s" : ""}</option>`).join("")}</select></label>`));
+  const rated = el(`<div class="rated-pick"><label class="check"><input type="checkbox" name="rated" value="1" disabled aria-describedby="rated-note"> Rated game</label>
+    <p id="rated-note" class="muted small"></p></div>`);
+  link.append(rated);
+  const ratedBox = rated.querySelector("input");
+  const ratedNote = rated.querySelector("#rated-note");
+  account.follow(rated, (me) => {
+    const linked = !!me?.discord_linked;
+    ratedBox.disabled = !linked;
+    if (!linked) ratedBox.checked = false;
+    ratedNote.replaceChildren();
+    if (linked) {
+      ratedNote.textContent = "The result updates both players' ratings. Your opponent must be signed in with Discord to join.";
+    } else {
+      const err = document.createElement("span");
+      err.className = "form-error";
+      err.setAttribute("role", "alert");
+      err.hidden = true;
+      const btn = el(`<button type="button" class="link">Sign in with Discord</button>`);
+      btn.addEventListener("click", () => signInWithDiscord(err));
+      ratedNote.append("Rated games are for players signed in with Discord (both of them). ", btn, " to play one.", err);
+    }
+  });
+  if (!account.me) ratedNote.textContent = "Rated games are for players signed in with Discord.";
   link.append(el(`<button type="submit" class="primary big create-link">Create game and invite link</button>`));
   link.addEventListener("submit", (e) => {
     e.preventDefault();
@@ -107,7 +139,9 @@ export function showHome(main) {
     const mine = fd.get("l-you");
     const theirs = fd.get("l-them");
     const days = fd.get("days") ? Number(fd.get("days")) : null;
-    create({ mode: "link", seat, south: seat === "south" ? mine : theirs, north: seat === "south" ? theirs : mine, days_per_move: days }, link.querySelector("button[type=submit]"));
+    const body = { mode: "link", seat, south: seat === "south" ? mine : theirs, north: seat === "south" ? theirs : mine, days_per_move: days };
+    if (fd.get("rated")) body.rated = true;
+    create(body, link.querySelector("button[type=submit]"));
   });
 
   const join = root.querySelector(".join-form");
@@ -133,7 +167,8 @@ async function renderMyGames(ul) {
       <button type="button" class="icon forget" aria-label="Forget this game">×</button></li>`);
     const mine = seat.seat === "south" ? seat.south : seat.north;
     const theirs = seat.seat === "south" ? seat.north : seat.south;
-    li.querySelector(".gi-title").textContent = `${FACTION_NAMES[mine] || mine} vs ${FACTION_NAMES[theirs] || theirs}${seat.mode === "ai" ? " (AI)" : ""} · you are ${seat.seat === "south" ? "South" : "North"}`;
+    const what = seat.stage_title ? `Story: ${seat.stage_title} · ` : "";
+    li.querySelector(".gi-title").textContent = `${what}${FACTION_NAMES[mine] || mine} vs ${FACTION_NAMES[theirs] || theirs}${seat.mode === "ai" ? " (AI)" : ""}${seat.rated ? " · rated" : ""} · you are ${seat.seat === "south" ? "South" : "North"}`;
     li.querySelector(".forget").addEventListener("click", () => {
       seats.remove(id);
       li.remove();

@@ -1,6 +1,8 @@
 // Modal dialogs (native <dialog>: focus trapping, Escape to close) and the texts of the
 // original game's modals: Game Rules, Dev Notes, Support / contact, Player Info, Server Busy.
 import { renderMarkdown } from "./markdown.js";
+import { account, accountPanel, playerName } from "./account.js";
+import { h } from "./ui.js";
 
 let openCount = 0;
 
@@ -119,13 +121,28 @@ export function showSupport() {
   });
 }
 
-export function showPlayerInfo() {
-  return openModal({
-    title: "Player Info", id: "player-dialog",
-    body: `<p>Player accounts are not available yet. For now your games are remembered by this browser
-      only (see “My games” on the home page): clearing your browser data forgets your seats.</p>
-      <p>Names, ratings, badges and game history will appear here once accounts arrive.</p>`,
-  });
+/**
+ * Player Info (the original game's modal): this browser's player with the badges, the
+ * account panel (display name, Sign in with Discord / Sign out) and a link to the full
+ * Player Info page (rating, games, match-ups, recent games).
+ */
+export async function showPlayerInfo() {
+  const body = h("div", { class: "player-info-modal" }, h("p", { class: "loading", text: "Loading your player…" }));
+  const p = openModal({ title: "Player Info", body, id: "player-dialog" });
+  const me = await account.ready();
+  if (!me) {
+    body.replaceChildren(h("p", { class: "form-error", role: "alert", text: "Your player could not be loaded: the server could not be reached. Please try again." }));
+    return p;
+  }
+  const head = h("p", { class: "pi-name" });
+  account.follow(head, (m) => m && head.replaceChildren(playerName(m, { link: false })));
+  const page = h("a", { href: `/p/${me.id}`, "data-link": true, text: "Your Player Info page: rating, games and match-ups" });
+  page.addEventListener("click", () => body.closest("dialog")?.close());
+  const board = h("a", { href: "/leaderboard", "data-link": true, text: "Leaderboard" });
+  board.addEventListener("click", () => body.closest("dialog")?.close());
+  body.replaceChildren(head, accountPanel(), h("p", { class: "pi-links" }, page, board));
+  body.closest("dialog")?.refreshScroll?.();
+  return p;
 }
 
 export function showServerBusy(retryAfter) {

@@ -1,10 +1,34 @@
-// Small DOM helpers shared by the screens: element from HTML, toasts, the screen-reader
+// Small DOM helpers shared by the screens: element from HTML (static markup only), a safe
+// element builder for anything that comes from the server, toasts, the screen-reader
 // announcer, clipboard copy with a fallback, and client-side navigation.
 
 export function el(html) {
   const t = document.createElement("template");
   t.innerHTML = html.trim();
   return t.content.firstElementChild;
+}
+
+/**
+ * Builds an element: h("a", {class: "x", href, text: name}, child, "text", …). Strings
+ * (children and `text`) are always inserted as text, never parsed as HTML, so names and
+ * other texts from the server are safe here. `on<event>` props add listeners; false, null
+ * and undefined props and children are skipped.
+ */
+export function h(tag, props = {}, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k === "dataset") Object.assign(e.dataset, v);
+    else if (k.startsWith("on") && typeof v === "function") e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of kids.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : String(c));
+  }
+  return e;
 }
 
 export function toast(text, kind = "info") {

@@ -1,7 +1,8 @@
 // Automated accessibility check of the browser client with axe-core (issue 5: "contrast
 // that passes WCAG AA", ARIA labels on squares and pieces). axe runs inside the page on the
-// main screens: home, a game against the AI at 1280 px and at 390 px, the Game Rules modal
-// and the Server Busy modal. No colour-contrast violations are allowed at all, and no
+// main screens: home, a game against the AI at 1280 px and at 390 px, the Game Rules modal,
+// the Server Busy modal, and the players' screens (story, stage intro and stage game,
+// Player Info with the account panel, the Player Info modal, the leaderboard). No colour-contrast violations are allowed at all, and no
 // serious or critical violation of any WCAG 2 A/AA rule.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -185,4 +186,40 @@ test("axe: Server Busy modal", T, async () => {
   await shot(page, "a11y-busy-1280");
   await page.setViewportSize({ width: 390, height: 844 });
   await check(page, "Server Busy modal (390 px)");
+});
+
+test("axe: story screen, stage intro, stage game, Player Info and the leaderboard", T, async () => {
+  const page = await newPage(suite.browser, suite.server.base);
+  await page.goto("/story");
+  await page.waitForSelector(".story-card .stage");
+  await check(page, "story screen (1280 px)");
+  await page.click('.story-card[data-story="axiom"] .stage[data-stage="0"] .stage-play');
+  await page.waitForSelector("#stage-dialog[open]");
+  await check(page, "stage intro modal");
+  await page.click("#stage-dialog .primary");
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+  await page.waitForSelector(".stage-card:not([hidden])");
+  await check(page, "stage game (1280 px)");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(300);
+  await check(page, "stage game (390 px)");
+  await page.goto("/story");
+  await page.waitForSelector(".story-card .stage.playing");
+  await check(page, "story screen with a stage in progress (390 px)");
+  await page.click("#me-link");
+  await page.waitForSelector(".profile .account-panel");
+  await check(page, "Player Info with the account panel (390 px)");
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await check(page, "Player Info with the account panel (1280 px)");
+  await page.click("#btn-player");
+  await page.waitForSelector("#player-dialog[open] .account-panel");
+  await check(page, "Player Info modal");
+  await page.keyboard.press("Escape");
+  await page.goto("/leaderboard");
+  await page.waitForSelector(".mu-table");
+  await check(page, "leaderboard (1280 px)");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(300);
+  await check(page, "leaderboard (390 px)");
+  assert.deepEqual(page.errors, []);
 });

@@ -1,7 +1,7 @@
 // Shared harness of the end-to-end tests: starts `wrangler dev` (the real Workers runtime)
 // on a free port with fresh local state (as tests/support/mod.rs does for the Rust tests),
 // launches Debian's Chromium through playwright-core, and offers small API helpers.
-import { spawn, execFileSync } from "node:child_process";
+import { spawn, execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, existsSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname, resolve } from "node:path";
@@ -68,6 +68,28 @@ export async function startServer(vars = {}) {
     await new Promise((r) => setTimeout(r, 200));
   }
   return { base, persist, stop };
+}
+
+/**
+ * Runs SQL on a runtime's local D1 (`persist` from startServer), as tests/support/mod.rs
+ * does: `wrangler d1 execute DB --local --persist-to <dir> --command <sql>`. The running
+ * runtime may hold the SQLite file for a moment (SQLITE_BUSY): retried. Returns the rows
+ * of the last statement.
+ */
+export async function d1(persist, sql) {
+  const args = ["d1", "execute", "DB", "--local", "--persist-to", persist, "--command", sql, "--json"];
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const r = await new Promise((res) => {
+      execFile(join(ROOT, "node_modules/.bin/wrangler"), args, { cwd: ROOT, env: ENV, maxBuffer: 16 << 20 },
+        (error, stdout, stderr) => res({ error, stdout: String(stdout), stderr: String(stderr) }));
+    });
+    if (!r.error) {
+      try { return JSON.parse(r.stdout).at(-1)?.results ?? []; } catch { return r.stdout; }
+    }
+    if (!/SQLITE_BUSY/.test(r.stderr + r.stdout)) throw new Error(`d1 ${sql}: ${r.stderr || r.stdout || r.error.message}`);
+    await new Promise((res) => setTimeout(res, 250));
+  }
+  throw new Error(`d1 ${sql}: the database stayed locked`);
 }
 
 export async function api(base, method, path, body, token) {

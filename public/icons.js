@@ -1,0 +1,16 @@
+// Small inline SVG icons (no emoji: not every system has an emoji font). Decorative:
+// always aria-hidden, the text next to them says what they mean.
+const svg = (body, cls = "icon-svg") => `<svg class="${cls}" viewBox="0 0 24 24" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round">${body}</svg>`;
+
+export const ICONS = {
+  // An open book: Story.
+  story: svg(`<path d="M12 6.5C10 5 7 4.6 3.5 5v13c3.5-.4 6.5 0 8.5 1.5 2-1.5 5-1.9 8.5-1.5V5C17 4.6 14 5 12 6.5z"/><path d="M12 6.5v13"/>`),
+  // A trophy: Leaderboard.
+  trophy: svg(`<path d="M8 4h8v5a4 4 0 0 1-8 0z"/><path d="M8 6H5a3 3 0 0 0 3 4M16 6h3a3 3 0 0 1-3 4M12 13v4M8.5 20h7M10 17h4"/>`),
+  // A padlock: locked.
+  lock: svg(`<rect x="5.5" y="10.5" width="13" height="9.5" rx="1.8"/><path d="M8.5 10.5V8a3.5 3.5 0 0 1 7 0v2.5"/>`, "icon-svg lock"),
+  // A check mark: completed.
+  check: svg(`<path d="M5 12.5l4.5 4.5L19 7.5"/>`, "icon-svg check"),
+  // A person: the player's profile.
+  person: svg(`<circle cx="12" cy="8.5" r="3.6"/><path d="M4.8 20c.8-3.9 3.6-6 7.2-6s6.4 2.1 7.2 6"/>`),
+};

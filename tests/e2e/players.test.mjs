@@ -1,0 +1,408 @@
+// End-to-end tests of the players' screens in headless Chromium against the real runtime:
+// story mode (stages locked and unlocked, the intro modal, a stage game with Exit Stage,
+// a won and a failed stage, Reset Story Progress), badges next to the player's name
+// (header, Player Info, game panel), the display name, Sign in with Discord on a server
+// without Discord, rated link games, and the leaderboard with the match-up statistics.
+// The AI plays random legal moves here (AI_ENGINE=random), so stages are quick to play.
+// Screenshots go to test-output/ (look at them).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { api, d1, launchBrowser, newPage, shot, startServer } from "./support.mjs";
+
+const T = { timeout: 180_000 };
+let server;
+let browser;
+before(async () => {
+  server = await startServer({ AI_ENGINE: "random" });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const getState = async (id) => (await api(server.base, "GET", `/api/games/${id}`)).json;
+const gameId = (page) => /\/g\/([0-9a-f]{24})/.exec(page.url())[1];
+/** This page's player (its session cookie). */
+const meOf = (page) => page.evaluate(async () => (await fetch("/api/me")).json());
+const story = (page, id) => page.locator(`.story-card[data-story="${id}"]`);
+const stage = (page, id, i) => story(page, id).locator(`.stage[data-stage="${i}"]`);
+
+async function noHorizontalScroll(page, where) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `no horizontal scrolling on ${where} (overflow ${overflow})`);
+}
+
+async function openStories(page) {
+  await page.goto("/");
+  await page.click(".story-entry");
+  await page.waitForURL(/\/story$/);
+  await page.waitForSelector(".story-card .stage");
+}
+
+/** Play on the story screen, then Start in the intro modal; waits for the stage's game. */
+async function startStage(page, storyId, i) {
+  await stage(page, storyId, i).locator(".stage-play").click();
+  await page.waitForSelector("#stage-dialog[open]");
+  await page.click("#stage-dialog .primary");
+  await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+}
+
+test("story: three stories, locked stages, intro modal, stage game, Exit Stage, a won stage, Reset Story Progress", T, async () => {
+  const page = await newPage(browser, server.base);
+  await openStories(page);
+  // Three stories, each with its faction, summary, progress, badge and six stages:
+  // stage 1 unlocked, stage 2 locked (and not startable).
+  assert.equal(await page.locator(".story-card").count(), 3);
+  for (const id of ["clockwork", "blades", "axiom"]) {
+    const card = story(page, id);
+    assert.equal(await card.locator(".progress-text").textContent(), "0 / 6");
+    assert.equal(await card.locator(".stage").count(), 6);
+    assert.match(await card.locator(".story-badge").textContent(), /Not earned yet/);
+    assert.equal(await card.locator(".story-badge .badge").getAttribute("data-badge"), `${id}-story`);
+    assert.ok(await stage(page, id, 0).locator(".stage-play").isEnabled(), `${id}: stage 1 can be played`);
+    assert.match(await stage(page, id, 0).getAttribute("class"), /\bunlocked\b/);
+    assert.ok(await stage(page, id, 1).locator(".stage-play").isDisabled(), `${id}: stage 2 is locked`);
+    assert.match(await stage(page, id, 1).getAttribute("class"), /\blocked\b/);
+    assert.match(await stage(page, id, 1).textContent(), /Locked/);
+  }
+  assert.match(await story(page, "clockwork").textContent(), /The Clockmaker's Hour/);
+  await shot(page, "story-1280");
+
+  // The intro modal: title, intro and goal; Cancel starts nothing.
+  await stage(page, "clockwork", 0).locator(".stage-play").click();
+  await page.waitForSelector("#stage-dialog[open]");
+  assert.equal(await page.textContent("#stage-dialog h2"), "The First Tick");
+  const intro = await page.textContent("#stage-dialog .modal-body");
+  assert.match(intro, /The workshop wakes/);
+  assert.match(intro, /Goal: Win the game/);
+  assert.deepEqual(await page.locator("#stage-dialog .modal-actions button").allTextContents(), ["Cancel", "Start"]);
+  await shot(page, "story-intro-1280");
+  await page.click("#stage-dialog .modal-actions button:text('Cancel')");
+  await page.waitForSelector("#stage-dialog", { state: "detached" });
+  assert.match(page.url(), /\/story$/);
+
+  // Start: the game screen shows the stage title and goal, and Exit Stage (no Resign).
+  await startStage(page, "clockwork", 0);
+  const id = gameId(page);
+  await page.waitForSelector(".stage-card:not([hidden])");
+  assert.equal(await page.textContent(".stage-card .stage-title"), "The First Tick");
+  assert.equal(await page.textContent(".stage-card .goal-text"), "Win the game");
+  assert.ok(await page.locator(".exit-stage").isVisible());
+  assert.ok(!(await page.locator(".actions .resign").isVisible()), "Exit Stage replaces Resign");
+  const me = await meOf(page);
+  let s = await getState(id);
+  assert.equal(s.stage.story, "clockwork");
+  assert.equal(s.stage.verdict, "pending");
+  assert.equal(s.south.player_id, me.id, "the stage game is the browser's player's");
+  // The player's name is in the game panel.
+  assert.equal(await page.textContent(".player-bar.bottom .pname"), me.name);
+  await shot(page, "story-stage-game-1280");
+  // The seat is kept like an AI game's: a reload finds the game playable.
+  await page.reload();
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+  await page.waitForSelector(".stage-card:not([hidden])");
+
+  // Exit Stage asks first; cancel keeps the game going.
+  await page.click(".exit-stage");
+  await page.waitForSelector("#confirm-dialog[open]");
+  assert.equal(await page.textContent("#confirm-dialog h2"), "Exit Stage?");
+  assert.match(await page.textContent("#confirm-dialog .modal-body"), /Your progress in this stage will be lost\./);
+  await page.click("#confirm-dialog .modal-actions button:text('Cancel')");
+  assert.equal((await getState(id)).status, "ongoing");
+  // Confirmed: the game ends as a loss (abandoned), back on the story screen, not completed.
+  await page.click(".exit-stage");
+  await page.waitForSelector("#confirm-dialog[open]");
+  await page.click("#confirm-dialog .danger");
+  await page.waitForURL(/\/story$/);
+  await page.waitForSelector(".story-card .stage");
+  s = await getState(id);
+  assert.equal(s.result.reason, "abandoned");
+  assert.equal(s.stage.verdict, "lost");
+  assert.equal(await story(page, "clockwork").locator(".progress-text").textContent(), "0 / 6");
+  assert.doesNotMatch(await stage(page, "clockwork", 0).getAttribute("class"), /completed/);
+  assert.ok(await stage(page, "clockwork", 1).locator(".stage-play").isDisabled());
+  assert.equal(await page.locator("#stage-end-dialog").count(), 0, "no Stage failed modal after Exit Stage");
+
+  // Win stage 1 (the Hands take the Mistress: d3-d7): "Stage complete!", stage 2 unlocks.
+  await startStage(page, "clockwork", 0);
+  await page.click('.board [data-sq="d3"]');
+  await page.waitForSelector('.board [data-sq="d7"].target');
+  await page.click('.board [data-sq="d7"]');
+  await page.waitForSelector("#stage-end-dialog[open]");
+  assert.equal(await page.textContent("#stage-end-dialog h2"), "Stage complete!");
+  assert.match(await page.textContent("#stage-end-dialog"), /Father Time's March.*is now unlocked/);
+  assert.equal((await getState(gameId(page))).stage.verdict, "won");
+  await shot(page, "story-stage-complete-1280");
+  await page.click("#stage-end-dialog .modal-actions button:text('Back to stories')");
+  await page.waitForURL(/\/story$/);
+  await page.waitForSelector(".story-card .stage");
+  assert.equal(await story(page, "clockwork").locator(".progress-text").textContent(), "1 / 6");
+  assert.match(await stage(page, "clockwork", 0).getAttribute("class"), /\bcompleted\b/);
+  assert.ok(await stage(page, "clockwork", 1).locator(".stage-play").isEnabled(), "stage 2 unlocked");
+  await shot(page, "story-progress-1280");
+
+  // Reset Story Progress asks first: cancel keeps the progress ...
+  await story(page, "clockwork").locator(".reset-story").click();
+  await page.waitForSelector("#confirm-dialog[open]");
+  assert.equal(await page.textContent("#confirm-dialog h2"), "Reset Story Progress?");
+  await page.click("#confirm-dialog .modal-actions button:text('Cancel')");
+  await page.reload();
+  await page.waitForSelector(".story-card .stage");
+  assert.equal(await story(page, "clockwork").locator(".progress-text").textContent(), "1 / 6");
+  // ... confirmed, the story starts again from stage 1.
+  await story(page, "clockwork").locator(".reset-story").click();
+  await page.waitForSelector("#confirm-dialog[open]");
+  await page.click("#confirm-dialog .danger");
+  await page.waitForFunction(() => document.querySelector('.story-card[data-story="clockwork"] .progress-text')?.textContent === "0 / 6");
+  assert.ok(await stage(page, "clockwork", 1).locator(".stage-play").isDisabled());
+  const stories = await page.evaluate(async () => (await fetch("/api/stories")).json());
+  assert.equal(stories.stories.find((x) => x.id === "clockwork").completed, 0);
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(200);
+  await noHorizontalScroll(page, "the story screen at 390 px");
+  await shot(page, "story-390");
+  assert.deepEqual(page.errors, []);
+});
+
+test("story: a failed stage shows Stage failed, and Try again starts it anew", T, async () => {
+  const page = await newPage(browser, server.base, { width: 390, height: 844 });
+  await openStories(page);
+  await startStage(page, "blades", 0);
+  const id = gameId(page);
+  await shot(page, "story-stage-game-390");
+  await noHorizontalScroll(page, "a stage game at 390 px");
+  // The stage is lost (the seat resigns, as another tab could): the server's verdict.
+  const token = await page.evaluate((g) => JSON.parse(localStorage.getItem("ironarena.seats.v1"))[g].token, id);
+  assert.equal((await api(server.base, "POST", `/api/games/${id}/resign`, undefined, token)).status, 200);
+  await page.waitForSelector("#stage-end-dialog[open]");
+  assert.equal(await page.textContent("#stage-end-dialog h2"), "Stage failed");
+  assert.match(await page.textContent("#stage-end-dialog"), /Goal: Win the game/);
+  await shot(page, "story-stage-failed-390");
+  await page.click("#stage-end-dialog .modal-actions button:text('Try again')");
+  await page.waitForURL((u) => /\/g\/[0-9a-f]{24}$/.test(u.pathname) && !u.pathname.includes(id));
+  await page.waitForSelector(".stage-card:not([hidden]) .exit-stage");
+  const s = await getState(gameId(page));
+  assert.equal(s.stage.story, "blades");
+  assert.equal(s.stage.stage, 0);
+  assert.equal(s.status, "ongoing");
+  assert.deepEqual(page.errors, []);
+});
+
+test("story: the last stage's Stage complete! modal announces the badge", T, async () => {
+  // Winning all six stages in the browser takes too long: the modal is shown here for a
+  // won last stage (state.stage.verdict "won"), through the client's own stageFinished.
+  const page = await newPage(browser, server.base);
+  await page.goto("/story");
+  await page.waitForSelector(".story-card .stage");
+  const stories = await page.evaluate(async () => (await fetch("/api/stories")).json());
+  const cw = stories.stories.find((x) => x.id === "clockwork");
+  const last = cw.stages.length - 1;
+  await page.evaluate(async ([i, title]) => {
+    const { stageFinished } = await import("/story.js");
+    stageFinished({ result: { text: "north wins: king destroyed", winner: "north", reason: "king destroyed" },
+      stage: { story: "clockwork", stage: i, title, player: "north", goal: "Win the game", verdict: "won" } });
+  }, [last, cw.stages[last].title]);
+  await page.waitForSelector("#stage-end-dialog[open]");
+  assert.equal(await page.textContent("#stage-end-dialog h2"), "Stage complete!");
+  const text = await page.textContent("#stage-end-dialog .modal-body");
+  assert.match(text, /Congratulations! You have earned a Badge\. This badge will now be displayed next to your name\./);
+  const badge = page.locator('#stage-end-dialog [data-badge="clockwork-story"]');
+  assert.equal(await badge.getAttribute("aria-label"), "Master Clockmaker");
+  assert.deepEqual(await page.locator("#stage-end-dialog .modal-actions button").allTextContents(), ["Back to stories"]);
+  await shot(page, "story-badge-earned-1280");
+  await page.click("#stage-end-dialog .modal-actions button");
+  await page.waitForSelector("#stage-end-dialog", { state: "detached" });
+  assert.deepEqual(page.errors, []);
+});
+
+test("a badge is shown next to the player's name: header, Player Info, game panel (own and opponent's)", T, async () => {
+  const a = await newPage(browser, server.base);
+  await a.goto("/");
+  await a.waitForSelector("#me-link:not([hidden])");
+  const me = await meOf(a);
+  assert.equal(await a.textContent("#me-link .me-name"), me.name);
+  assert.equal(await a.locator("#me-link .badge").count(), 0);
+  // The badge, given on the server side.
+  await d1(server.persist, "INSERT OR IGNORE INTO badges (id, name, description) VALUES ('clockwork-story', 'Master Clockmaker', 'Finished every stage of the Clockwork story, The Clockmaker''s Hour.')");
+  await d1(server.persist, `INSERT INTO player_badges (player_id, badge_id, awarded_at) VALUES ('${me.id}', 'clockwork-story', 0)`);
+  await a.reload();
+  const headerBadge = a.locator('#me-link .me-name + .badges [data-badge="clockwork-story"]');
+  await headerBadge.waitFor();
+  assert.equal(await headerBadge.getAttribute("aria-label"), "Master Clockmaker");
+  assert.equal(await headerBadge.getAttribute("title"), "Master Clockmaker");
+  assert.equal(await headerBadge.getAttribute("role"), "img");
+  assert.match(await headerBadge.getAttribute("class"), /\bbadge\b/);
+  assert.equal(await a.getAttribute("#me-link", "href"), `/p/${me.id}`);
+  await shot(a, "badge-header-1280");
+
+  // Player Info ("My profile" in the header).
+  await a.click("#me-link");
+  await a.waitForURL(new RegExp(`/p/${me.id}$`));
+  const infoBadge = a.locator('.profile-name .pname + .badges [data-badge="clockwork-story"]');
+  await infoBadge.waitFor();
+  assert.equal(await infoBadge.getAttribute("aria-label"), "Master Clockmaker");
+  assert.equal(await a.textContent(".profile-name .pname"), me.name);
+  assert.match(await a.textContent(".badge-list"), /Master Clockmaker/);
+  assert.match(await a.textContent(".profile-head .rating"), /Unrated/);
+
+  // A link game: the creator's bar shows the name with the badge; the invited player's
+  // page shows it too (from Player Info), and the name links to Player Info.
+  await a.goto("/");
+  await a.waitForSelector(".link-form");
+  await a.check('.link-form input[name="l-side"][value="south"]');
+  await a.click(".create-link");
+  await a.waitForSelector(".invite:not([hidden]) .invite-url");
+  const id = gameId(a);
+  const own = a.locator(".player-bar.bottom .who");
+  await own.locator('.pname + .badges [data-badge="clockwork-story"]').waitFor();
+  assert.equal(await own.locator(".pname").textContent(), me.name);
+  assert.match(await own.textContent(), /\(you\)/);
+  const invite = await a.inputValue(".invite-url");
+  const b = await newPage(browser, server.base);
+  await b.goto(invite.replace(/^https?:\/\/[^/]+/, ""));
+  await b.waitForSelector("#join-dialog[open]");
+  await b.click("#join-dialog .primary");
+  await b.waitForSelector(".board .sq");
+  const bMe = await meOf(b);
+  const s = await getState(id);
+  assert.equal(s.south.player_id, me.id);
+  assert.equal(s.north.player_id, bMe.id, "the join is linked to the joining player");
+  const theirs = b.locator(".player-bar.top .who"); // North's board is flipped: South at the top
+  await theirs.locator('[data-badge="clockwork-story"]').waitFor();
+  assert.equal(await theirs.locator(".pname").textContent(), me.name);
+  assert.equal(await theirs.locator(".badge").getAttribute("aria-label"), "Master Clockmaker");
+  await b.waitForFunction((n) => document.querySelector(".player-bar.bottom .who .pname")?.textContent === n, bMe.name);
+  await a.waitForFunction((n) => document.querySelector(".player-bar.top .who .pname")?.textContent === n, bMe.name);
+  assert.equal(await a.locator(".player-bar.top .badge").count(), 0, "no badge for the guest");
+  await shot(a, "badge-game-1280");
+  await b.setViewportSize({ width: 390, height: 844 });
+  await shot(b, "badge-game-390");
+  // Clicking the name opens Player Info.
+  await theirs.locator(".pname").click();
+  await b.waitForURL(new RegExp(`/p/${me.id}$`));
+  await b.waitForSelector('.profile-name [data-badge="clockwork-story"]');
+  assert.equal(await b.locator(".account-panel").count(), 0, "no account panel on another player's page");
+  await noHorizontalScroll(b, "Player Info at 390 px");
+  await shot(b, "player-info-390");
+
+  // An AI game: the panel shows the name with the badge, and the AI.
+  await a.goto("/");
+  await a.waitForSelector(".faction-card");
+  await a.selectOption("select[name=level]", "1");
+  await a.click(".start-ai");
+  await a.waitForURL(/\/g\/[0-9a-f]{24}$/);
+  await a.waitForSelector('.player-bar.bottom .who [data-badge="clockwork-story"]');
+  assert.match(await a.textContent(".player-bar.top .who"), /^AI/);
+  assert.equal((await getState(gameId(a))).south.player_id, me.id);
+  for (const p of [a, b]) assert.deepEqual(p.errors, []);
+});
+
+test("display name: HTML is refused with the server's message and never inserted; a good name is saved", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  await page.waitForSelector("#me-link:not([hidden])");
+  await page.click("#me-link");
+  await page.waitForSelector(".account-panel .name-form");
+  const input = page.locator(".account-panel .name-form input");
+  const error = page.locator(".account-panel .name-form .form-error");
+  await input.fill("<b>x</b>");
+  await page.click(".account-panel .name-form button[type=submit]");
+  await error.waitFor({ state: "visible" });
+  assert.match(await error.textContent(), /cannot be used: .*'<'/);
+  assert.equal(await page.locator("b").count(), 0, "no <b> element anywhere");
+  assert.match((await meOf(page)).name, /^Guest-/);
+  await shot(page, "name-refused-1280");
+  // A good name: saved, shown in the header and on the page (and kept after a reload).
+  await input.fill("Ada Lovelace");
+  await input.press("Enter");
+  await page.waitForFunction(() => document.querySelector("#me-link .me-name").textContent === "Ada Lovelace");
+  assert.ok(await error.isHidden());
+  assert.equal(await page.textContent(".profile-name .pname"), "Ada Lovelace");
+  assert.equal((await meOf(page)).name, "Ada Lovelace");
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector("#me-link .me-name")?.textContent === "Ada Lovelace");
+  // Sign in with Discord on a server without a Discord application: a clear message.
+  await page.click(".account-panel .sign-in");
+  const discordError = page.locator(".discord-row .form-error");
+  await discordError.waitFor({ state: "visible" });
+  assert.match(await discordError.textContent(), /not available on this server/);
+  assert.match(page.url(), /\/p\/[0-9a-f]{24}$/, "still on the page");
+  await shot(page, "player-info-1280");
+  // The footer's Player Info modal has the same account panel.
+  await page.click("#btn-player");
+  await page.waitForSelector("#player-dialog[open] .account-panel");
+  assert.equal(await page.textContent("#player-dialog .pi-name .pname"), "Ada Lovelace");
+  await page.keyboard.press("Escape");
+  // Chromium logs the refused name (422) and the unconfigured sign-in (503): expected.
+  assert.deepEqual(page.errors.filter((e) => !/Failed to load resource: .* (422|503) /.test(e)), []);
+});
+
+test("rated link games: the checkbox needs Discord; signed in, a rated game is created; sign out", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  await page.waitForSelector("#me-link:not([hidden])");
+  const rated = page.locator('.link-form input[name="rated"]');
+  assert.ok(await rated.isDisabled(), "disabled for a guest");
+  assert.match(await page.textContent("#rated-note"), /signed in with Discord/);
+  // Signed in with Discord (the link is made on the server side: no Discord here).
+  const me = await meOf(page);
+  await d1(server.persist, `UPDATE players SET discord_id = 'e2e-${me.id}' WHERE id = '${me.id}'`);
+  await page.reload();
+  await page.waitForFunction(() => !document.querySelector('.link-form input[name="rated"]').disabled);
+  await rated.check();
+  await page.click(".create-link");
+  await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
+  await page.waitForSelector(".rated-line:not([hidden])");
+  assert.equal((await getState(gameId(page))).rated, true);
+  // A guest cannot join it: the reason is given.
+  const invite = await page.inputValue(".invite-url");
+  const guest = await newPage(browser, server.base);
+  await guest.goto(invite.replace(/^https?:\/\/[^/]+/, ""));
+  await guest.waitForSelector("#join-dialog[open]");
+  assert.match(await guest.textContent("#join-dialog"), /rated/);
+  await guest.click("#join-dialog .primary");
+  await guest.waitForSelector(".toast");
+  assert.match(await guest.textContent("#toasts"), /signed in with Discord/);
+  // Sign out: a new guest, the checkbox is disabled again.
+  await page.click("#me-link");
+  await page.waitForSelector(".account-panel .sign-out");
+  await page.click(".account-panel .sign-out");
+  await page.waitForSelector(".account-panel .sign-in");
+  assert.notEqual((await meOf(page)).id, me.id);
+  await page.goto("/");
+  await page.waitForSelector("#me-link:not([hidden])");
+  assert.ok(await rated.isDisabled());
+  assert.deepEqual(page.errors, []);
+});
+
+test("leaderboard: empty state without rated players, and the match-up table", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  await page.click(".site-footer a[href='/leaderboard']");
+  await page.waitForURL(/\/leaderboard$/);
+  await page.waitForSelector(".mu-table");
+  assert.match(await page.textContent(".lb-players .empty-state"), /No rated players yet/);
+  assert.equal(await page.locator(".mu-table tbody tr").count(), 9);
+  assert.match(await page.textContent(".mu-table tbody tr:first-child"), /Clockwork\s*vs Clockwork/);
+  await shot(page, "leaderboard-1280");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(200);
+  await noHorizontalScroll(page, "the leaderboard at 390 px");
+  await shot(page, "leaderboard-390");
+  // A rated player appears, with a link to Player Info.
+  const me = await meOf(page);
+  await d1(server.persist, `UPDATE players SET rated_at = 1, rating = 1612, rating_dev = 140 WHERE id = '${me.id}'`);
+  await page.reload();
+  await page.waitForSelector(".lb-table");
+  assert.equal(await page.textContent(".lb-table tbody tr:first-child .pname"), me.name);
+  assert.match(await page.textContent(".lb-table tbody tr:first-child"), /1612 ± 140/);
+  await shot(page, "leaderboard-rated-390");
+  await page.click(".lb-table .pname");
+  await page.waitForURL(new RegExp(`/p/${me.id}$`));
+  await page.waitForSelector(".profile-head .rating");
+  assert.equal(await page.textContent(".profile-head .rating"), "1612 ± 140");
+  assert.deepEqual(page.errors, []);
+});
