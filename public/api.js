@@ -52,25 +52,17 @@ export const api = {
 export const DISCORD_LOGIN = "/api/auth/discord/login";
 
 /**
- * Sign in with Discord: the login route answers a redirect to Discord, or 503
- * `discord_unconfigured` (as JSON) on a server without a Discord application. It is asked
- * first without following the redirect, so that the player gets a clear message rather
- * than a page of JSON; on a redirect the browser then goes there for real.
+ * Sign in with Discord. `GET /api/me` says whether the server offers it
+ * (`discord_available`); when it does, the browser goes to the login route, which
+ * redirects to Discord. Otherwise the caller shows why (no request that would leave an
+ * unused sign-in state behind).
  */
 export async function discordSignIn() {
-  let r;
-  try {
-    r = await fetch(DISCORD_LOGIN, { redirect: "manual", cache: "no-store" });
-  } catch {
-    throw new ApiError(0, { error: "network", message: "Could not reach the server. Check your connection and try again." });
+  const me = await api.me();
+  if (!me.discord_available) {
+    throw new ApiError(503, { error: "discord_unconfigured", message: "Sign in with Discord is not configured on this server" });
   }
-  if (r.type === "opaqueredirect" || (r.status >= 300 && r.status < 400)) {
-    location.assign(DISCORD_LOGIN);
-    return;
-  }
-  let body = null;
-  try { body = await r.json(); } catch { /* not JSON */ }
-  throw new ApiError(r.status || 500, body);
+  location.assign(DISCORD_LOGIN);
 }
 
 /**

@@ -148,7 +148,9 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
     match (req.method(), path) {
         (Method::Get, "/api/me") => {
             let s = session(req, &db, true).await?.ok_or_else(|| ApiError::internal("no session"))?;
-            json_response(&me_json(&db, &s.player).await?, s.cookie.as_deref())
+            let mut me = me_json(&db, &s.player).await?;
+            me["discord_available"] = json!(!var(env, "DISCORD_CLIENT_ID", "").is_empty());
+            json_response(&me, s.cookie.as_deref())
         }
         (Method::Post, "/api/me/name") => {
             #[derive(Deserialize)]

@@ -24,6 +24,10 @@ pub enum Kind {
     /// `net:<model.onnx>:N` (builds with the `onnx` feature).
     #[cfg_attr(not(feature = "onnx"), allow(dead_code))]
     Network,
+    /// `rootnet:<model.onnx>:N`: the heuristic, with the network's policy blended into
+    /// the root's priors (one network run per move).
+    #[cfg_attr(not(feature = "onnx"), allow(dead_code))]
+    RootNetwork,
 }
 
 impl Spec {
@@ -35,13 +39,17 @@ impl Spec {
             None => (s, RootPolicy::Puct),
         };
         #[cfg(feature = "onnx")]
-        if let Some(rest) = body.strip_prefix("net:") {
-            let (path, n) =
-                rest.rsplit_once(':').ok_or_else(|| format!("'{s}': use net:<model.onnx>:<evaluations>"))?;
-            let evaluations = n.parse().map_err(|_| format!("'{s}': expected a number after the model"))?;
-            let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-            let net = ai::network::Network::load(&bytes, path)?;
-            return Ok(Spec { kind: Kind::Network, evaluations, root, net: Some(net) });
+        for (prefix, kind) in [("net:", Kind::Network), ("rootnet:", Kind::RootNetwork)] {
+            if let Some(rest) = body.strip_prefix(prefix) {
+                let (path, n) = rest
+                    .rsplit_once(':')
+                    .ok_or_else(|| format!("'{s}': use {prefix}<model.onnx>:<evaluations>"))?;
+                let evaluations =
+                    n.parse().map_err(|_| format!("'{s}': expected a number after the model"))?;
+                let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+                let net = ai::network::Network::load(&bytes, path)?;
+                return Ok(Spec { kind, evaluations, root, net: Some(net) });
+            }
         }
         let (name, n) = body.split_once(':').unwrap_or((body, ""));
         let num = |n: &str| n.parse::<u32>().map_err(|_| format!("'{s}': expected a number after ':'"));
@@ -78,6 +86,7 @@ impl Spec {
             Kind::Uniform => format!("uniform:{}{root}", self.evaluations),
             Kind::Heuristic => format!("heuristic:{}{root}", self.evaluations),
             Kind::Network => format!("net:{}{root}", self.evaluations),
+            Kind::RootNetwork => format!("rootnet:{}{root}", self.evaluations),
         }
     }
 
@@ -104,6 +113,14 @@ impl Spec {
             Kind::Network => match &self.net {
                 Some(net) => {
                     let mut e = ai::network::NetworkEvaluator::new(net.clone());
+                    search(game.position(), &history, &mut e, &cfg)
+                }
+                None => search(game.position(), &history, &mut Heuristic, &cfg),
+            },
+            #[cfg(feature = "onnx")]
+            Kind::RootNetwork => match &self.net {
+                Some(net) => {
+                    let mut e = ai::network::RootPrior::new(net.clone(), Heuristic, 0.5);
                     search(game.position(), &history, &mut e, &cfg)
                 }
                 None => search(game.position(), &history, &mut Heuristic, &cfg),
