@@ -91,3 +91,4 @@ CREATE TABLE IF NOT EXISTS player_merges (
 CREATE INDEX IF NOT EXISTS players_by_rating ON players (rating DESC) WHERE rated_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS games_by_south_player ON games (south_player, created_at);
 CREATE INDEX IF NOT EXISTS games_by_north_player ON games (north_player, created_at);
+CREATE INDEX IF NOT EXISTS players_by_name ON players (lower(display_name));

@@ -154,7 +154,7 @@ export function accountPanel() {
       toast(`Your name is now ${p.name}.`);
     } catch (ex) {
       err.hidden = false;
-      err.textContent = ex.code === "invalid_name" ? `That name cannot be used: ${ex.message}.` : `The name was not saved: ${ex.message}`;
+      err.textContent = ex.code === "invalid_name" || ex.code === "name_taken" ? `That name cannot be used: ${ex.message}.` : `The name was not saved: ${ex.message}`;
       input.focus();
     } finally {
       save.disabled = false;

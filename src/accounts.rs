@@ -160,8 +160,15 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
             }
             let api = glue::api_request(req).await?;
             let body: Body = service::http::parse_json(&api.body)?;
-            let name = service::names::validate(&body.name)?;
+            let name = service::names::validate_chosen(&body.name)?;
             let s = session(req, &db, true).await?.ok_or_else(|| ApiError::internal("no session"))?;
+            if name_taken(&db, &name, &s.player).await? {
+                return Err(ApiError::new(
+                    409,
+                    "name_taken",
+                    format!("another player already shows the name '{name}'"),
+                ));
+            }
             db.prepare("UPDATE players SET display_name = ?1 WHERE id = ?2")
                 .bind(&[JsValue::from_str(&name), JsValue::from_str(&s.player)])
                 .map_err(internal)?
@@ -185,6 +192,19 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
         (Method::Get, "/api/auth/discord/callback") => callback(req, env, &db).await,
         _ => Err(ApiError::not_found(format!("no route {path}"))),
     }
+}
+
+/// Whether another player already shows `name` (ASCII case ignored): names are not
+/// identities, but two players should not look the same in a game or the leaderboard.
+async fn name_taken(db: &D1Database, name: &str, player: &str) -> Res<bool> {
+    let row: Option<serde_json::Value> = db
+        .prepare("SELECT id FROM players WHERE lower(display_name) = lower(?1) AND id != ?2 LIMIT 1")
+        .bind(&[JsValue::from_str(name), JsValue::from_str(player)])
+        .map_err(internal)?
+        .first(None)
+        .await
+        .map_err(internal)?;
+    Ok(row.is_some())
 }
 
 fn redirect(to: &str, cookie: Option<&str>) -> Res<Response> {
@@ -335,7 +355,11 @@ async fn link(db: &D1Database, guest: &str, discord_id: &str, discord_name: &str
         .first(None)
         .await
         .map_err(internal)?;
-    let name = service::names::validate(discord_name).unwrap_or_else(|_| "Discord player".to_owned());
+    let mut name =
+        service::names::validate_chosen(discord_name).unwrap_or_else(|_| "Discord player".to_owned());
+    if name_taken(db, &name, guest).await? {
+        name = service::names::disambiguate(&name, guest);
+    }
     let b = |sql: &str, args: &[&str]| {
         db.prepare(sql).bind(&args.iter().map(|a| JsValue::from_str(a)).collect::<Vec<_>>()).map_err(internal)
     };

@@ -118,6 +118,21 @@ fn display_names_are_validated_and_stored_safely() {
     let r = a.send("POST", &s.url("/api/me/name"), Some(&json!({ "name": "Zoë O'Neil" })));
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(a.me(&s)["name"], "Zoë O'Neil");
+    // Another player may not show the same name (ASCII case aside) or pose as a guest.
+    let mut b = Browser::new();
+    let before = b.me(&s)["name"].clone();
+    for (bad, status, code) in [
+        ("zoë o'neil", 409, "name_taken"),
+        ("Zoë O'Neil", 409, "name_taken"),
+        ("Guest-abc", 422, "invalid_name"),
+    ] {
+        let r = b.send("POST", &s.url("/api/me/name"), Some(&json!({ "name": bad })));
+        assert_eq!((r.status, r.body.contains(code)), (status, true), "{bad}: {}", r.body);
+    }
+    assert_eq!(b.me(&s)["name"], before);
+    // Keeping one's own name is not a clash.
+    let r = a.send("POST", &s.url("/api/me/name"), Some(&json!({ "name": "Zoë O'Neil" })));
+    assert_eq!(r.status, 200, "{}", r.body);
     // The players table is intact and holds the name verbatim (bound, not spliced).
     assert_eq!(
         s.d1("SELECT display_name FROM players WHERE display_name LIKE 'Zo%'")[0]["display_name"],

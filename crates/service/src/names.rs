@@ -23,10 +23,40 @@ pub fn validate(raw: &str) -> Result<String, ApiError> {
     Ok(raw.to_owned())
 }
 
+/// A name a player chooses: [`validate`], and not in the guests' `Guest-…` form (that
+/// would pass for another, unnamed player).
+pub fn validate_chosen(raw: &str) -> Result<String, ApiError> {
+    let name = validate(raw)?;
+    if name.to_lowercase().starts_with("guest-") {
+        return Err(ApiError::new(422, "invalid_name", "names starting with 'Guest-' are kept for guests"));
+    }
+    Ok(name)
+}
+
+/// `name` with a short tag from the player's id (`Name-1a2b`), for a Discord name that
+/// another player already shows; stays within [`MAX_LEN`].
+pub fn disambiguate(name: &str, player_id: &str) -> String {
+    let tag: String = player_id.chars().take(4).collect();
+    let keep: String = name.chars().take(MAX_LEN - 1 - tag.chars().count()).collect();
+    format!("{}-{tag}", keep.trim_end())
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chosen_names_may_not_pose_as_guests_and_tags_fit() {
+        assert_eq!(validate_chosen("Ada").unwrap(), "Ada");
+        for bad in ["Guest-1a2b3c", "guest-x", "GUEST-Ada"] {
+            assert_eq!(validate_chosen(bad).unwrap_err().code, "invalid_name", "{bad}");
+        }
+        assert_eq!(disambiguate("Ada", "0123456789abcdef01234567"), "Ada-0123");
+        let long = disambiguate(&"x".repeat(MAX_LEN), "abcdef");
+        assert_eq!(long.chars().count(), MAX_LEN);
+        assert!(validate(&long).is_ok() && long.ends_with("-abcd"));
+    }
 
     #[test]
     fn accepts_ordinary_names_in_any_script() {
