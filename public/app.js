@@ -13,7 +13,7 @@ import { showPlayer, showLeaderboard } from "./players.js";
 import { account, badgesEl } from "./account.js";
 import { showRules, showDevNotes, showSupport, showPlayerInfo } from "./modals.js";
 import { settings } from "./audio.js";
-import { setRouter, navigate } from "./ui.js";
+import { setRouter, navigate, toast } from "./ui.js";
 
 const main = document.getElementById("main");
 let teardown = null;
@@ -46,6 +46,19 @@ async function route() {
 }
 setRouter(route);
 window.addEventListener("popstate", route);
+
+// A refused "Sign in with Discord" comes back as /?signin_error=<code>: say why, once.
+const SIGNIN_ERRORS = {
+  discord_denied: "Sign in with Discord was cancelled: nothing changed, you are still playing as before.",
+  bad_state: "That sign-in link was not started in this browser or was already used. Please try again.",
+  discord_code_rejected: "Discord did not accept the sign-in (it expired or was already used). Please try again.",
+  discord_failed: "Discord could not be reached to finish signing in. Please try again later.",
+};
+const signinError = new URLSearchParams(location.search).get("signin_error");
+if (signinError) {
+  history.replaceState(null, "", location.pathname);
+  queueMicrotask(() => toast(SIGNIN_ERRORS[signinError] || "Sign in with Discord did not complete. Please try again.", "error"));
+}
 
 // Internal links navigate without reloading.
 document.addEventListener("click", (e) => {

@@ -189,7 +189,12 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
             json_response(&json!({ "signed_out": true }), Some(&acc::clear_cookie()))
         }
         (Method::Get, "/api/auth/discord/login") => login(req, env, &db).await,
-        (Method::Get, "/api/auth/discord/callback") => callback(req, env, &db).await,
+        (Method::Get, "/api/auth/discord/callback") => match callback(req, env, &db).await {
+            // The callback is a browser navigation: a browser is sent back to the client
+            // with the reason (it shows it), other clients get the JSON error.
+            Err(e) if accepts_html(req) => redirect(&format!("/?signin_error={}", e.code), None),
+            other => other,
+        },
         _ => Err(ApiError::not_found(format!("no route {path}"))),
     }
 }
@@ -205,6 +210,10 @@ async fn name_taken(db: &D1Database, name: &str, player: &str) -> Res<bool> {
         .await
         .map_err(internal)?;
     Ok(row.is_some())
+}
+
+fn accepts_html(req: &Request) -> bool {
+    req.headers().get("Accept").ok().flatten().is_some_and(|a| a.contains("text/html"))
 }
 
 fn redirect(to: &str, cookie: Option<&str>) -> Res<Response> {

@@ -70,6 +70,17 @@ fn wrong_state_replayed_code_and_denied_consent_are_refused_with_nothing_created
     assert_eq!(r.status, 403, "{}", r.body);
     assert!(r.body.contains("bad_state"));
 
+    // A browser (it asks for HTML) is sent back to the client with the reason instead.
+    let r = a
+        .agent
+        .get(&s.url("/api/auth/discord/callback?code=code1&state=forged"))
+        .header("Cookie", &format!("ia_session={}", a.cookie.clone().unwrap()))
+        .header("Accept", "text/html,application/xhtml+xml")
+        .call()
+        .unwrap();
+    assert_eq!(r.status(), 302);
+    assert_eq!(r.headers().get("location").unwrap().to_str().unwrap(), "/?signin_error=bad_state");
+
     // Denied consent.
     let r = a.sign_in(&s, "7", true);
     assert_eq!(r.status, 403, "{}", r.body);

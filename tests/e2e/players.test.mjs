@@ -336,6 +336,11 @@ test("display name: HTML is refused with the server's message and never inserted
   await page.waitForSelector("#player-dialog[open] .account-panel");
   assert.equal(await page.textContent("#player-dialog .pi-name .pname"), "Ada Lovelace");
   await page.keyboard.press("Escape");
+  // A refused sign-in comes back as /?signin_error=<code>: the reason is shown, the URL cleaned.
+  await page.goto("/?signin_error=discord_denied");
+  await page.waitForSelector("#toasts .toast.error");
+  assert.match(await page.textContent("#toasts .toast.error"), /cancelled/);
+  assert.equal(new URL(page.url()).search, "");
   // Chromium logs the refused name (422) and the unconfigured sign-in (503): expected.
   assert.deepEqual(page.errors.filter((e) => !/Failed to load resource: .* (422|503) /.test(e)), []);
 });
