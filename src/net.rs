@@ -51,16 +51,10 @@ impl Opponent for NetAi {
     }
 
     fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
-        let lv = ai::level::level(level)
-            .or_else(|| ai::level::level(ai::level::DEFAULT_LEVEL))
-            .unwrap_or(ai::level::LEVELS[0]);
-        let mut seed = [0u8; 8];
-        rng.fill(&mut seed)?;
+        let (lv, seed) = service::ai::level_and_seed(level, rng)?;
         let (net, _) = network()?;
-        let history: Vec<u64> = game.history().iter().map(|p| p.hash()).collect();
         let mut eval = NetworkEvaluator::new(net);
-        let r =
-            ai::search(game.position(), &history, &mut eval, &lv.network_config(u64::from_le_bytes(seed)));
+        let r = ai::search(game.position(), &service::ai::history(game), &mut eval, &lv.network_config(seed));
         Ok(r.best)
     }
 }

@@ -96,6 +96,11 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
     }
 }
 
+/// Every row of a query (bound parameters only).
+async fn rows<T: serde::de::DeserializeOwned>(db: &D1Database, sql: &str, args: &[JsValue]) -> Res<Vec<T>> {
+    db.prepare(sql).bind(args).map_err(internal)?.all().await.map_err(internal)?.results().map_err(internal)
+}
+
 fn json_response(v: &Value, cookie: Option<&str>) -> Res<Response> {
     with_cookie(Response::from_json(v).map_err(|e| ApiError::internal(e.to_string()))?, cookie)
 }
@@ -283,19 +288,14 @@ pub async fn badges(db: &D1Database, player: &str) -> Res<Vec<Value>> {
         name: String,
         description: String,
     }
-    let rows: Vec<Row> = db
-        .prepare(
-            "SELECT b.id, b.name, b.description FROM player_badges pb JOIN badges b ON b.id = pb.badge_id \
+    let found: Vec<Row> = rows(
+        db,
+        "SELECT b.id, b.name, b.description FROM player_badges pb JOIN badges b ON b.id = pb.badge_id \
              WHERE pb.player_id = ?1 ORDER BY pb.awarded_at, b.id",
-        )
-        .bind(&[s(player)])
-        .map_err(internal)?
-        .all()
-        .await
-        .map_err(internal)?
-        .results()
-        .map_err(internal)?;
-    Ok(rows
+        &[s(player)],
+    )
+    .await?;
+    Ok(found
         .into_iter()
         .map(|r| json!({ "id": r.id, "name": r.name, "description": r.description }))
         .collect())
@@ -332,22 +332,17 @@ async fn player_info(db: &D1Database, id: &str) -> Res<Value> {
         finished_at: Option<f64>,
         rated: f64,
     }
-    let games: Vec<G> = db
-        .prepare(
-            "SELECT g.id, g.south_faction, g.north_faction, g.mode, \
+    let games: Vec<G> = rows(
+        db,
+        "SELECT g.id, g.south_faction, g.north_faction, g.mode, \
                  CASE WHEN g.south_player = ?1 THEN 'south' ELSE 'north' END AS side, \
                  g.winner, g.result, g.finished_at, \
                  EXISTS (SELECT 1 FROM rated_games r WHERE r.game_id = g.id) AS rated \
              FROM games g WHERE (g.south_player = ?1 OR g.north_player = ?1) AND g.result IS NOT NULL \
              ORDER BY g.finished_at DESC",
-        )
-        .bind(&[s(id)])
-        .map_err(internal)?
-        .all()
-        .await
-        .map_err(internal)?
-        .results()
-        .map_err(internal)?;
+        &[s(id)],
+    )
+    .await?;
     let mut by_faction: std::collections::BTreeMap<String, (u32, u32)> = Default::default();
     let mut by_matchup: std::collections::BTreeMap<(String, String, String), (u32, u32)> = Default::default();
     let (mut played, mut won) = (0, 0);
@@ -399,18 +394,15 @@ async fn leaderboard(db: &D1Database) -> Res<Value> {
         rating: f64,
         rating_dev: f64,
     }
-    let rows: Vec<Row> = db
-        .prepare(
-            "SELECT id, display_name, rating, rating_dev FROM players WHERE rated_at IS NOT NULL \
+    let found: Vec<Row> = rows(
+        db,
+        "SELECT id, display_name, rating, rating_dev FROM players WHERE rated_at IS NOT NULL \
              ORDER BY rating DESC, id LIMIT 50",
-        )
-        .all()
-        .await
-        .map_err(internal)?
-        .results()
-        .map_err(internal)?;
+        &[],
+    )
+    .await?;
     let mut out = Vec::new();
-    for (i, r) in rows.into_iter().enumerate() {
+    for (i, r) in found.into_iter().enumerate() {
         out.push(json!({
             "rank": i + 1,
             "id": r.id,
@@ -434,23 +426,20 @@ async fn matchups(db: &D1Database) -> Res<Value> {
         north_wins: f64,
         draws: f64,
     }
-    let rows: Vec<Row> = db
-        .prepare(
-            "SELECT south_faction, north_faction, COUNT(*) AS games, \
+    let found: Vec<Row> = rows(
+        db,
+        "SELECT south_faction, north_faction, COUNT(*) AS games, \
                  SUM(winner = 'south') AS south_wins, SUM(winner = 'north') AS north_wins, \
                  SUM(winner IS NULL) AS draws \
              FROM games WHERE mode = 'link' AND result IS NOT NULL AND plies > 0 \
              GROUP BY south_faction, north_faction",
-        )
-        .all()
-        .await
-        .map_err(internal)?
-        .results()
-        .map_err(internal)?;
+        &[],
+    )
+    .await?;
     let mut out = Vec::new();
     for so in engine::Faction::ALL {
         for no in engine::Faction::ALL {
-            let r = rows.iter().find(|r| r.south_faction == so.name() && r.north_faction == no.name());
+            let r = found.iter().find(|r| r.south_faction == so.name() && r.north_faction == no.name());
             let n = |f: fn(&Row) -> f64| r.map_or(0, |r| f(r) as u64);
             out.push(json!({
                 "south": so.name(),

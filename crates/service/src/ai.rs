@@ -30,15 +30,25 @@ impl Opponent for MctsAi {
     }
 
     fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
-        let lv = ai::level::level(level)
-            .unwrap_or_else(|| ai::level::level(ai::level::DEFAULT_LEVEL).unwrap_or(ai::level::LEVELS[0]));
-        let mut seed = [0u8; 8];
-        rng.fill(&mut seed)?;
-        let history: Vec<u64> = game.history().iter().map(|p| p.hash()).collect();
-        let r =
-            ai::search(game.position(), &history, &mut ai::Heuristic, &lv.config(u64::from_le_bytes(seed)));
+        let (lv, seed) = level_and_seed(level, rng)?;
+        let r = ai::search(game.position(), &history(game), &mut ai::Heuristic, &lv.config(seed));
         Ok(r.best)
     }
+}
+
+/// The level to play (an unknown one falls back to the default) and a fresh search seed.
+pub fn level_and_seed(level: u8, rng: &mut dyn Random) -> Result<(ai::level::Level, u64), ApiError> {
+    let lv = ai::level::level(level)
+        .or_else(|| ai::level::level(ai::level::DEFAULT_LEVEL))
+        .unwrap_or(ai::level::LEVELS[0]);
+    let mut seed = [0u8; 8];
+    rng.fill(&mut seed)?;
+    Ok((lv, u64::from_le_bytes(seed)))
+}
+
+/// The hashes of every position of the game so far (the search's repetition history).
+pub fn history(game: &Game) -> Vec<u64> {
+    game.history().iter().map(|p| p.hash()).collect()
 }
 
 /// A random mover: plays a uniformly random legal move (tests, and the weakest opponent
