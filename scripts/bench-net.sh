@@ -41,7 +41,7 @@ state=$(mktemp -d)
 wrangler d1 execute DB --local --persist-to "$state" --file schema.sql >/dev/null
 setsid wrangler dev build-net/worker/shim.mjs --ip 127.0.0.1 --port "$port" --persist-to "$state" \
     --inspector-port 0 --log-level warn --show-interactive-dev-session=false \
-    --var AI_ENGINE:network >"$state/log" 2>&1 &
+    --var AI_ENGINE:network --var AI_BENCH:on >"$state/log" 2>&1 &
 pid=$!
 trap 'kill -- -$pid 2>/dev/null; rm -rf "$state"' EXIT
 for _ in $(seq 300); do curl -sf "http://127.0.0.1:$port/api/health" >/dev/null && break; sleep 0.2; done

@@ -59,7 +59,7 @@ impl Opponent for NetAi {
     }
 }
 
-/// `POST /api/ai/bench {"evaluations": N}` (net builds only): N network evaluations of a
+/// `POST /api/ai/bench {"evaluations": N}` (net builds with `AI_BENCH = "on"` only): N network evaluations of a
 /// fixed middlegame, loading the network first if this isolate has not. Timed by the
 /// caller (a Worker's clock does not advance during computation): `scripts/bench-net.sh`.
 pub fn bench(body: &[u8]) -> Result<serde_json::Value, ApiError> {

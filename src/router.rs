@@ -37,8 +37,9 @@ async fn api(mut req: Request, env: &Env, path: &str) -> std::result::Result<Res
             Response::from_json(&serde_json::json!({ "ok": true })).map_err(internal)
         }
         (Method::Post, "/api/games") => create(&mut req, env).await,
+        // A benchmark burns seconds of CPU: only where it is switched on (bench-net.sh).
         #[cfg(feature = "net")]
-        (Method::Post, "/api/ai/bench") => {
+        (Method::Post, "/api/ai/bench") if env.var("AI_BENCH").is_ok_and(|v| v.to_string() == "on") => {
             let api = glue::api_request(&mut req).await?;
             Response::from_json(&crate::net::bench(&api.body)?).map_err(internal)
         }
