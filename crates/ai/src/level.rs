@@ -24,7 +24,7 @@ pub const LEVELS: [Level; 6] = [
     Level { number: 3, name: "club", evaluations: 3000, network_evaluations: 32 },
     Level { number: 4, name: "expert", evaluations: 15000, network_evaluations: 80 },
     Level { number: 5, name: "master", evaluations: 25000, network_evaluations: 160 },
-    Level { number: 6, name: "grandmaster", evaluations: 45000, network_evaluations: 400 },
+    Level { number: 6, name: "grandmaster", evaluations: 45000, network_evaluations: 220 },
 ];
 
 pub const DEFAULT_LEVEL: u8 = 4;
