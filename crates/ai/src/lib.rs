@@ -6,7 +6,9 @@
 //! - [`mcts`]: the search (arena tree, PUCT, Gumbel root, batching, exact terminals).
 //! - [`encoding`]: the network's input planes and policy layout, exported for training.
 //! - [`level`]: difficulty levels as search budgets.
+//! - [`alphabeta`]: a small fixed-depth alpha-beta player (a sparring partner).
 
+pub mod alphabeta;
 pub mod encoding;
 pub mod evaluator;
 pub mod heuristic;

@@ -1,7 +1,8 @@
 //! Players for matches, self-play and the terminal game, named on the command line:
 //! `random`, `uniform:<evaluations>`, `heuristic:<evaluations>`, `level:<1-6>`
-//! (the in-request AI at that difficulty); PUCT at the root, or `@gumbel` for Gumbel
-//! sampling with sequential halving.
+//! (the in-request AI at that difficulty), `alphabeta:<depth>` (fixed-depth alpha-beta,
+//! the sparring partner); PUCT at the root, or `@gumbel` for Gumbel sampling with
+//! sequential halving.
 
 use ai::{search, Heuristic, RootPolicy, SearchConfig, Uniform};
 use engine::{Game, Move};
@@ -28,6 +29,9 @@ pub enum Kind {
     /// the root's priors (one network run per move).
     #[cfg_attr(not(feature = "onnx"), allow(dead_code))]
     RootNetwork,
+    /// `alphabeta:<depth>`: fixed-depth alpha-beta over the heuristic score (the
+    /// sparring partner; `evaluations` holds the depth in plies; deterministic).
+    AlphaBeta,
 }
 
 impl Spec {
@@ -57,11 +61,19 @@ impl Spec {
             "random" => Spec::new(Kind::Random, 0, root),
             "uniform" => Spec::new(Kind::Uniform, num(n)?, root),
             "heuristic" => Spec::new(Kind::Heuristic, num(n)?, root),
+            "alphabeta" => match num(n)? {
+                d @ 1..=6 => Spec::new(Kind::AlphaBeta, d, root),
+                _ => return Err(format!("'{s}': alphabeta depths are 1-6")),
+            },
             "level" => {
                 let l = ai::level::level(num(n)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
                 Spec::new(Kind::Heuristic, l.evaluations, root)
             }
-            _ => return Err(format!("unknown player '{s}' (random, uniform:N, heuristic:N, level:N)")),
+            _ => {
+                return Err(format!(
+                    "unknown player '{s}' (random, uniform:N, heuristic:N, level:N, alphabeta:D)"
+                ))
+            }
         };
         Ok(spec)
     }
@@ -87,6 +99,7 @@ impl Spec {
             Kind::Heuristic => format!("heuristic:{}{root}", self.evaluations),
             Kind::Network => format!("net:{}{root}", self.evaluations),
             Kind::RootNetwork => format!("rootnet:{}{root}", self.evaluations),
+            Kind::AlphaBeta => format!("alphabeta:{}", self.evaluations),
         }
     }
 
@@ -101,6 +114,10 @@ impl Spec {
             return (Some(moves[r.below(moves.len())]), None);
         }
         let history: Vec<u64> = game.history().iter().map(|p| p.hash()).collect();
+        if self.kind == Kind::AlphaBeta {
+            let r = ai::alphabeta::alphabeta(game.position(), &history, self.evaluations);
+            return (r.best, None);
+        }
         let cfg = SearchConfig {
             evaluations: self.evaluations.max(1),
             root: self.root,
