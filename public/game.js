@@ -7,7 +7,7 @@ import { api, LiveGame, seats } from "./api.js";
 import { account, playerName } from "./account.js";
 import { stageFinished } from "./story.js";
 import { BoardView } from "./board.js";
-import { parsePosition, parseMove, replay, applyMove, describeMove, ABILITY_NAMES, FACTION_NAMES, idx, sq, sqName } from "./notation.js";
+import { parsePosition, parseMove, replay, applyMove, previewBase, describeMove, ABILITY_NAMES, FACTION_NAMES, idx } from "./notation.js";
 import { confirmDialog, openModal } from "./modals.js";
 import { sfx } from "./audio.js";
 import { copyText, toast, announce, el, navigate } from "./ui.js";
@@ -273,7 +273,7 @@ class GameView {
       if (this.sel) Object.assign(marks, this.selectionMarks());
     }
     if (this.sel && (this.sel.stage === "ability" || this.sel.stage === "recall") && canAct) {
-      pos = applyMove(pos, this.sel.base).pos; // preview of the chosen base move
+      pos = previewBase(pos, this.sel.base).pos; // preview of the chosen base move
       marks.preview = new Set([this.sel.landed]);
       marks.last = [this.sel.from, this.sel.landed];
       marks.destroyed = new Set();
@@ -504,15 +504,12 @@ class GameView {
     const plain = variants.includes(base);
     const abil = variants.filter((m) => m.includes("/"));
     if (!abil.length) { this.submit(base); return; }
-    const { pos, effects } = applyMove(this.livePos(), base);
+    const live = this.livePos();
+    const { effects } = previewBase(live, base);
     const options = abil.map((m) => {
       const a = parseMove(m).ability;
-      let squares = a.target ? [a.target] : [];
-      if (a.kind === "slash") {
-        const l = sq(effects.landed);
-        const r = l.r + (this.mySide === "south" ? 1 : -1);
-        squares = [-1, 0, 1].map((df) => l.f + df).filter((f) => f >= 0 && f <= 8 && pos.board[r * 9 + f]).map((f) => sqName(f, r));
-      }
+      // The squares an ability acts on: its target, or for Slash what it would destroy.
+      const squares = a.target ? [a.target] : applyMove(live, m).effects.destroyed;
       return { move: m, kind: a.kind, target: a.target, dest: a.dest, squares };
     });
     this.sel = { stage: "ability", from: base.slice(0, 2), base, landed: effects.landed, options, plain };

@@ -1,8 +1,29 @@
 // Iron Arena notation for the browser: IAPN positions (spec §7), IAMN moves (spec §8),
-// the piece tables, and `applyMove`, which applies a move the SERVER already accepted to a
-// position so the client can draw every earlier position (replay) and animate moves.
-// It never decides legality: legal moves always come from the server's `legal_moves`.
-// Pure module (no DOM), also imported by the Node tests.
+// the piece tables (names and descriptions for the screens), and the rules themselves
+// from the engine the server runs: crates/engine compiled to wasm (crates/engine-wasm,
+// built into public/engine/ by scripts/build-web-engine.sh). Positions, legal moves,
+// move application with what each move changed (captures, abilities, detonations) and
+// outcomes all come from there; this module holds no rule of its own. The client still
+// never decides: what it shows after a move is the server's state.
+// No DOM; also imported by the Node tests (which load the wasm from disk).
+import init, * as engine from "./engine/engine_wasm.js";
+
+const WASM = new URL("./engine/engine_wasm_bg.wasm", import.meta.url);
+if (WASM.protocol === "file:") {
+  const { readFileSync } = await import("node:fs");
+  engine.initSync({ module: readFileSync(WASM) });
+} else {
+  await init({ module_or_path: WASM });
+}
+
+/** Calls the engine; its errors (plain strings) become Errors. */
+function call(fn, ...args) {
+  try {
+    return fn(...args);
+  } catch (e) {
+    throw e instanceof Error ? e : new Error(String(e));
+  }
+}
 
 export const FILES = "abcdefghi";
 export const FACTIONS = ["clockwork", "blades", "axiom"];
@@ -50,8 +71,6 @@ export const PIECE_ORDER = {
   axiom: ["P", "M", "T", "B", "L", "S"],
 };
 
-const CHARGEABLE = new Set(["cog", "dagger", "phial", "mistress"]);
-
 export function sq(name) {
   // "e4" -> {f: 4, r: 3} (0-based file and rank)
   return { f: FILES.indexOf(name[0]), r: Number(name[1]) - 1 };
@@ -67,62 +86,23 @@ export function nameOf(i) {
   return sqName(i % 9, Math.floor(i / 9));
 }
 
-// A piece on the board: {side: "south"|"north", letter: "C" (uppercase), type, name, king, charged}
-function makePiece(faction, side, letter, charged = false) {
-  const info = PIECES[faction][letter];
-  if (!info) throw new Error(`unknown piece letter ${letter} for ${faction}`);
-  return { side, letter, type: info.type, name: info.name, king: !!info.king, charged };
-}
-
-/** Parse IAPN into {south, north, board[81] (index r*9+f, rank 1 first), turn, ply}. */
+/**
+ * Parse IAPN into {text (canonical IAPN), south, north, board[81] (index r*9+f, rank 1
+ * first; a piece is {side, letter (uppercase), type, name, king, charged}), turn, ply,
+ * outcome (null or {winner, reason, text})}. Throws on invalid IAPN.
+ */
 export function parsePosition(text) {
-  const parts = text.trim().split(" ");
-  if (parts.length !== 6) throw new Error("IAPN needs six fields");
-  const [south, north, boardText, stm, charged, ply] = parts;
-  if (!PIECES[south] || !PIECES[north]) throw new Error("unknown faction");
-  const ranks = boardText.split("/");
-  if (ranks.length !== 9) throw new Error("IAPN board needs 9 ranks");
-  const board = new Array(81).fill(null);
-  ranks.forEach((row, i) => {
-    const r = 8 - i;
-    let f = 0;
-    for (const ch of row) {
-      if (/[1-9]/.test(ch)) { f += Number(ch); continue; }
-      const isSouth = ch === ch.toUpperCase();
-      const faction = isSouth ? south : north;
-      board[r * 9 + f] = makePiece(faction, isSouth ? "south" : "north", ch.toUpperCase());
-      f += 1;
-    }
-    if (f !== 9) throw new Error(`rank ${r + 1} is not 9 squares wide`);
-  });
-  if (charged !== "-") {
-    for (const s of charged.split(",")) {
-      const p = board[idx(s)];
-      if (p) p.charged = true;
-    }
-  }
-  return { south, north, board, turn: stm === "s" ? "south" : "north", ply: Number(ply) };
+  return JSON.parse(call(engine.position, text.trim()));
 }
 
-/** Serialise back to IAPN (used to check the client's replay against the server). */
+/** Serialise back to IAPN. */
 export function formatPosition(pos) {
-  const rows = [];
-  const charged = [];
-  for (let r = 8; r >= 0; r--) {
-    let row = "";
-    let empty = 0;
-    for (let f = 0; f < 9; f++) {
-      const p = pos.board[r * 9 + f];
-      if (!p) { empty++; continue; }
-      if (empty) { row += empty; empty = 0; }
-      row += p.side === "south" ? p.letter : p.letter.toLowerCase();
-      if (p.charged) charged.push(sqName(f, r));
-    }
-    if (empty) row += empty;
-    rows.push(row);
-  }
-  return [pos.south, pos.north, rows.join("/"), pos.turn === "south" ? "s" : "n",
-    charged.length ? charged.join(",") : "-", pos.ply].join(" ");
+  return pos.text;
+}
+
+/** Every legal move of a position in IAMN (none once the game is over). */
+export function legalMoves(pos) {
+  return call(engine.legalMoves, pos.text);
 }
 
 /** Parse IAMN: {from, to, base, ability: null|{kind, target?, dest?}} */
@@ -140,136 +120,29 @@ export const ABILITY_NAMES = {
   recall: "Recall", slash: "Slash", attract: "Attract", burn: "Burn", sidestep: "Sidestep", assassinate: "Assassinate",
 };
 
-function clonePos(pos) {
-  return { ...pos, board: pos.board.map((p) => (p ? { ...p } : null)) };
-}
-
-const forward = (side) => (side === "south" ? 1 : -1);
-const endRank = (side) => (side === "south" ? 8 : 0);
-const FIELD = 4; // rank 5, 0-based
-
 /**
- * Apply an accepted move. Returns {pos, effects} where effects lists what happened, for
- * highlighting and sounds: {from, to, landed, captured: [sq], destroyed: [sq] (by
- * abilities/detonation), moved: [[from, to]] (pulled or recalled pieces), ability}.
+ * Apply a legal move (the engine checks it and throws if it is not). Returns {pos,
+ * effects}: effects say what happened, for highlighting, animation and sounds: {from,
+ * to, landed (where the mover ended), captured: [sq], destroyed: [sq] (abilities,
+ * detonation), moved: [[from, to]] (attracted or recalled pieces), ability, merged,
+ * promoted, detonated}. The outcome on `pos` ignores repetition (`replay` counts it).
  */
 export function applyMove(position, moveText) {
-  const pos = clonePos(position);
-  const mv = parseMove(moveText);
-  const b = pos.board;
-  const fi = idx(mv.from);
-  const ti = idx(mv.to);
-  const piece = b[fi];
-  if (!piece) throw new Error(`no piece on ${mv.from} for ${moveText}`);
-  const side = piece.side;
-  const effects = { from: mv.from, to: mv.to, landed: mv.to, captured: [], destroyed: [], moved: [], ability: mv.ability?.kind || null };
-  const target = b[ti];
-  const fromSq = sq(mv.from);
-  let land = ti;
-
-  if (piece.type === "dagger" && target && target.side !== side) {
-    // Stab: capture, then retreat one square back towards the origin.
-    b[ti] = null;
-    effects.captured.push(mv.to);
-    const toSq = sq(mv.to);
-    const df = Math.sign(toSq.f - fromSq.f);
-    const dr = Math.sign(toSq.r - fromSq.r);
-    land = (toSq.r - dr) * 9 + (toSq.f - df);
-    b[fi] = null;
-    b[land] = piece;
-  } else if (piece.type === "cog" && target && target.side === side && target.type === "cog") {
-    // Merge into a Gear on the other Cog's square.
-    b[fi] = null;
-    b[ti] = makePiece(pos[side], side, "G");
-  } else {
-    if (target) effects.captured.push(mv.to);
-    b[fi] = null;
-    b[ti] = piece;
-  }
-  effects.landed = nameOf(land);
-
-  const landR = Math.floor(land / 9);
-  const arrived = landR === endRank(side) && fromSq.r !== endRank(side);
-  // Arrival effects of the moving piece.
-  if (b[land] === piece) {
-    if (CHARGEABLE.has(piece.type) && landR === FIELD) piece.charged = true;
-    if (piece.type === "cog" && arrived) b[land] = makePiece(pos[side], side, "G");
-    if (piece.type === "phial" && arrived) {
-      const lf = land % 9;
-      for (let i = 0; i < 81; i++) {
-        if (!b[i]) continue;
-        if (Math.max(Math.abs(i % 9 - lf), Math.abs(Math.floor(i / 9) - landR)) <= 3) {
-          b[i] = null;
-          if (i !== land) effects.destroyed.push(nameOf(i));
-        }
-      }
-    }
-  }
-
-  const ab = mv.ability;
-  if (ab) {
-    const here = sq(nameOf(land));
-    switch (ab.kind) {
-      case "slash": {
-        const r = here.r + forward(side);
-        for (const df of [-1, 0, 1]) {
-          const f = here.f + df;
-          if (f < 0 || f > 8 || r < 0 || r > 8) continue;
-          if (b[r * 9 + f]) { b[r * 9 + f] = null; effects.destroyed.push(sqName(f, r)); }
-        }
-        break;
-      }
-      case "burn":
-      case "assassinate":
-        b[idx(ab.target)] = null;
-        effects.destroyed.push(ab.target);
-        break;
-      case "attract": {
-        const t = sq(ab.target);
-        const df = Math.sign(t.f - here.f);
-        const dr = Math.sign(t.r - here.r);
-        const dest = sqName(here.f + df, here.r + dr);
-        b[idx(dest)] = b[idx(ab.target)];
-        b[idx(ab.target)] = null;
-        effects.moved.push([ab.target, dest]);
-        break;
-      }
-      case "recall": {
-        const p = b[idx(ab.target)];
-        b[idx(ab.target)] = null;
-        if (p) p.charged = false;
-        b[idx(ab.dest)] = p;
-        effects.moved.push([ab.target, ab.dest]);
-        break;
-      }
-      case "sidestep": {
-        b[land] = null;
-        b[idx(ab.target)] = piece;
-        if (sq(ab.target).r === FIELD) piece.charged = true;
-        effects.landed = ab.target;
-        break;
-      }
-      default:
-        throw new Error(`unknown ability ${ab.kind}`);
-    }
-  }
-  pos.turn = side === "south" ? "north" : "south";
-  pos.ply += 1;
-  return { pos, effects };
+  const r = JSON.parse(call(engine.applyMove, position.text, moveText));
+  return { pos: r.position, effects: r.effects };
 }
 
-/** Positions after each ply: [start, after move 1, ...]; stops (returns partial) on error. */
+/** The position after a base move ("e4e5") alone, before its ability is chosen: {pos, effects}. */
+export function previewBase(position, base) {
+  const r = JSON.parse(call(engine.previewBase, position.text, base));
+  return { pos: r.position, effects: r.effects };
+}
+
+/** Positions after each ply: [start, after move 1, ...] as {pos, effects}; stops (returns partial) on error. */
 export function replay(startText, moves) {
-  const out = [{ pos: parsePosition(startText), effects: null }];
-  for (const m of moves) {
-    try {
-      out.push(applyMove(out[out.length - 1].pos, m));
-    } catch (e) {
-      console.warn("replay stopped:", e);
-      break;
-    }
-  }
-  return out;
+  const r = JSON.parse(call(engine.replay, startText.trim(), moves));
+  if (r.error) console.warn("replay stopped:", r.error);
+  return r.steps.map((s) => ({ pos: s.position, effects: s.effects }));
 }
 
 /** Describe a move in words, for screen readers and the move list's titles. */

@@ -6,9 +6,12 @@
 #   scripts/build-worker.sh --net   with the network AI (tract, simd128)     -> build-net/
 # The network build has its own target directory: its RUSTFLAGS differ, and sharing one
 # would rebuild everything each time the other is built.
+# Also builds the browser's rules engine into public/engine/ (scripts/build-web-engine.sh):
+# the module serves public/ as its static assets.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
+scripts/build-web-engine.sh
 if [ "${1:-}" = "--net" ]; then
     out=build-net
     CARGO_TARGET_DIR=target/net RUSTFLAGS="-C target-feature=+simd128" \

@@ -11,7 +11,7 @@ if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null
   else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi
 fi
-if [ ! -f build/worker/shim.mjs ]; then scripts/build-worker.sh; fi
+if [ ! -f build/worker/shim.mjs ]; then scripts/build-worker.sh; else scripts/build-web-engine.sh; fi
 mkdir -p test-output
 echo "== end-to-end tests (Chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}'))"
 NODE_OPTIONS="${NODE_OPTIONS:-} --disable-warning=MODULE_TYPELESS_PACKAGE_JSON" \

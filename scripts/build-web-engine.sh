@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds the rules engine for the browser (crates/engine-wasm) into public/engine/:
+# engine_wasm.js (the ES module wasm-bindgen writes for `--target web`) and
+# engine_wasm_bg.wasm, served as static assets and loaded by public/notation.js.
+# Uses the local wasm-bindgen CLI (.tools/bin, the version in Cargo.lock; installed by
+# scripts/setup.sh): nothing is downloaded. The output is generated, not committed
+# (.gitignore); build-worker.sh, run.sh, test.sh and e2e.sh call this script.
+# Quick when nothing changed (cargo's incremental check, then one wasm-bindgen run).
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$ROOT"
+# The Worker's profile (opt "s", fat LTO, no debug info): small, and fast enough.
+cargo build --locked -p engine-wasm --target wasm32-unknown-unknown --profile worker
+out=public/engine
+mkdir -p "$out"
+wasm-bindgen --target web --no-typescript --out-dir "$out" \
+    target/wasm32-unknown-unknown/worker/engine_wasm.wasm
+wasm=$out/engine_wasm_bg.wasm
+echo "browser engine ($out): $(stat -c %s $wasm) bytes raw, $(gzip -9c $wasm | wc -c) bytes gzip;" \
+    "glue $(stat -c %s $out/engine_wasm.js) bytes"
