@@ -32,7 +32,9 @@ if [ ! -x /usr/bin/chromium ]; then
     apt-get update -qq && apt-get install -y -qq chromium >/dev/null
 fi
 
-# Node 22 (wrangler needs >= 22.12; the machine has 20) and wrangler, from package-lock.
+# wrangler and, on Linux x64/arm64, a Node 22 (wrangler needs >= 22.12; the machine has 20),
+# from package-lock (the Node packages are optional dependencies: elsewhere npm skips them
+# and the system's Node must be >= 22.12).
 if [ ! -x node_modules/.bin/wrangler ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund
 fi
