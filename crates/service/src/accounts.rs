@@ -12,18 +12,8 @@ pub const STATE_MAX_AGE_MS: i64 = 10 * 60 * 1000;
 
 /// base64url without padding (RFC 4648 §5).
 pub fn base64url(bytes: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut s = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for c in bytes.chunks(3) {
-        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            if i <= c.len() {
-                s.push(T[(n >> shift & 63) as usize] as char);
-            }
-        }
-    }
-    s
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// The PKCE S256 code challenge of a verifier.
@@ -31,17 +21,13 @@ pub fn pkce_challenge(verifier: &str) -> String {
     base64url(&Sha256::digest(verifier.as_bytes()))
 }
 
+/// Everything but RFC 3986's unreserved characters is percent-encoded.
+const COMPONENT: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
 /// Percent-encodes a query component (RFC 3986 unreserved characters pass).
 pub fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(s, COMPONENT).to_string()
 }
 
 /// Discord's authorization URL for the `identify` scope with `state` and PKCE.
@@ -99,31 +85,10 @@ pub fn clear_cookie() -> String {
     format!("{SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax")
 }
 
-/// A query parameter of a URL's query string (decoded for `%XX` and `+`).
+/// A query parameter of a URL's query string (application/x-www-form-urlencoded:
+/// decoded for `%XX` and `+`; invalid escapes are kept as written).
 pub fn query_param(query: &str, name: &str) -> Option<String> {
-    query.split('&').filter_map(|kv| kv.split_once('=')).find(|(k, _)| *k == name).map(|(_, v)| decode(v))
-}
-
-fn decode(s: &str) -> String {
-    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < b.len() => match (hex(b[i + 1]), hex(b[i + 2])) {
-                (Some(h), Some(l)) => {
-                    out.push(h * 16 + l);
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
 }
 
 #[cfg(test)]
@@ -169,5 +134,10 @@ mod tests {
         assert_eq!(query_param("code=%zz", "code").as_deref(), Some("%zz"));
         assert_eq!(query_param("code=%", "code").as_deref(), Some("%"));
         assert_eq!(query_param("code=%é1", "code").as_deref(), Some("%é1"));
+        assert_eq!(query_param("state=%E2%9C%93&code=%41", "code").as_deref(), Some("A"), "a last escape");
+        assert_eq!(query_param("state=%E2%9C%93", "state").as_deref(), Some("\u{2713}"));
+        assert_eq!(query_param("code=a", "state"), None);
+        assert_eq!(base64url(b"\xfb\xff"), "-_8");
+        assert_eq!(encode("a b/~é"), "a%20b%2F~%C3%A9");
     }
 }
