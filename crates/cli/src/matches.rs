@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use base64::Engine as _;
 use engine::{Faction, Game, Outcome, Position, Side};
 
 use crate::engines::Spec;
@@ -234,7 +235,7 @@ pub fn selfplay(
             samples.push((
                 pos.turn(),
                 serde_json::json!({
-                    "planes": base64(&planes),
+                    "planes": base64::engine::general_purpose::STANDARD.encode(&planes),
                     "policy": policy.iter().map(|(k, w)| serde_json::json!([k, w])).collect::<Vec<_>>(),
                     "matchup": format!("{}-{}", mu.0.name(), mu.1.name()),
                 }),
@@ -261,19 +262,6 @@ pub fn selfplay(
         }
     }
     Ok((games, n))
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for c in bytes.chunks(3) {
-        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            s.push(if i <= c.len() { T[(n >> shift & 63) as usize] as char } else { '=' });
-        }
-    }
-    s
 }
 
 /// `bench-ai`: leaf evaluations per second of the heuristic and uniform MCTS (one
