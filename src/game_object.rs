@@ -134,6 +134,7 @@ impl DurableObject for GameObject {
             return self.after(handled, None).await;
         }
         api.player = glue::forwarded_player(&req);
+        crate::me_games::resolve_alias(&req, &mut api, &store);
 
         let route = match game::route(api.method, &api.path) {
             Ok((_, r)) => r,
@@ -270,6 +271,9 @@ impl GameObject {
         }
         if fx.created || fx.finished {
             self.sync_index(rec, ip_hash).await;
+        }
+        if fx.changed {
+            crate::me_games::sync(&self.env, rec, fx.created || fx.finished).await;
         }
     }
 

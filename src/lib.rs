@@ -14,6 +14,7 @@ mod config;
 mod game_object;
 mod glue;
 mod index;
+mod me_games;
 #[cfg(feature = "net")]
 mod net;
 mod players;

@@ -43,6 +43,7 @@ async fn api(mut req: Request, env: &Env, path: &str) -> std::result::Result<Res
             let api = glue::api_request(&mut req).await?;
             Response::from_json(&crate::net::bench(&api.body)?).map_err(internal)
         }
+        (Method::Get, "/api/me/games") => crate::me_games::list(&req, env).await,
         (_, p) if p == "/api/me" || p.starts_with("/api/me/") || p.starts_with("/api/auth/") => {
             crate::accounts::handle(&mut req, env, p).await
         }
@@ -53,18 +54,16 @@ async fn api(mut req: Request, env: &Env, path: &str) -> std::result::Result<Res
                 return Err(ApiError::not_found("no such game"));
             }
             // Only the Worker says who the player is: drop any client-sent claim, and for
-            // a join (which links the seat to the player) set it from the session.
-            let player = if method == Method::Post && p.ends_with("/join") {
-                let db = env.d1("DB").map_err(internal)?;
-                crate::accounts::current_player(&req, &db).await?
-            } else {
-                None
-            };
+            // a join (which links the seat to the player) or a write without a seat token
+            // (the session acts for its own seat) set it from the session.
+            let player = crate::me_games::forwarded(&req, env, p.ends_with("/join")).await?;
             let mut fwd = req.clone_mut().map_err(internal)?;
             let headers = fwd.headers_mut().map_err(internal)?;
             headers.delete(glue::PLAYER_HEADER).map_err(internal)?;
-            if let Some(player) = player {
+            headers.delete(crate::me_games::ALIASES_HEADER).map_err(internal)?;
+            if let Some((player, aliases)) = player {
                 headers.set(glue::PLAYER_HEADER, &glue::player_header_value(&player)).map_err(internal)?;
+                headers.set(crate::me_games::ALIASES_HEADER, &aliases.join(",")).map_err(internal)?;
             }
             game_stub(env, &id)?.fetch_with_request(fwd).await.map_err(internal)
         }

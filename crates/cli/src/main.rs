@@ -1,5 +1,5 @@
-//! `iron-arena`: the engine on the command line. Glue only: parse arguments, call the
-//! engine, print. Other tools depend on this exact interface (see README).
+//! `iron-arena`: the engine on the command line. Glue only: parse arguments (lexopt),
+//! call the engine, print. Other tools depend on this exact interface (see README).
 
 use std::process::ExitCode;
 
@@ -14,31 +14,72 @@ use engine::{iapn, perft, result_text, Faction, Game, Move, Position};
 
 const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] | selfplay --games N --out FILE [--engine <player>] | bench-ai | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, add @gumbel for a Gumbel root instead of PUCT)";
 
-/// `--name value` options after the positional arguments.
-fn option<'a>(args: &[&'a str], name: &str) -> Result<Option<&'a str>, String> {
-    match args.iter().position(|a| *a == name) {
-        None => Ok(None),
-        Some(i) => args.get(i + 1).copied().map(Some).ok_or_else(|| format!("{name} needs a value")),
-    }
+/// What each command accepts besides its positional arguments: `--name value` options and
+/// `--name` flags. `None`: no such command.
+fn accepts(cmd: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
+    Some(match cmd {
+        "start" | "moves" | "perft" | "divide" | "apply" | "replay" | "bench-ai" | "layout"
+        | "check-model" | "bench-net" => (&[], &[]),
+        "bench" => (&[], &["--quick"]),
+        "play" => (&["--ai", "--level"], &[]),
+        "arena" => (&["--games", "--matchups", "--seed"], &[]),
+        "balance" => (&["--engine", "--games", "--seed"], &[]),
+        "selfplay" => (&["--engine", "--games", "--seed", "--out"], &[]),
+        _ => return None,
+    })
 }
 
-fn number<T: std::str::FromStr>(args: &[&str], name: &str, default: T) -> Result<T, String> {
-    match option(args, name)? {
-        None => Ok(default),
-        Some(v) => v.parse().map_err(|_| format!("{name} '{v}' is not a number")),
-    }
+/// A command's arguments, read by lexopt: the positional ones in order, the options it
+/// accepts (`--games 4` or `--games=4`; the last one given wins) and its flags; `--` ends
+/// the options. Anything else is an error that names it.
+#[derive(Debug)]
+struct Args {
+    positional: Vec<String>,
+    options: Vec<(&'static str, String)>,
+    flags: Vec<&'static str>,
 }
 
-/// Rejects options other than `allowed` (each takes a value).
-fn only(args: &[&str], allowed: &[&str]) -> Result<(), String> {
-    let mut i = 0;
-    while i < args.len() {
-        if !allowed.contains(&args[i]) {
-            return Err(format!("unexpected argument '{}'", args[i]));
+impl Args {
+    fn parse(args: &[String], options: &[&'static str], flags: &[&'static str]) -> Result<Args, String> {
+        use lexopt::Arg;
+        let utf8 =
+            |v: std::ffi::OsString| v.into_string().map_err(|v| format!("argument {v:?} is not UTF-8"));
+        let mut parser = lexopt::Parser::from_args(args);
+        let mut out = Args { positional: Vec::new(), options: Vec::new(), flags: Vec::new() };
+        while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
+            match arg {
+                Arg::Long(name) => {
+                    let known = |list: &[&'static str]| list.iter().copied().find(|o| o[2..] == *name);
+                    if let Some(o) = known(options) {
+                        let v = parser.value().map_err(|_| format!("{o} needs a value"))?;
+                        out.options.push((o, utf8(v)?));
+                    } else if let Some(f) = known(flags) {
+                        out.flags.push(f);
+                    } else {
+                        return Err(format!("unexpected argument '--{name}'"));
+                    }
+                }
+                Arg::Short(c) => return Err(format!("unexpected argument '-{c}'")),
+                Arg::Value(v) => out.positional.push(utf8(v)?),
+            }
         }
-        i += 2;
+        Ok(out)
     }
-    Ok(())
+
+    fn option(&self, name: &str) -> Option<&str> {
+        self.options.iter().rev().find(|(o, _)| *o == name).map(|(_, v)| v.as_str())
+    }
+
+    fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, String> {
+        match self.option(name) {
+            None => Ok(default),
+            Some(v) => v.parse().map_err(|_| format!("{name} '{v}' is not a number")),
+        }
+    }
+
+    fn flag(&self, name: &str) -> bool {
+        self.flags.contains(&name)
+    }
 }
 
 fn main() -> ExitCode {
@@ -58,8 +99,10 @@ fn main() -> ExitCode {
 
 fn run(args: &[String]) -> Result<String, String> {
     let (cmd, rest) = args.split_first().ok_or_else(|| USAGE.to_owned())?;
-    let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
-    match (cmd.as_str(), rest.as_slice()) {
+    let (options, flags) = accepts(cmd).ok_or_else(|| format!("unknown command '{cmd}'; {USAGE}"))?;
+    let opts = Args::parse(rest, options, flags)?;
+    let positional: Vec<&str> = opts.positional.iter().map(String::as_str).collect();
+    match (cmd.as_str(), positional.as_slice()) {
         ("start", [south, north]) => {
             let pos = Position::start(faction(south)?, faction(north)?);
             Ok(format!("{pos}\n"))
@@ -86,15 +129,14 @@ fn run(args: &[String]) -> Result<String, String> {
             }
             Ok(format!("{}\n{}\n", game.position(), result_text(game.outcome())))
         }
-        ("play", [south, north, opts @ ..]) => {
-            only(opts, &["--ai", "--level"])?;
-            let ai_side = match option(opts, "--ai")?.unwrap_or("north") {
+        ("play", [south, north]) => {
+            let ai_side = match opts.option("--ai").unwrap_or("north") {
                 "north" => Some(engine::Side::North),
                 "south" => Some(engine::Side::South),
                 "none" => None,
                 other => return Err(format!("--ai '{other}': north, south or none")),
             };
-            let level: u8 = number(opts, "--level", ai::level::DEFAULT_LEVEL)?;
+            let level: u8 = opts.number("--level", ai::level::DEFAULT_LEVEL)?;
             let spec = engines::Spec::parse(&format!("level:{level}"))?;
             let stdin = std::io::stdin();
             let ai = ai_side.map(|s| (s, spec));
@@ -102,30 +144,27 @@ fn run(args: &[String]) -> Result<String, String> {
                 .map_err(|e| format!("terminal: {e}"))?;
             Ok(String::new())
         }
-        ("arena", [a, b, opts @ ..]) => {
-            only(opts, &["--games", "--matchups", "--seed"])?;
+        ("arena", [a, b]) => {
             let (a, b) = (engines::Spec::parse(a)?, engines::Spec::parse(b)?);
-            let mus = matches::matchups(option(opts, "--matchups")?.unwrap_or("all"))?;
-            let games = number(opts, "--games", 2)?;
-            Ok(matches::arena(&a, &b, games, &mus, number(opts, "--seed", 1)?))
+            let mus = matches::matchups(opts.option("--matchups").unwrap_or("all"))?;
+            let games = opts.number("--games", 2)?;
+            Ok(matches::arena(&a, &b, games, &mus, opts.number("--seed", 1)?))
         }
-        ("balance", opts) => {
-            only(opts, &["--engine", "--games", "--seed"])?;
-            let spec = engines::Spec::parse(option(opts, "--engine")?.unwrap_or("level:2"))?;
-            Ok(matches::balance(&spec, number(opts, "--games", 10)?, number(opts, "--seed", 1)?))
+        ("balance", []) => {
+            let spec = engines::Spec::parse(opts.option("--engine").unwrap_or("level:2"))?;
+            Ok(matches::balance(&spec, opts.number("--games", 10)?, opts.number("--seed", 1)?))
         }
-        ("selfplay", opts) => {
-            only(opts, &["--engine", "--games", "--seed", "--out"])?;
-            let spec = engines::Spec::parse(option(opts, "--engine")?.unwrap_or("heuristic:64"))?;
-            let path = option(opts, "--out")?.ok_or("selfplay needs --out FILE")?;
+        ("selfplay", []) => {
+            let spec = engines::Spec::parse(opts.option("--engine").unwrap_or("heuristic:64"))?;
+            let path = opts.option("--out").ok_or("selfplay needs --out FILE")?;
             let file = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
                 .open(path)
                 .map_err(|e| format!("{path}: {e}"))?;
             let mut w = std::io::BufWriter::new(file);
-            let games = number(opts, "--games", 10)?;
-            let (g, n) = matches::selfplay(&spec, games, number(opts, "--seed", 1)?, &mut w)
+            let games = opts.number("--games", 10)?;
+            let (g, n) = matches::selfplay(&spec, games, opts.number("--seed", 1)?, &mut w)
                 .map_err(|e| format!("{path}: {e}"))?;
             std::io::Write::flush(&mut w).map_err(|e| format!("{path}: {e}"))?;
             Ok(format!("{g} games, {n} positions appended to {path}\n"))
@@ -150,14 +189,8 @@ fn run(args: &[String]) -> Result<String, String> {
             let game = record.replay().map_err(|e| e.to_string())?;
             Ok(format!("{}\n{}\n", game.position(), record.result))
         }
-        ("bench", []) => Ok(bench::run(false)),
-        ("bench", ["--quick"]) => Ok(bench::run(true)),
-        (
-            "start" | "moves" | "perft" | "divide" | "apply" | "replay" | "bench" | "play" | "arena"
-            | "bench-ai" | "layout",
-            _,
-        ) => Err(format!("wrong arguments for '{cmd}'; {USAGE}")),
-        _ => Err(format!("unknown command '{cmd}'; {USAGE}")),
+        ("bench", []) => Ok(bench::run(opts.flag("--quick"))),
+        _ => Err(format!("wrong arguments for '{cmd}'; {USAGE}")),
     }
 }
 

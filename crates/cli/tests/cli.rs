@@ -236,3 +236,15 @@ fn regression_games_of_one_match_up_differ() {
         .count();
     assert!(mixed >= 3, "too little variety:\n{out}");
 }
+
+#[test]
+fn options_are_read_anywhere_in_either_form() {
+    let a = ok(&["arena", "--games=2", "random", "--matchups", "blades-axiom", "random", "--seed", "3"]);
+    assert!(a.contains("(2 games)"), "{a}");
+    assert!(err(&["arena", "random", "random", "--fast"]).contains("unexpected argument '--fast'"));
+    assert!(err(&["arena", "random", "random", "-g", "2"]).contains("unexpected argument '-g'"));
+    assert!(err(&["arena", "random", "random", "--games", "x"]).contains("--games 'x' is not a number"));
+    assert!(err(&["bench", "--slow"]).contains("unexpected argument '--slow'"));
+    assert!(err(&["balance", "extra"]).contains("wrong arguments for 'balance'"));
+    assert!(err(&["fly", "--x"]).contains("unknown command 'fly'"));
+}

@@ -286,6 +286,15 @@ fn finish(result: Result<(ApiResponse, Effects, GameRecord), ApiError>) -> Handl
     }
 }
 
+/// Which seat the request holds: by its bearer token, or else by its session's player
+/// (a seat is bound to the player who took it; see [`crate::me_games::session_seat`]).
+fn authorise_request(rec: &GameRecord, req: &ApiRequest, turn: Side) -> Result<Side, ApiError> {
+    match (&req.bearer, &req.player) {
+        (None, Some(p)) => crate::me_games::session_seat(rec, &p.id, turn),
+        (bearer, _) => authorise(rec, bearer.as_deref()),
+    }
+}
+
 /// Which seat a bearer token holds. 401 without a token, 403 with one that holds no seat.
 /// Both seats are always compared, in constant time.
 fn authorise(rec: &GameRecord, bearer: Option<&str>) -> Result<Side, ApiError> {
@@ -396,7 +405,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 Ok((ApiResponse::json(200, body), effects(was_finished, &rec), rec))
             }
             Route::Moves => {
-                let side = authorise(&rec, req.bearer.as_deref())?;
+                let side = authorise_request(&rec, req, game.position().turn())?;
                 let body: MoveBody = parse_json(&req.body)?;
                 let mv = Move::parse(&body.mv).map_err(|e| {
                     ApiError::bad_request(
@@ -454,7 +463,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 Ok((ApiResponse::json(200, reply), effects(was_finished, &rec), rec))
             }
             Route::Resign => {
-                let side = authorise(&rec, req.bearer.as_deref())?;
+                let side = authorise_request(&rec, req, game.position().turn())?;
                 if rec.result.is_some() {
                     return Err(ApiError::conflict("game_over", "the game is over", rec.view(&game)));
                 }
@@ -465,7 +474,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 Ok((ApiResponse::json(200, json!({ "state": view })), effects(was_finished, &rec), rec))
             }
             Route::Draw => {
-                let side = authorise(&rec, req.bearer.as_deref())?;
+                let side = authorise_request(&rec, req, game.position().turn())?;
                 let body: DrawBody = parse_json(&req.body)?;
                 if rec.result.is_some() {
                     return Err(ApiError::conflict("game_over", "the game is over", rec.view(&game)));

@@ -12,6 +12,7 @@ pub mod create;
 pub mod error;
 pub mod game;
 pub mod http;
+pub mod me_games;
 pub mod model;
 pub mod names;
 pub mod rating;

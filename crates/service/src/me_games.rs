@@ -1,0 +1,260 @@
+//! Games on every device: the seat a signed-in player's session holds in a game (so the
+//! session may move for it without the seat token), and the player's game list
+//! (`GET /api/me/games`) sorted by urgency. Pure: the Worker reads the rows from D1.
+
+use engine::Side;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::error::ApiError;
+use crate::model::{Controller, GameRecord};
+
+/// The seat that `player`'s session holds in `rec`: a human seat bound to that player
+/// that has been taken. If the player holds both seats (a game against themself), the
+/// side to move. 403 when the session holds no seat.
+pub fn session_seat(rec: &GameRecord, player: &str, turn: Side) -> Result<Side, ApiError> {
+    let held: Vec<Side> = Side::ALL
+        .into_iter()
+        .filter(|s| {
+            let seat = rec.seat(*s);
+            seat.controller == Controller::Human
+                && seat.token_hash.is_some()
+                && seat.player.as_deref().is_some_and(|p| crate::tokens::same(p, player))
+        })
+        .collect();
+    match held.as_slice() {
+        [one] => Ok(*one),
+        [_, _] => Ok(turn),
+        _ => Err(ApiError::new(
+            403,
+            "forbidden",
+            "your session holds no seat in this game (send the seat token as 'Authorization: Bearer <token>')",
+        )),
+    }
+}
+
+/// One game of a player, as read from the D1 index (`games` joined with `game_status`
+/// and the players' names).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct Row {
+    pub id: String,
+    pub mode: String,
+    pub south_faction: String,
+    pub north_faction: String,
+    pub south_player: Option<String>,
+    pub north_player: Option<String>,
+    pub south_name: Option<String>,
+    pub north_name: Option<String>,
+    pub days_per_move: Option<f64>,
+    pub created_at: f64,
+    pub finished_at: Option<f64>,
+    pub result: Option<String>,
+    pub winner: Option<String>,
+    pub reason: Option<String>,
+    pub plies: Option<f64>,
+    /// From `game_status` (link games): the side to move, its deadline, a draw offer.
+    pub turn: Option<String>,
+    /// 0 while a link game's invited seat is open (absent: unknown, taken as seated).
+    pub seated: Option<f64>,
+    pub deadline: Option<f64>,
+    pub draw_offer: Option<String>,
+    pub updated_at: Option<f64>,
+}
+
+/// Where a game stands for the player, most urgent first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Standing {
+    /// The player's move (or a draw offer to answer).
+    YourTurn,
+    /// The opponent's move.
+    TheirTurn,
+    /// A link game whose invite has not been accepted yet.
+    Waiting,
+    Finished,
+}
+
+/// A listed game: the row, the player's side and standing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Listed {
+    pub row: Row,
+    pub side: Side,
+    pub standing: Standing,
+}
+
+fn side_name(s: Side) -> &'static str {
+    match s {
+        Side::South => "south",
+        Side::North => "north",
+    }
+}
+
+/// Classifies a row for `player` (None when the player holds no seat in it).
+pub fn classify(row: Row, player: &str) -> Option<Listed> {
+    let south = row.south_player.as_deref() == Some(player);
+    let north = row.north_player.as_deref() == Some(player);
+    let turn = match row.turn.as_deref() {
+        Some("north") => Some(Side::North),
+        Some("south") => Some(Side::South),
+        _ => None,
+    };
+    let side = match (south, north) {
+        (true, true) => turn.unwrap_or(Side::South),
+        (true, false) => Side::South,
+        (false, true) => Side::North,
+        (false, false) => return None,
+    };
+    let standing = if row.result.is_some() {
+        Standing::Finished
+    } else if row.mode == "ai" {
+        // The AI answers in the same request: an unfinished AI game waits for the player.
+        Standing::YourTurn
+    } else if row.seated == Some(0.0) {
+        Standing::Waiting
+    } else if turn == Some(side) || row.draw_offer.as_deref() == Some(side_name(side.opponent())) {
+        Standing::YourTurn
+    } else {
+        Standing::TheirTurn
+    };
+    Some(Listed { row, side, standing })
+}
+
+/// Most urgent first: the player's turn (nearest deadline first, untimed games after the
+/// timed ones, most recently active first), then the opponent's turn (nearest deadline
+/// first), then invites not yet accepted, then finished games (most recent first).
+pub fn sort_by_urgency(games: &mut [Listed]) {
+    games.sort_by(|a, b| {
+        let key = |g: &Listed| {
+            let deadline = g.row.deadline.map_or(f64::INFINITY, |d| d);
+            let recent = -(g.row.updated_at.or(g.row.finished_at).unwrap_or(g.row.created_at));
+            (g.standing, deadline, recent)
+        };
+        let (sa, da, ra) = key(a);
+        let (sb, db, rb) = key(b);
+        sa.cmp(&sb).then(da.total_cmp(&db)).then(ra.total_cmp(&rb)).then_with(|| a.row.id.cmp(&b.row.id))
+    });
+}
+
+/// The JSON of a listed game.
+pub fn to_json(g: &Listed) -> Value {
+    let r = &g.row;
+    let (opp_id, opp_name) = match g.side {
+        Side::South => (&r.north_player, &r.north_name),
+        Side::North => (&r.south_player, &r.south_name),
+    };
+    let opponent =
+        if r.mode == "ai" { json!({ "ai": true }) } else { json!({ "player_id": opp_id, "name": opp_name }) };
+    json!({
+        "id": r.id,
+        "mode": r.mode,
+        "side": g.side,
+        "south": r.south_faction,
+        "north": r.north_faction,
+        "opponent": opponent,
+        "standing": g.standing,
+        "your_turn": g.standing == Standing::YourTurn,
+        "turn": r.turn,
+        "deadline": r.deadline.map(|d| d as i64),
+        "draw_offer": r.draw_offer,
+        "days_per_move": r.days_per_move.map(|d| d as u32),
+        "created_at": r.created_at as i64,
+        "finished_at": r.finished_at.map(|d| d as i64),
+        "result": r.result,
+        "winner": r.winner,
+        "reason": r.reason,
+    })
+}
+
+/// The whole answer: games the player holds a seat in, classified and sorted.
+pub fn list(rows: Vec<Row>, player: &str) -> Value {
+    let mut games: Vec<Listed> = rows.into_iter().filter_map(|r| classify(r, player)).collect();
+    sort_by_urgency(&mut games);
+    json!({ "games": games.iter().map(to_json).collect::<Vec<_>>() })
+}
+
+/// How far back finished games are listed, and how many games at most.
+pub const RECENT_MS: i64 = 14 * 86_400_000;
+pub const MAX_GAMES: u32 = 100;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str, f: impl FnOnce(&mut Row)) -> Row {
+        let mut r = Row {
+            id: id.into(),
+            mode: "link".into(),
+            south_faction: "clockwork".into(),
+            north_faction: "blades".into(),
+            south_player: Some("me".into()),
+            north_player: Some("you".into()),
+            created_at: 1.0,
+            turn: Some("south".into()),
+            ..Row::default()
+        };
+        f(&mut r);
+        r
+    }
+
+    #[test]
+    fn standing_follows_turn_seats_offers_and_results() {
+        let c = |r: Row| classify(r, "me").unwrap().standing;
+        assert_eq!(c(row("a", |_| {})), Standing::YourTurn);
+        assert_eq!(c(row("a", |r| r.turn = Some("north".into()))), Standing::TheirTurn);
+        assert_eq!(
+            c(row("a", |r| {
+                r.turn = Some("north".into());
+                r.draw_offer = Some("north".into());
+            })),
+            Standing::YourTurn,
+            "a draw offer to answer"
+        );
+        assert_eq!(c(row("a", |r| r.seated = Some(0.0))), Standing::Waiting);
+        assert_eq!(c(row("a", |r| r.north_player = None)), Standing::YourTurn, "an anonymous opponent");
+        assert_eq!(c(row("a", |r| r.result = Some("draw: agreement".into()))), Standing::Finished);
+        assert_eq!(
+            c(row("a", |r| {
+                r.mode = "ai".into();
+                r.north_player = None;
+                r.turn = None;
+            })),
+            Standing::YourTurn
+        );
+        let north = classify(row("a", |r| r.turn = Some("north".into())), "you").unwrap();
+        assert_eq!((north.side, north.standing), (Side::North, Standing::YourTurn));
+        assert!(classify(row("a", |_| {}), "stranger").is_none());
+    }
+
+    #[test]
+    fn sorted_by_urgency() {
+        let rows = vec![
+            row("finished-old", |r| {
+                r.result = Some("x".into());
+                r.finished_at = Some(5.0);
+            }),
+            row("finished-new", |r| {
+                r.result = Some("x".into());
+                r.finished_at = Some(9.0);
+            }),
+            row("theirs", |r| {
+                r.turn = Some("north".into());
+                r.deadline = Some(10.0);
+            }),
+            row("mine-untimed", |r| r.updated_at = Some(3.0)),
+            row("mine-late", |r| r.deadline = Some(500.0)),
+            row("mine-soon", |r| r.deadline = Some(100.0)),
+            row("waiting", |r| r.seated = Some(0.0)),
+        ];
+        let v = list(rows, "me");
+        let ids: Vec<&str> =
+            v["games"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap()).collect();
+        assert_eq!(
+            ids,
+            ["mine-soon", "mine-late", "mine-untimed", "theirs", "waiting", "finished-new", "finished-old"]
+        );
+        assert_eq!(v["games"][0]["your_turn"], true);
+        assert_eq!(v["games"][0]["opponent"]["player_id"], "you");
+        assert_eq!(v["games"][3]["standing"], "their_turn");
+    }
+}
