@@ -1,6 +1,6 @@
 //! The network's input planes and policy layout: the one place that defines both. The
-//! training code reads the same definition from `layout_json()` (exported as
-//! `models/layout.json` by `iron-arena layout`), so the two cannot drift.
+//! training code reads the same definition from `layout_json()` (printed by `iron-arena
+//! layout`, which `training/train.py` runs and checks against), so the two cannot drift.
 //!
 //! Everything is seen from the side to move: for North the ranks are mirrored, so
 //! "forward" is always towards the top (row 8) and the end row is row 8.

@@ -1,4 +1,4 @@
-//! Position notation (IAPN, RULES.md §7): parse into a [`Setup`], validate into a
+//! Position notation (IAPN, docs/specification.md §7): parse into a [`Setup`], validate into a
 //! [`Position`]; format back. `format(parse(s)) == s` for every accepted string.
 
 use core::fmt;

@@ -1,4 +1,4 @@
-//! Iron Arena's rules engine (RULES.md): pure, no I/O, no global state, no clock.
+//! Iron Arena's rules engine (docs/specification.md): pure, no I/O, no global state, no clock.
 //!
 //! - [`Position`]: a validated position (board, factions, side to move, ply, hash), made
 //!   from IAPN text ([`iapn::parse`]) or an unvalidated [`Setup`].

@@ -1,4 +1,4 @@
-//! Legal move generation (RULES.md §3–5).
+//! Legal move generation (docs/specification.md §3–5).
 //!
 //! Every generated move is legal: the only base moves that could destroy the mover's own
 //! king-piece (a Phial detonating next to its Scientist, a Slash over the own Mistress)

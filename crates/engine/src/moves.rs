@@ -1,4 +1,4 @@
-//! The `Move` type and its notation (IAMN, RULES.md §8).
+//! The `Move` type and its notation (IAMN, docs/specification.md §8).
 //!
 //! A turn is one base move (origin → destination) and at most one ability. What kind of
 //! base move it is (plain, capture, Dagger stab, Scales leap, Cog merge, Spring recoil)

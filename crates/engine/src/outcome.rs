@@ -60,7 +60,7 @@ impl DrawReason {
 }
 
 impl fmt::Display for Outcome {
-    /// `south wins: <reason>`, `north wins: <reason>` or `draw: <reason>` (RULES.md §7).
+    /// `south wins: <reason>`, `north wins: <reason>` or `draw: <reason>` (docs/specification.md §7).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Outcome::Win { winner, reason } => write!(f, "{winner} wins: {}", reason.as_str()),

@@ -1,4 +1,4 @@
-//! Perft (RULES.md §9): leaf count of the move tree, the yardstick for move generation.
+//! Perft (docs/specification.md §9): leaf count of the move tree, the yardstick for move generation.
 //!
 //! Repetition is tracked along the path (the root counted once) by Zobrist hash; a node
 //! whose game is over counts 0 below depth 0.

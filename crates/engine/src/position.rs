@@ -250,7 +250,7 @@ impl Position {
             && k / 9 == side.end_rank()
     }
 
-    /// The outcome visible on the board alone, in RULES.md §6 order, before repetition:
+    /// The outcome visible on the board alone, in docs/specification.md §6 order, before repetition:
     /// a side without its king-piece has lost; Father Time on its end row has won.
     pub(crate) fn board_outcome(&self) -> Option<Outcome> {
         for side in [self.turn, self.turn.opponent()] {
@@ -278,7 +278,7 @@ impl Position {
     }
 
     /// The outcome of this position just reached by a move, given how many times it had
-    /// occurred before (RULES.md §6 in order: king destroyed, Timeout, third repetition
+    /// occurred before (docs/specification.md §6 in order: king destroyed, Timeout, third repetition
     /// — the mover loses —, 160 plies, no legal move). For searches that keep their own
     /// history; [`crate::Game`] uses it too.
     pub fn outcome_after_move(&self, earlier_occurrences: usize) -> Option<Outcome> {

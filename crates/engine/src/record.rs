@@ -13,7 +13,7 @@
 //! ```
 //!
 //! Tags other than `start`, `result` and `moves` are informational and kept in order.
-//! `result` is `ongoing`, a rules result (RULES.md §7), or one decided off the board:
+//! `result` is `ongoing`, a rules result (docs/specification.md §7), or one decided off the board:
 //! `<side> wins: resignation`, `<side> wins: time forfeit`, `draw: agreement`.
 
 use core::fmt;

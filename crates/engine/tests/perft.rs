@@ -1,5 +1,5 @@
 //! Every line of the perft vectors (computed by an independent implementation from
-//! RULES.md) must match, at every depth given (the engine is built with opt-level 3 in
+//! docs/specification.md) must match, at every depth given (the engine is built with opt-level 3 in
 //! test builds, so depth 4 of the start positions takes well under a second).
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report

@@ -1,8 +1,8 @@
-//! Per-piece and per-ability tests on hand-built positions (RULES.md is the authority).
+//! Per-piece and per-ability tests on hand-built positions (docs/specification.md is the authority).
 //!
-//! Every expectation below was counted by hand from RULES.md, never copied from the
+//! Every expectation below was counted by hand from docs/specification.md, never copied from the
 //! engine's output. Each test says in a comment how its expected moves were derived.
-//! Board strings are IAPN (RULES.md §7): ranks 9 down to 1, files a→i, uppercase South.
+//! Board strings are IAPN (docs/specification.md §7): ranks 9 down to 1, files a→i, uppercase South.
 
 use std::collections::BTreeSet;
 
