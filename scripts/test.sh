@@ -1,25 +1,63 @@
 #!/usr/bin/env bash
-# Runs every test of the project: formatting, lints, the Rust test suites (including the
-# API tests against the real Workers runtime), and the engine's wasm32 build.
-# Installs what is missing first (scripts/setup.sh). The README's test command.
+# Runs every test of the project, the cheapest first, stopping at the first failure:
+# formatting, lints, the native suites (rules, browser engine, AI, service, CLI), the wasm32
+# builds, the real-runtime suites (tests/*.rs against `wrangler dev`, schemathesis), the
+# network check and training smoke (tract), then the browser end-to-end tests.
+# Installs what is missing first (scripts/setup.sh). The README's test command; CI runs it
+# on a clean clone (.ci/run). Prints how long each phase took at the end.
+#   scripts/test.sh           everything
+#   scripts/test.sh --quick   the inner loop: rustfmt, clippy and the native suites only
+#                             (no setup, no wasm, no runtime, no tract, no browser)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
-scripts/setup.sh
+quick=false
+case "${1:-}" in
+    --quick) quick=true ;;
+    "") ;;
+    *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
 
-echo "== rustfmt"
+# Phase timing: each `phase` closes the previous one; the table prints on exit, passed or not.
+timings=()
+phase_name=""
+phase_start=$SECONDS
+phase() {
+    [ -n "$phase_name" ] && timings+=("$(printf '%5ds  %s' $((SECONDS - phase_start)) "$phase_name")")
+    phase_name="$1"
+    phase_start=$SECONDS
+    echo "== $1"
+}
+report() {
+    local rc=$?
+    [ -n "$phase_name" ] && timings+=("$(printf '%5ds  %s%s' $((SECONDS - phase_start)) "$phase_name" "$([ $rc = 0 ] || echo ' (FAILED)')")")
+    echo "== time per phase (total ${SECONDS}s)"
+    printf '%s\n' "${timings[@]}"
+}
+trap report EXIT
+
+if ! $quick; then
+    phase "setup (installs what is missing)"
+    scripts/setup.sh
+fi
+phase "rustfmt"
 cargo fmt --all --check
-echo "== clippy (warnings are errors)"
+phase "clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "== engine builds for wasm32"
+phase "native suites: rules, browser engine, AI, service, CLI"
+cargo test --locked --workspace --exclude iron-arena-worker
+if $quick; then
+    echo "== quick tests passed"
+    exit 0
+fi
+phase "wasm32: the engine; the Worker with the network AI (tract) passes clippy"
 cargo check -p engine --target wasm32-unknown-unknown --locked
-echo "== the Worker with the network AI (feature net: tract in wasm) passes clippy for wasm32"
 cargo clippy --locked -p iron-arena-worker --features net --target wasm32-unknown-unknown -- -D warnings
-echo "== build the Workers module"
+phase "build the Workers module and the browser engine"
 scripts/build-worker.sh
-echo "== tests"
-cargo test --workspace --locked
-echo "== the network: tract runs the shipped model as its trainer did; training smoke"
+phase "real-runtime suites (wrangler dev: API, accounts, players, schemathesis)"
+cargo test --locked -p iron-arena-worker
+phase "the network: tract runs the shipped models as their trainer did; training smoke"
 # A debug build: tract compiles in a third of the release time, and four inferences and
 # two 8-evaluation self-play games need no optimiser.
 cargo build --locked -p cli --features onnx
@@ -27,6 +65,6 @@ for m in models/net-v*.onnx; do
     target/debug/iron-arena check-model "$m" "${m%.onnx}.reference.json"
 done
 IRON_ARENA_BIN=target/debug/iron-arena REQUIRE_TRACT=1 training/smoke.sh
-echo "== browser end-to-end tests (headless Chromium, screenshots in test-output/)"
+phase "browser end-to-end tests (headless Chromium, screenshots in test-output/)"
 scripts/e2e.sh
 echo "== all tests passed"
