@@ -55,6 +55,8 @@ cargo check -p engine --target wasm32-unknown-unknown --locked
 cargo clippy --locked -p iron-arena-worker --features net --target wasm32-unknown-unknown -- -D warnings
 phase "build the Workers module and the browser engine"
 scripts/build-worker.sh
+phase "deploy dry run: the bundle builds and fits the plan (wrangler deploy --dry-run)"
+scripts/check-deploy.sh
 phase "real-runtime suites (wrangler dev: API, accounts, players, schemathesis)"
 cargo test --locked -p iron-arena-worker
 phase "the network: tract runs the shipped models as their trainer did; training smoke"
