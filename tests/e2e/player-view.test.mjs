@@ -1,0 +1,424 @@
+// End-to-end checks of "what a player sees" (issue 13) in headless Chromium against the
+// real runtime: legal-move dots centred on the Electric Field, the first screen, piece
+// names on hover, moves in words, the player's move shown at once while the AI thinks (and
+// rolled back when refused), replay numbering and the result banner, bad addresses, short
+// screens, the rules' contents and pictures, the original's modals and texts, and the small
+// things (Discord sign-in hidden when not configured, one-line player bars, the offline
+// message, sounds unlocked by the first tap). Screenshots of every screen at 1280×800 and
+// 390×844 go to test-output/i13-*.png (look at them).
+// No fixed sleeps: every wait is on a state the page exposes (data-ply, data-pending,
+// data-animating, an element, a text).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { api, d1, launchBrowser, newPage, shot, startServer } from "./support.mjs";
+
+const T = { timeout: 180_000 };
+let server;
+let busy;
+let browser;
+before(async () => {
+  // The AI plays random legal moves (quick and enough here); a second runtime refuses
+  // every new game (server_busy with Retry-After).
+  [server, busy] = await Promise.all([startServer({ AI_ENGINE: "random" }), startServer({ LIMIT_PER_IP_PER_MINUTE: "0" })]);
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+  busy?.stop();
+});
+
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const getState = async (id) => (await api(server.base, "GET", `/api/games/${id}`)).json;
+const gameId = (page) => /\/g\/([0-9a-f]{24})/.exec(page.url())[1];
+
+/** Home → "Play the AI" with the given factions (South = you) at level 1. */
+async function startAiGame(page, mine = "axiom", theirs = "blades") {
+  await open(page, "/");
+  await page.click(`.ai-form .faction-card:has(input[name="ai-you"][value="${mine}"])`);
+  await page.click(`.ai-form .faction-card:has(input[name="ai-them"][value="${theirs}"])`);
+  assert.ok(await page.isChecked(`.ai-form input[name="ai-you"][value="${mine}"]`));
+  await page.selectOption("select[name=level]", "1");
+  await page.click(".start-ai");
+  await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+  return gameId(page);
+}
+
+/** Waits until the board shows the live position after `n` moves and nothing is moving. */
+async function settled(page, n) {
+  await page.waitForFunction((k) => {
+    const g = document.querySelector(".game");
+    return g && g.dataset.ply === String(k) && g.dataset.pending === "false" && g.dataset.animating !== "true";
+  }, n, { timeout: 20_000 });
+}
+
+async function clickMove(page, move) {
+  await page.click(`.board [data-sq="${move.slice(0, 2)}"]`);
+  await page.waitForSelector(`.board [data-sq="${move.slice(2, 4)}"].target`);
+  await page.click(`.board [data-sq="${move.slice(2, 4)}"]`);
+}
+
+/** Opens a page of the client and waits until its controls have their handlers. */
+async function open(page, path) {
+  await page.goto(path);
+  await page.waitForSelector('html[data-app="ready"]', { state: "attached" });
+}
+
+const centre = (b) => [b.x + b.width / 2, b.y + b.height / 2];
+
+test("legal-move dots on the Electric Field are centred and the square keeps its hatching; moves in words; piece names on hover", T, async () => {
+  const page = await newPage(browser, server.base, DESKTOP);
+  const id = await startAiGame(page);
+  let s = await getState(id);
+  // A Phial two squares forward, then (after the AI's reply) a move onto rank 5.
+  const first = s.legal_moves.find((m) => m === "c2c4") || s.legal_moves.find((m) => /^[a-i]2[a-i]4$/.test(m));
+  await clickMove(page, first);
+  await settled(page, 2);
+  s = await getState(id);
+  const onField = s.legal_moves.find((m) => m[3] === "5" && !m.includes("/"));
+  assert.ok(onField, `a legal move onto rank 5 (${s.legal_moves.join(" ")})`);
+  await page.click(`.board [data-sq="${onField.slice(0, 2)}"]`);
+  const dest = onField.slice(2, 4);
+  await page.waitForSelector(`.board [data-sq="${dest}"].target`);
+  const sqBox = await page.locator(`.board [data-sq="${dest}"]`).boundingBox();
+  const marker = page.locator(`.board [data-sq="${dest}"] .target-dot, .board [data-sq="${dest}"] .target-ring`);
+  const dotBox = await marker.boundingBox();
+  const [sx, sy] = centre(sqBox);
+  const [dx, dy] = centre(dotBox);
+  assert.ok(Math.abs(sx - dx) <= 1 && Math.abs(sy - dy) <= 1, `dot centred on ${dest}: square centre ${sx},${sy}, dot centre ${dx},${dy}`);
+  assert.ok(dotBox.width >= sqBox.width * 0.25, "the dot is large enough to see");
+  const hatch = await page.$eval(`.board [data-sq="${dest}"]`, (e) => getComputedStyle(e).backgroundImage);
+  assert.match(hatch, /repeating-linear-gradient/, "the Electric Field's hatching stays under the dot");
+  await shot(page, "i13-field-dot-1280");
+  await page.keyboard.press("Escape");
+  // The move list in words with the piece's picture (no raw notation).
+  const words = await page.locator('.move-list .mv[data-ply="1"] .mv-text').textContent();
+  assert.equal(words, `Phial ${first.slice(0, 2)}–${first.slice(2, 4)}`);
+  assert.equal(await page.locator('.move-list .mv[data-ply="1"] .mv-icon svg').count(), 1);
+  assert.equal(await page.textContent('.move-list li:first-child .num'), "1.");
+  // A piece's name on hover.
+  await page.hover('.board [data-sq="e1"]');
+  await page.waitForSelector(".piece-tip:not([hidden])");
+  assert.equal(await page.textContent(".piece-tip"), "South The Scientist");
+  await page.hover('.board [data-sq="e9"]');
+  await page.waitForFunction(() => document.querySelector(".piece-tip").textContent === "North The Mistress");
+  assert.deepEqual(page.errors, []);
+});
+
+test("the player's move is shown at once with 'The AI is thinking…'; a refused move is rolled back with the server's message", T, async () => {
+  const page = await newPage(browser, server.base, DESKTOP);
+  const id = await startAiGame(page);
+  const s = await getState(id);
+  const move = s.legal_moves.find((m) => m === "e2e4") || s.legal_moves.find((m) => /^[a-i]2[a-i]3$/.test(m));
+  // Hold the move's answer until the page has shown the move.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route("**/api/games/*/moves", async (route) => { await held; await route.continue(); });
+  await clickMove(page, move);
+  await page.waitForSelector('.game[data-pending="true"]');
+  assert.match(await page.getAttribute(`.board [data-sq="${move.slice(2, 4)}"]`, "aria-label"), /South Phial/);
+  assert.match(await page.getAttribute(`.board [data-sq="${move.slice(0, 2)}"]`, "aria-label"), /empty/);
+  assert.equal(await page.textContent(".turn"), "The AI is thinking…");
+  await shot(page, "i13-ai-thinking-1280");
+  release();
+  await settled(page, 2);
+  await page.unroute("**/api/games/*/moves");
+  // A refusal: the board goes back to the server's position and says why.
+  const s2 = await getState(id);
+  const next = s2.legal_moves.find((m) => !m.includes("/"));
+  await page.route("**/api/games/*/moves", (route) => route.fulfill({
+    status: 422, contentType: "application/json",
+    body: JSON.stringify({ error: "illegal_move", message: "that move is not legal in this position" }),
+  }));
+  await clickMove(page, next);
+  await page.waitForSelector(".msg:not([hidden])");
+  assert.match(await page.textContent(".msg"), /Move refused: that move is not legal in this position/);
+  await settled(page, 2);
+  const label = await page.getAttribute(`.board [data-sq="${next.slice(0, 2)}"]`, "aria-label");
+  assert.ok(!/empty/.test(label), `the piece is back on ${next.slice(0, 2)} (${label})`);
+  await page.unroute("**/api/games/*/moves");
+  assert.deepEqual(page.errors.filter((e) => !/422/.test(e)), []);
+});
+
+test("replay: the note and the list's numbers agree; the result banner does not cover the board while stepping", T, async () => {
+  const page = await newPage(browser, server.base, DESKTOP);
+  const id = await startAiGame(page);
+  for (let n = 0; n < 2; n++) {
+    const s = await getState(id);
+    await clickMove(page, s.legal_moves.find((m) => !m.includes("/")));
+    await settled(page, 2 * (n + 1));
+  }
+  await page.click(".actions .resign");
+  await page.waitForSelector("#confirm-dialog[open]");
+  await page.click("#confirm-dialog .danger");
+  await page.waitForSelector(".result-banner:not([hidden])");
+  await page.click('.replay-nav [data-nav="prev"]');
+  await page.waitForSelector(".replay-note:not([hidden])");
+  assert.match(await page.textContent(".replay-note"), /after move 3 of 4/);
+  assert.equal(await page.textContent(".move-list .mv.current"), await page.textContent('.move-list .mv[data-ply="3"]'));
+  assert.equal(await page.textContent(".move-list li:has(.mv.current) .num"), "3.");
+  assert.ok(await page.locator(".result-banner").isHidden(), "no banner over the board while replaying");
+  assert.match(await page.textContent(".result-line"), /Result: .*resign/i);
+  await shot(page, "i13-replay-finished-1280");
+  await page.click('.replay-nav [data-nav="live"]');
+  await page.waitForSelector(".result-banner:not([hidden])");
+  assert.deepEqual(page.errors, []);
+});
+
+test("the first screen: a new player can start without scrolling; a returning player sees their games first", T, async () => {
+  for (const [size, vp] of [["1280", DESKTOP], ["390", PHONE]]) {
+    const page = await newPage(browser, server.base, vp);
+    await open(page, "/");
+    await page.waitForSelector(".faction-card");
+    assert.equal(await page.title(), "Iron Arena — v2.3");
+    assert.ok(await page.locator(".my-games").isHidden(), "no empty My games for a new player");
+    const b = await page.locator(".start-ai").boundingBox();
+    assert.ok(b.y >= 0 && b.y + b.height <= vp.height, `Start game vs AI within the first ${vp.width}×${vp.height} screen (bottom at ${b.y + b.height})`);
+    assert.equal(await page.locator(".piece-list-wrap[open]").count(), 0, "the piece lists are folded");
+    await shot(page, `i13-home-new-${size}`);
+    // Returning: one game made, back home.
+    await page.click(".start-ai");
+    await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
+    await page.waitForSelector(".my-turn .board .sq.pickable");
+    await page.click(".logo");
+    await page.waitForSelector(".my-games:not([hidden]) .gi-status.yours");
+    const g = await page.locator(".my-games").boundingBox();
+    const ai = await page.locator(".ai-form").boundingBox();
+    assert.ok(g.y < ai.y && g.y + 40 < vp.height, "My games comes first, within the first screen");
+    assert.match(await page.textContent(".my-games .gi-status"), /Your turn/);
+    await shot(page, `i13-home-returning-${size}`);
+    assert.deepEqual(page.errors, []);
+  }
+});
+
+test("short screens: the whole board is in view at 844×390 and 800×600; phone player bars on one line", T, async () => {
+  const page = await newPage(browser, server.base, DESKTOP);
+  await startAiGame(page, "clockwork", "axiom");
+  for (const vp of [{ width: 844, height: 390 }, { width: 800, height: 600 }, PHONE, DESKTOP]) {
+    await page.setViewportSize(vp);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.waitForFunction(([w, h]) => window.innerWidth === w && window.innerHeight === h, [vp.width, vp.height]);
+    const b = await page.locator(".board").boundingBox();
+    assert.ok(b.y >= 0 && b.y + b.height <= vp.height && b.x >= 0 && b.x + b.width <= vp.width,
+      `board in view at ${vp.width}×${vp.height}: ${JSON.stringify(b)}`);
+    assert.ok(b.width >= 150, `board large enough at ${vp.width}×${vp.height} (${b.width})`);
+    for (const bar of await page.locator(".player-bar").all()) {
+      const h = await bar.evaluate((e) => e.getBoundingClientRect().height);
+      assert.ok(h < 40, `player bar on one line at ${vp.width}×${vp.height} (height ${h})`);
+    }
+    await shot(page, `i13-game-${vp.width}x${vp.height}`);
+  }
+  assert.deepEqual(page.errors, []);
+});
+
+test("bad addresses say so: a cut game id, an unknown game, a cut invite, an unknown page", T, async () => {
+  const page = await newPage(browser, server.base, PHONE);
+  await open(page, "/g/1234abcd");
+  await page.waitForSelector(".notfound h1");
+  assert.equal(await page.textContent(".notfound h1"), "Game not found");
+  assert.match(await page.textContent(".notfound"), /incomplete or wrong/);
+  assert.match(page.url(), /\/g\/1234abcd$/, "the address is kept, not replaced by the home page");
+  await shot(page, "i13-bad-link-390");
+  await open(page, "/g/0123456789abcdef01234567");
+  await page.waitForSelector(".notfound h1");
+  assert.match(await page.textContent(".notfound"), /There is no game at this address/);
+  // A link game's invite, cut short.
+  const r = await api(server.base, "POST", "/api/games", { mode: "link", seat: "south", south: "blades", north: "axiom" });
+  const url = new URL(r.json.invite_url);
+  await open(page, `${url.pathname}${url.hash.slice(0, 30)}`);
+  await page.waitForSelector(".msg:not([hidden])");
+  assert.match(await page.textContent(".msg"), /invite link is cut short or damaged/);
+  await open(page, "/nowhere/at-all");
+  await page.waitForSelector(".notfound h1");
+  assert.equal(await page.textContent(".notfound h1"), "Page not found");
+  assert.deepEqual(page.errors.filter((e) => !/404/.test(e)), []);
+});
+
+test("the rules: contents, faction sections with pictures, diagrams that fit a phone, ply, the charged badge", T, async () => {
+  const page = await newPage(browser, server.base, PHONE);
+  await open(page, "/");
+  await page.click("#btn-rules");
+  await page.waitForSelector("#rules-dialog .rules-toc");
+  const toc = await page.locator("#rules-dialog .rules-toc a").allTextContents();
+  for (const want of ["Clockwork", "Blades", "Axiom", "End of the game"]) assert.ok(toc.includes(want), `contents list ${want}: ${toc}`);
+  assert.equal(await page.locator("#rules-dialog .rules-pieces").count(), 3);
+  assert.equal(await page.locator("#rules-dialog .rules-pieces li").count(), 7 + 6 + 6);
+  assert.match(await page.textContent("#rules-dialog"), /A turn is also called a ply/);
+  assert.equal(await page.locator("#rules-dialog .charged-example .charge").count(), 1);
+  const wide = await page.$$eval("#rules-dialog pre.diagram", (els) => els.filter((e) => e.scrollWidth > e.clientWidth + 1).length);
+  assert.equal(wide, 0, "no diagram scrolls sideways at 390 px");
+  await shot(page, "i13-rules-390");
+  await page.click('#rules-dialog .rules-toc a:text("Blades")');
+  await shot(page, "i13-rules-blades-390");
+  await page.keyboard.press("Escape");
+  // The legend under the board has the charged badge.
+  assert.deepEqual(page.errors, []);
+});
+
+test("the original's modals: Music, Dev Notes, Support (configured or not), Server Busy with the wait, badge Congratulations", T, async () => {
+  const page = await newPage(browser, server.base, DESKTOP);
+  await open(page, "/");
+  await page.waitForSelector(".faction-card");
+  // Music: several themes, volume, on/off, remembered.
+  await page.click("#btn-music");
+  await page.waitForSelector("#music-dialog[open]");
+  assert.equal(await page.textContent("#music-dialog h2"), "Music");
+  assert.ok(await page.locator("#music-dialog input[name=music-theme]").count() >= 3, "several themes");
+  await page.check('#music-dialog input[value="axiom"]');
+  await page.$eval("#music-volume", (e) => { e.value = "40"; e.dispatchEvent(new Event("input", { bubbles: true })); });
+  await page.check("#music-on");
+  await shot(page, "i13-music-1280");
+  await page.keyboard.press("Escape");
+  assert.match(await page.textContent("#btn-music"), /on/);
+  await page.reload();
+  await page.waitForSelector('html[data-app="ready"]', { state: "attached" });
+  await page.click("#btn-music");
+  await page.waitForSelector("#music-dialog[open]");
+  assert.ok(await page.isChecked('#music-dialog input[value="axiom"]'));
+  assert.equal(await page.inputValue("#music-volume"), "40");
+  assert.ok(await page.isChecked("#music-on"));
+  await page.uncheck("#music-on");
+  await page.keyboard.press("Escape");
+  // Dev Notes: the original's sections, the AI as it is in this build.
+  await page.click("#btn-devnotes");
+  await page.waitForSelector("#devnotes-dialog[open]");
+  const heads = await page.locator("#devnotes-dialog h3").allTextContents();
+  assert.deepEqual(heads, ["The inspiration", "How it was made", "The AI", "Balancing", "Music"]);
+  const notes = await page.textContent("#devnotes-dialog");
+  assert.match(notes, /CHESS and STARCRAFT/);
+  assert.match(notes, /Monte Carlo Tree Search guided by a hand-written evaluation/);
+  assert.match(notes, /not the\s+default/);
+  await shot(page, "i13-devnotes-1280");
+  await page.keyboard.press("Escape");
+  // Support: without configuration, no invite and no address.
+  await page.click("#btn-support");
+  await page.waitForSelector("#support-dialog[open]");
+  assert.match(await page.textContent("#support-dialog"), /free to play/);
+  assert.equal(await page.locator("#support-dialog .discord-invite, #support-dialog .contact-email").count(), 0);
+  await page.keyboard.press("Escape");
+  // ... and with it (public/site.json), both.
+  const cfg = await newPage(browser, server.base, PHONE);
+  await cfg.route("**/site.json", (route) => route.fulfill({ contentType: "application/json", body: JSON.stringify({ discord_invite: "https://discord.gg/example", contact_email: "play@example.org" }) }));
+  await open(cfg, "/");
+  await cfg.click("#btn-support");
+  await cfg.waitForSelector("#support-dialog[open] .discord-invite");
+  assert.equal(await cfg.getAttribute("#support-dialog .discord-invite", "href"), "https://discord.gg/example");
+  assert.equal(await cfg.getAttribute("#support-dialog .contact-email", "href"), "mailto:play@example.org");
+  await shot(cfg, "i13-support-390");
+  // Server Busy: the wait from Retry-After.
+  const b = await newPage(browser, busy.base, PHONE);
+  await open(b, "/");
+  const ra = (await api(busy.base, "POST", "/api/games", { mode: "ai", seat: "south", south: "axiom", north: "blades" }));
+  assert.equal(ra.status, 503);
+  await b.click(".start-ai");
+  await b.waitForSelector("#busy-dialog[open] .busy-wait");
+  assert.match(await b.textContent("#busy-dialog .busy-wait"), /You can try again in about \d+ (seconds?|minutes?)\./);
+  await shot(b, "i13-busy-390");
+  // The badge modal: the original's words, only when newly earned. (A game makes this
+  // browser's player; then home, where its badges are seen.)
+  await startAiGame(page);
+  await open(page, "/");
+  const me = await page.evaluate(async () => (await fetch("/api/me")).json());
+  assert.ok(me.id, "a player after a game");
+  await page.waitForSelector("#me-link:not([hidden])");
+  await d1(server.persist, "INSERT OR IGNORE INTO badges (id, name, description) VALUES ('axiom-story', 'Grand Scientist', 'Finished every stage of the Axiom story.')");
+  await d1(server.persist, `INSERT OR IGNORE INTO player_badges (player_id, badge_id, awarded_at) VALUES ('${me.id}', 'axiom-story', 0)`);
+  await page.reload();
+  await page.waitForSelector('html[data-app="ready"]', { state: "attached" });
+  await page.waitForSelector("#badge-dialog[open]");
+  assert.equal(await page.textContent("#badge-dialog h2"), "Congratulations!");
+  const body = await page.textContent("#badge-dialog .modal-body");
+  assert.match(body, /You have earned a Badge\./);
+  assert.match(body, /This badge will now be displayed next to your name\./);
+  assert.deepEqual(await page.locator("#badge-dialog .modal-actions button").allTextContents(), ["Continue"]);
+  await shot(page, "i13-badge-1280");
+  await page.click("#badge-dialog .modal-actions button");
+  await page.waitForSelector("#badge-dialog", { state: "detached" });
+  await page.reload();
+  await page.waitForSelector('html[data-app="ready"]', { state: "attached" });
+  await page.waitForSelector("#me-link .badge");
+  assert.equal(await page.locator("#badge-dialog").count(), 0, "shown once only");
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(cfg.errors, []);
+});
+
+test("small things: no Discord button without Discord, the offline message cleared on reconnect, sounds unlocked by the first tap", T, async () => {
+  const page = await newPage(browser, server.base, PHONE);
+  // The live connection goes through a proxy the test can cut (to see a reconnect).
+  let wsRoute = null;
+  await page.routeWebSocket(/\/api\/games\/[0-9a-f]+\/ws$/, (ws) => { wsRoute = ws; ws.connectToServer(); });
+  await open(page, "/");
+  await page.waitForSelector(".faction-card");
+  await page.evaluate(async () => { window.audioSettings = (await import("/audio.js")).settings; });
+  assert.equal(await page.evaluate(() => window.audioSettings.audioState), "locked");
+  await page.click(".hero h1");
+  await page.waitForFunction(() => window.audioSettings.audioState === "running");
+  await page.click("#btn-player");
+  await page.waitForSelector("#player-dialog[open] .account-panel .guest-note");
+  assert.equal(await page.locator("#player-dialog .sign-in").count(), 0, "no Sign in with Discord on a server without it");
+  await page.keyboard.press("Escape");
+  assert.equal(await page.locator(".link-form #rated-note button").count(), 0);
+  // Offline: the move is not sent; once the live connection is back, the message goes.
+  const id = await startAiGame(page);
+  await page.waitForSelector(".conn.live");
+  const s = await getState(id);
+  await page.route("**/api/games/*/moves", (route) => route.abort("internetdisconnected"));
+  await clickMove(page, s.legal_moves.find((m) => !m.includes("/")));
+  await page.waitForSelector(".msg:not([hidden])");
+  assert.match(await page.textContent(".msg"), /not sent/);
+  await page.unroute("**/api/games/*/moves");
+  await wsRoute.close(); // the connection drops ...
+  await page.waitForSelector(".conn.offline, .conn.connecting");
+  await page.waitForSelector(".conn.live"); // ... and comes back by itself
+  await page.waitForSelector(".msg[hidden]", { state: "attached" });
+  assert.deepEqual(page.errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|net::ERR_FAILED/.test(e)), []);
+});
+
+test("screenshots of every screen at 1280×800 and 390×844", T, async () => {
+  for (const [size, vp] of [["1280", DESKTOP], ["390", PHONE]]) {
+    const page = await newPage(browser, server.base, vp);
+    await open(page, "/");
+    await page.waitForSelector(".faction-card");
+    await shot(page, `i13-screen-home-${size}`);
+    await open(page, "/story");
+    await page.waitForSelector(".story-card .stage");
+    await shot(page, `i13-screen-story-${size}`);
+    await page.click('.story-card[data-story="clockwork"] .stage[data-stage="0"] .stage-play');
+    await page.waitForSelector("#stage-dialog[open]");
+    await shot(page, `i13-screen-stage-intro-${size}`);
+    await page.click("#stage-dialog .primary");
+    await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
+    await page.waitForSelector(".stage-card:not([hidden])");
+    await settled(page, await page.evaluate(async (id) => (await (await fetch(`/api/games/${id}`)).json()).moves.length, gameId(page)));
+    await shot(page, `i13-screen-stage-game-${size}`);
+    await page.click(".exit-stage");
+    await page.waitForSelector("#confirm-dialog[open]");
+    assert.match(await page.textContent("#confirm-dialog .modal-body"), /This will reset the progress made during this stage of the story\. Are you sure\?/);
+    await shot(page, `i13-screen-exit-stage-${size}`);
+    await page.keyboard.press("Escape");
+    await open(page, "/story");
+    await page.waitForSelector(".story-card .stage");
+    await page.click('.story-card[data-story="axiom"] .reset-story');
+    await page.waitForSelector("#confirm-dialog[open]");
+    assert.equal(await page.textContent("#confirm-dialog .modal-body"), "This will reset your progress for this story. Are you sure?");
+    await shot(page, `i13-screen-reset-story-${size}`);
+    await page.keyboard.press("Escape");
+    await open(page, "/leaderboard");
+    await page.waitForSelector(".lb-grid, .data-table, .empty-state");
+    await shot(page, `i13-screen-leaderboard-${size}`);
+    const me = await page.evaluate(async () => (await fetch("/api/me")).json());
+    await open(page, `/p/${me.id}`);
+    await page.waitForSelector(".profile-name");
+    await shot(page, `i13-screen-player-${size}`);
+    for (const [btn, dlg, name] of [["#btn-rules", "#rules-dialog .rules-toc", "rules"], ["#btn-music", "#music-dialog", "music"], ["#btn-devnotes", "#devnotes-dialog", "devnotes"], ["#btn-support", "#support-dialog", "support"], ["#btn-player", "#player-dialog .account-panel", "player-info"]]) {
+      await page.click(btn);
+      await page.waitForSelector(dlg);
+      await shot(page, `i13-screen-${name}-${size}`);
+      await page.keyboard.press("Escape");
+      await page.waitForSelector("dialog[open]", { state: "detached" });
+    }
+    assert.deepEqual(page.errors, []);
+  }
+});
