@@ -178,6 +178,9 @@ export function accountPanel() {
             try { await account.signOut(); toast("Signed out. You are playing as a guest."); } catch (ex) { derr.hidden = false; derr.textContent = `Signing out failed: ${ex.message}`; }
           },
         }), derr);
+    } else if (!p.discord_available) {
+      // This server has no Discord application: no button that cannot work.
+      discord.append(h("p", { class: "muted small guest-note", text: "You are playing as a guest: this browser keeps your games, story progress and badges." }));
     } else {
       discord.append(
         h("p", { class: "muted small", text: "You are playing as a guest: this browser keeps your games, story progress and badges. Sign in with Discord to keep them on every device and to play rated games." }),

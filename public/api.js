@@ -7,6 +7,7 @@ export class ApiError extends Error {
     this.status = status;
     this.code = body?.error || (status === 0 ? "network" : "http_" + status);
     this.state = body?.state || null;
+    this.retryAfter = null; // seconds, from Retry-After (503 server_busy)
   }
 }
 
@@ -23,7 +24,13 @@ async function call(method, path, { body, token } = {}) {
   const text = await r.text();
   let json = null;
   try { json = JSON.parse(text); } catch { /* not JSON */ }
-  if (!r.ok) throw new ApiError(r.status, json || { message: text || `HTTP ${r.status}` });
+  if (!r.ok) {
+    const err = new ApiError(r.status, json || { message: text || `HTTP ${r.status}` });
+    const ra = r.headers.get("retry-after");
+    if (ra && /^\d+$/.test(ra.trim())) err.retryAfter = Number(ra);
+    else if (ra && !Number.isNaN(Date.parse(ra))) err.retryAfter = Math.max(0, Math.round((Date.parse(ra) - Date.now()) / 1000));
+    throw err;
+  }
   return json ?? text;
 }
 

@@ -10,10 +10,10 @@ import { showHome } from "./home.js";
 import { showGame } from "./game.js";
 import { showStories } from "./story.js";
 import { showPlayer, showLeaderboard } from "./players.js";
-import { account, badgesEl } from "./account.js";
-import { showRules, showDevNotes, showSupport, showPlayerInfo } from "./modals.js";
-import { settings } from "./audio.js";
-import { setRouter, navigate, toast } from "./ui.js";
+import { account, badgesEl, badgeEl } from "./account.js";
+import { showRules, showDevNotes, showSupport, showPlayerInfo, showMusic, showBadgeEarned } from "./modals.js";
+import { settings, THEMES } from "./audio.js";
+import { setRouter, navigate, toast, h } from "./ui.js";
 
 const main = document.getElementById("main");
 let teardown = null;
@@ -24,10 +24,20 @@ async function route() {
   const path = location.pathname;
   const m = /^\/g\/([0-9a-f]{24})\/?$/.exec(path);
   const player = /^\/p\/([0-9a-f]{24})\/?$/.exec(path);
-  const invite = /^#invite=([0-9a-f]+)$/.exec(location.hash)?.[1] || null;
+  const hasInvite = /^#invite/.test(location.hash);
+  const invite = /^#invite=([0-9a-f]{64})$/.exec(location.hash)?.[1] || null;
   if (m) {
     document.title = "Iron Arena — game";
-    teardown = await showGame(main, m[1], invite);
+    // A cut or damaged invite says so (the game is still shown, to watch).
+    teardown = await showGame(main, m[1], invite, { badInvite: hasInvite && !invite });
+  } else if (/^\/[gp]\//.test(path) && !player) {
+    const game = path.startsWith("/g/");
+    document.title = `Iron Arena — ${game ? "game" : "player"} not found`;
+    notFound(game ? "Game not found" : "Player not found",
+      `This ${game ? "game" : "player"} link is incomplete or wrong: the address must end in 24 letters and digits (0–9, a–f). ${hasInvite ? "If a friend sent it, ask them to send the whole invite link again." : "Please check the link."}`);
+  } else if (!player && !/^\/(index\.html)?$/.test(path) && !/^\/story\/?$/.test(path) && !/^\/leaderboard\/?$/.test(path)) {
+    document.title = "Iron Arena — page not found";
+    notFound("Page not found", "There is no page at this address.");
   } else if (/^\/story\/?$/.test(path)) {
     document.title = "Iron Arena — Story";
     await showStories(main);
@@ -39,11 +49,18 @@ async function route() {
     await showLeaderboard(main);
   } else {
     if (location.pathname !== "/") history.replaceState(null, "", "/");
-    document.title = "Iron Arena";
+    document.title = "Iron Arena — v2.3";
     showHome(main);
   }
   main.focus({ preventScroll: true });
 }
+/** A page for an address that leads nowhere: says so, with the way home. */
+function notFound(title, text) {
+  main.replaceChildren(h("section", { class: "panel-card notfound", "aria-labelledby": "nf-h" },
+    h("h1", { id: "nf-h", text: title }), h("p", { text }),
+    h("p", {}, h("a", { href: "/", "data-link": true, text: "Back to the home page" }))));
+}
+
 setRouter(route);
 window.addEventListener("popstate", route);
 
@@ -88,18 +105,37 @@ account.subscribe((me) => {
 });
 account.ready();
 
+// The original's "Congratulations!" modal, once per badge, when it is newly earned: the
+// badges this browser has already seen (per player) are kept in localStorage; a player
+// seen for the first time has nothing new.
+const SEEN = "ironarena.badges.seen.v1";
+account.subscribe(async (me) => {
+  if (!me?.id) return;
+  let all = {};
+  try { all = JSON.parse(localStorage.getItem(SEEN)) || {}; } catch { all = {}; }
+  const ids = me.badges.map((b) => b.id);
+  const seen = all[me.id];
+  all[me.id] = [...new Set([...(seen || []), ...ids])];
+  localStorage.setItem(SEEN, JSON.stringify(all));
+  if (!seen) return;
+  for (const b of me.badges.filter((x) => !seen.includes(x.id))) await showBadgeEarned(b, badgeEl(b));
+});
+
 const musicBtn = document.getElementById("btn-music");
 const soundBtn = document.getElementById("btn-sounds");
 function syncAudioButtons() {
-  musicBtn.setAttribute("aria-pressed", String(settings.music));
   musicBtn.querySelector(".state").textContent = settings.music ? "on" : "off";
+  musicBtn.classList.toggle("on", settings.music);
   soundBtn.setAttribute("aria-pressed", String(settings.sounds));
   soundBtn.querySelector(".state").textContent = settings.sounds ? "on" : "off";
 }
-musicBtn.addEventListener("click", () => { settings.setMusic(!settings.music); syncAudioButtons(); });
+musicBtn.addEventListener("click", () => showMusic(settings, THEMES, syncAudioButtons));
 soundBtn.addEventListener("click", () => { settings.setSounds(!settings.sounds); syncAudioButtons(); });
 syncAudioButtons();
-// Music remembered as "on" starts after the first user gesture (browser autoplay rules).
-window.addEventListener("pointerdown", () => settings.resumeAfterGesture(), { once: true });
+// Music remembered as "on" starts after the first user gesture (browser autoplay rules):
+// audio.js unlocks sound and music on the first tap, click or key.
 
+// Every control has its handler from here on (the module may run after the page's load
+// event): tests wait for this before they click.
+document.documentElement.dataset.app = "ready";
 route();

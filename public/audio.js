@@ -3,7 +3,7 @@
 // is off by default; both are mutable and remembered in localStorage.
 
 const PREF = "ironarena.audio.v1";
-const prefs = Object.assign({ music: false, sounds: true }, (() => {
+const prefs = Object.assign({ music: false, sounds: true, theme: "clockwork", volume: 0.7 }, (() => {
   try { return JSON.parse(localStorage.getItem(PREF)) || {}; } catch { return {}; }
 })());
 const save = () => localStorage.setItem(PREF, JSON.stringify(prefs));
@@ -37,7 +37,7 @@ function tone(freq, t, dur, { type = "sine", gain = 0.2, to = null, dest = maste
   o.stop(t + dur + 0.05);
 }
 
-function noise(t, dur, gain = 0.2, freq = 1200) {
+function noise(t, dur, gain = 0.2, freq = 1200, dest = master) {
   const len = Math.floor(ctx.sampleRate * dur);
   const buf = ctx.createBuffer(1, len, ctx.sampleRate);
   const data = buf.getChannelData(0);
@@ -49,7 +49,7 @@ function noise(t, dur, gain = 0.2, freq = 1200) {
   f.frequency.value = freq;
   const g = ctx.createGain();
   g.gain.value = gain;
-  src.connect(f).connect(g).connect(master);
+  src.connect(f).connect(g).connect(dest);
   src.start(t);
 }
 
@@ -67,37 +67,52 @@ export const sfx = {
   error() { if (prefs.sounds && audio()) tone(160, ctx.currentTime, 0.18, { type: "sawtooth", gain: 0.06 }); },
 };
 
-// --- Music: a generative loop in A minor, scheduled ahead with a look-ahead timer.
-const SCALE = [0, 2, 3, 5, 7, 8, 10];
-const PROG = [0, 5, 3, 4]; // i - VI - iv - v (scale degrees)
+// --- Music: generated themes, each a small set of rules (scale, chord progression, tempo,
+// ostinato, voices), scheduled ahead with a look-ahead timer; the melody is different on
+// every pass. Chosen in the Music window; the theme and the volume are remembered.
+export const THEMES = [
+  { id: "clockwork", name: "Clockwork", about: "A ticking ostinato in A minor over a slow drone.",
+    root: 57, scale: [0, 2, 3, 5, 7, 8, 10], prog: [0, 5, 3, 4], beat: 0.3,
+    pattern: [0, 2, 4, 7, 4, 2, 4, 2], lead: "triangle", bass: "sine", melody: [7, 9, 11, 8, 6], tick: true },
+  { id: "blades", name: "Blades", about: "Quick and restless, D dorian, plucked square-wave bass.",
+    root: 62, scale: [0, 2, 3, 5, 7, 9, 10], prog: [0, 3, 6, 4], beat: 0.2,
+    pattern: [0, 4, 2, 4, 0, 5, 2, 4], lead: "square", bass: "square", melody: [7, 8, 9, 11, 4], tick: false },
+  { id: "axiom", name: "Axiom", about: "Slow, bright arpeggios in C lydian.",
+    root: 60, scale: [0, 2, 4, 6, 7, 9, 11], prog: [0, 1, 4, 5], beat: 0.42,
+    pattern: [0, 2, 4, 6, 7, 6, 4, 2], lead: "sine", bass: "sine", melody: [9, 11, 13, 8], tick: false },
+  { id: "field", name: "Electric Field", about: "A dark pulse in E phrygian.",
+    root: 52, scale: [0, 1, 3, 5, 7, 8, 10], prog: [0, 1, 0, 6], beat: 0.25,
+    pattern: [0, 0, 4, 0, 0, 3, 0, 1], lead: "sawtooth", bass: "triangle", melody: [7, 8, 10], tick: true },
+];
 let musicTimer = null;
 let musicBus = null;
 let nextTime = 0;
 let step = 0;
 
 function midi(n) { return 440 * Math.pow(2, (n - 69) / 12); }
-function degree(root, d) { return root + SCALE[((d % 7) + 7) % 7] + 12 * Math.floor(d / 7); }
+function theme() { return THEMES.find((t) => t.id === prefs.theme) || THEMES[0]; }
 
 function scheduleMusic() {
-  const beat = 0.3; // 200 eighths per minute
+  const th = theme();
+  const degree = (root, d) => root + th.scale[((d % 7) + 7) % 7] + 12 * Math.floor(d / 7);
+  const beat = th.beat;
   while (nextTime < ctx.currentTime + 0.6) {
-    const bar = Math.floor(step / 8) % PROG.length;
-    const chord = PROG[bar];
+    const bar = Math.floor(step / 8) % th.prog.length;
+    const chord = th.prog[bar];
     const inBar = step % 8;
-    const root = 57; // A3
-    // Ticking clockwork ostinato: chord tones up and down.
-    const pattern = [0, 2, 4, 7, 4, 2, 4, 2];
-    tone(midi(degree(root, chord + pattern[inBar])), nextTime, beat * 0.9, { type: "triangle", gain: 0.05, dest: musicBus });
+    const root = th.root;
+    const leadGain = th.lead === "sawtooth" || th.lead === "square" ? 0.025 : 0.05;
+    tone(midi(degree(root, chord + th.pattern[inBar])), nextTime, beat * 0.9, { type: th.lead, gain: leadGain, dest: musicBus });
     if (inBar === 0) {
-      tone(midi(degree(root - 24, chord)), nextTime, beat * 8, { type: "sine", gain: 0.09, dest: musicBus });
+      tone(midi(degree(root - 24, chord)), nextTime, beat * 8, { type: th.bass, gain: th.bass === "square" ? 0.03 : 0.09, dest: musicBus });
       tone(midi(degree(root - 12, chord + 4)), nextTime, beat * 8, { type: "sine", gain: 0.03, dest: musicBus });
     }
     // A sparse melody, different on each pass.
     if ((inBar === 0 || inBar === 5) && Math.random() < 0.7) {
-      const d = chord + [7, 9, 11, 8, 6][Math.floor(Math.random() * 5)];
+      const d = chord + th.melody[Math.floor(Math.random() * th.melody.length)];
       tone(midi(degree(root, d)), nextTime, beat * 2.5, { type: "sine", gain: 0.045, dest: musicBus });
     }
-    if (inBar % 2 === 1) noise(nextTime, 0.03, 0.03, 6000);
+    if (th.tick && inBar % 2 === 1) noise(nextTime, 0.03, 0.03, 6000, musicBus);
     nextTime += beat;
     step++;
   }
@@ -106,7 +121,7 @@ function scheduleMusic() {
 function startMusic() {
   if (musicTimer || !audio()) return;
   musicBus = ctx.createGain();
-  musicBus.gain.value = 0.8;
+  musicBus.gain.value = prefs.volume;
   musicBus.connect(master);
   nextTime = ctx.currentTime + 0.1;
   step = 0;
@@ -124,11 +139,37 @@ function stopMusic() {
   }
 }
 
+/** Browsers start audio only inside a user gesture: the first tap, click or key unlocks it. */
+function unlock() {
+  if (!audio()) return;
+  if (prefs.music) startMusic();
+  if (ctx.state === "running") {
+    for (const ev of ["pointerdown", "pointerup", "keydown", "touchend"]) window.removeEventListener(ev, unlock, true);
+  }
+}
+if (typeof window !== "undefined") {
+  for (const ev of ["pointerdown", "pointerup", "keydown", "touchend"]) window.addEventListener(ev, unlock, true);
+}
+
 export const settings = {
   get music() { return prefs.music; },
   get sounds() { return prefs.sounds; },
+  get theme() { return theme().id; },
+  get volume() { return prefs.volume; },
+  /** "running" once a gesture has unlocked audio, else "locked" (for tests and the UI). */
+  get audioState() { return ctx ? ctx.state : "locked"; },
   setMusic(on) { prefs.music = on; save(); on ? startMusic() : stopMusic(); },
   setSounds(on) { prefs.sounds = on; save(); },
-  // Browsers start audio only after a user gesture: resume remembered music then.
-  resumeAfterGesture() { if (prefs.music) startMusic(); },
+  setTheme(id) {
+    if (!THEMES.some((t) => t.id === id)) return;
+    prefs.theme = id;
+    save();
+    if (musicTimer) { stopMusic(); startMusic(); }
+  },
+  setVolume(v) {
+    prefs.volume = Math.max(0, Math.min(1, Number(v)));
+    save();
+    if (musicBus) musicBus.gain.setTargetAtTime(prefs.volume, ctx.currentTime, 0.05);
+  },
+  resumeAfterGesture() { unlock(); },
 };

@@ -21,6 +21,14 @@ export class BoardView {
     this.build();
     this.grid.addEventListener("keydown", (e) => this.key(e));
     this.grid.addEventListener("pointerdown", (e) => this.pointerDown(e));
+    // The name of a piece: on hover (mouse, pen) and on a long press (touch).
+    this.grid.addEventListener("pointerover", (e) => {
+      if (e.pointerType === "touch") return;
+      const c = e.target.closest?.(".sq");
+      if (c?.dataset.piece) this.showTip(c); else this.hideTip();
+    });
+    this.grid.addEventListener("pointerleave", () => this.hideTip());
+    this.grid.addEventListener("contextmenu", (e) => { if (e.target.closest?.(".sq")) e.preventDefault(); });
     this.grid.addEventListener("focusin", (e) => {
       const c = e.target.closest?.(".sq");
       if (c) this.setFocus(c.dataset.sq, false);
@@ -60,11 +68,13 @@ export class BoardView {
 
   /**
    * Draw a position. marks: {selected, targets: Set, abilityTargets: Set, last: [from, to],
-   * destroyed: Set, moved: Set, preview: Set, canPick: Set (own movable pieces)}.
+   * destroyed: Set, moved: Set, movedFrom: Set (where a pulled or recalled piece came
+   * from), preview: Set, canPick: Set (own movable pieces)}.
    */
   render(pos, marks = {}, animate = null) {
     this.pos = pos;
-    const m = { targets: new Set(), abilityTargets: new Set(), destroyed: new Set(), moved: new Set(), preview: new Set(), canPick: new Set(), ...marks };
+    this.hideTip();
+    const m = { targets: new Set(), abilityTargets: new Set(), destroyed: new Set(), moved: new Set(), movedFrom: new Set(), preview: new Set(), canPick: new Set(), ...marks };
     for (const [name, c] of Object.entries(this.cells)) {
       const p = pos.board[idx(name)];
       const cls = ["sq", c.classList.contains("light") ? "light" : "dark"];
@@ -79,6 +89,7 @@ export class BoardView {
       if (m.abilityTargets.has(name)) { cls.push("ability-target"); labels.push("ability target"); }
       if (m.destroyed.has(name)) { cls.push("destroyed"); labels.push("piece destroyed here"); }
       if (m.moved.has(name)) { cls.push("moved"); labels.push("piece moved here by an ability"); }
+      if (m.movedFrom.has(name)) { cls.push("moved-from"); labels.push("a piece was moved away from here by an ability"); }
       if (m.canPick.has(name)) cls.push("pickable");
       if (m.preview.has(name)) cls.push("preview");
       if (name === this.focusSq) cls.push("kbd");
@@ -87,6 +98,11 @@ export class BoardView {
       c.setAttribute("aria-selected", m.selected === name ? "true" : "false");
       c.innerHTML = p ? pieceSVG(p, { title: false }) : "";
       if (m.destroyed.has(name) && !p) c.innerHTML = `<span class="boom" aria-hidden="true"></span>`;
+      // Legal destinations: a real element, centred on the square (on every rank, the
+      // Electric Field's hatching included), so that it can be seen and measured.
+      if (m.targets.has(name)) c.insertAdjacentHTML("beforeend", `<span class="${p ? "target-ring" : "target-dot"}" aria-hidden="true"></span>`);
+      if (p) c.dataset.piece = `${p.side === "south" ? "South" : "North"} ${p.name}${p.charged ? " (charged)" : ""}`;
+      else delete c.dataset.piece;
     }
     if (animate) this.animate(animate);
   }
@@ -105,6 +121,30 @@ export class BoardView {
     if (window.matchMedia?.("(prefers-reduced-motion: reduce)").matches) return;
     slide(from, to, 260);
     for (const [a, b] of moved) slide(a, b, 380);
+  }
+
+  showTip(c) {
+    if (!this.tip) {
+      this.tip = document.createElement("div");
+      this.tip.className = "piece-tip";
+      this.tip.setAttribute("aria-hidden", "true"); // the square's label already names the piece
+      this.root.append(this.tip);
+    }
+    this.tip.textContent = c.dataset.piece;
+    this.tip.dataset.sq = c.dataset.sq;
+    this.tip.hidden = false;
+    const host = this.root.getBoundingClientRect();
+    const r = c.getBoundingClientRect();
+    const tw = this.tip.offsetWidth;
+    const left = Math.max(0, Math.min(host.width - tw, r.left - host.left + r.width / 2 - tw / 2));
+    this.tip.style.left = `${left}px`;
+    const above = r.top - host.top - this.tip.offsetHeight - 4;
+    this.tip.style.top = `${above >= 0 ? above : r.bottom - host.top + 4}px`;
+  }
+
+  hideTip() {
+    if (this.tip) this.tip.hidden = true;
+    clearTimeout(this.pressTimer);
   }
 
   setFocus(name, move = true) {
@@ -158,7 +198,14 @@ export class BoardView {
     let ghost = null;
     const piece = c.querySelector(".piece");
     const draggable = piece && c.classList.contains("pickable");
+    // A long press on a touch screen names the piece (and is not a click).
+    let longPress = false;
+    clearTimeout(this.pressTimer);
+    if (e.pointerType !== "mouse" && c.dataset.piece) {
+      this.pressTimer = setTimeout(() => { if (!ghost) { longPress = true; this.showTip(c); } }, 450);
+    }
     const move = (ev) => {
+      if (Math.hypot(ev.clientX - startX, ev.clientY - startY) > 6) clearTimeout(this.pressTimer);
       if (!draggable) return;
       if (!ghost && Math.hypot(ev.clientX - startX, ev.clientY - startY) > 6) {
         // Start dragging: select the piece so its destinations show.
@@ -180,6 +227,8 @@ export class BoardView {
       window.removeEventListener("pointermove", move);
       window.removeEventListener("pointerup", up);
       window.removeEventListener("pointercancel", up);
+      clearTimeout(this.pressTimer);
+      if (longPress) { setTimeout(() => this.hideTip(), 1500); return; }
       if (ghost) {
         ghost.remove();
         this.cells[from]?.classList.remove("dragging");

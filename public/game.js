@@ -5,9 +5,10 @@
 // shows the stage and its goal, Exit Stage, and the server's verdict when it ends.
 import { api, LiveGame, seats } from "./api.js";
 import { account, playerName } from "./account.js";
-import { stageFinished } from "./story.js";
+import { stageFinished, PLY_NOTE } from "./story.js";
 import { BoardView } from "./board.js";
 import { parsePosition, parseMove, replay, applyMove, previewBase, describeMove, ABILITY_NAMES, FACTION_NAMES, idx } from "./notation.js";
+import { pieceSVG } from "./pieces.js";
 import { confirmDialog, openModal } from "./modals.js";
 import { sfx } from "./audio.js";
 import { copyText, toast, announce, el, navigate } from "./ui.js";
@@ -15,9 +16,9 @@ import { copyText, toast, announce, el, navigate } from "./ui.js";
 const SIDE = { south: "South", north: "North" };
 const other = (s) => (s === "south" ? "north" : "south");
 
-export async function showGame(main, id, inviteToken) {
+export async function showGame(main, id, inviteToken, { badInvite = false } = {}) {
   const view = new GameView(main, id);
-  await view.start(inviteToken);
+  await view.start(inviteToken, badInvite);
   return () => view.destroy();
 }
 
@@ -44,7 +45,7 @@ class GameView {
     document.removeEventListener("keydown", this.globalKey);
   }
 
-  async start(inviteToken) {
+  async start(inviteToken, badInvite = false) {
     this.main.innerHTML = `<section class="game" aria-label="Game"><p class="loading">Loading the game…</p></section>`;
     let state;
     try {
@@ -52,9 +53,12 @@ class GameView {
     } catch (e) {
       this.main.innerHTML = "";
       this.main.append(el(`<section class="panel-card notfound"><h1>Game not found</h1><p></p><p><a href="/" data-link>Back to the home page</a></p></section>`));
-      this.main.querySelector("p").textContent = e.code === "not_found" ? "There is no game at this address." : e.message;
+      this.main.querySelector("p").textContent = e.code === "not_found"
+        ? `There is no game at this address${badInvite || inviteToken ? " (the invite link may be cut short or mistyped: ask for it again)" : ""}. Check the link, or start a new game.`
+        : e.message;
       return;
     }
+    if (badInvite) history.replaceState(null, "", `/g/${this.id}`);
     if (inviteToken && !this.seat) {
       const joined = await this.offerJoin(state, inviteToken);
       if (joined) state = joined;
@@ -63,6 +67,7 @@ class GameView {
     }
     this.layout();
     this.setState(state, { initial: true });
+    if (badInvite && !this.seat) this.msg("This invite link is cut short or damaged, so it cannot seat you: ask your friend to send the whole link again. Meanwhile you are watching the game.");
     this.live = new LiveGame(this.id, {
       onState: (s) => this.setState(s),
       onStatus: (s) => this.setConn(s),
@@ -108,6 +113,7 @@ class GameView {
         seat_taken: "Someone has already taken this seat: you are watching.",
         sign_in_required: "This rated game is for players signed in with Discord: sign in (Player Info), then open the invite link again. You are watching.",
         same_player: "You cannot play both seats of a rated game: you are watching.",
+        bad_invite: "This invite link is not valid (it may be cut short or mistyped): ask for the whole link again. You are watching.",
       }[e.code];
       toast(why || e.message, "error");
       return e.state || null;
@@ -121,7 +127,8 @@ class GameView {
         <div class="player-bar top"></div>
         <div class="board-wrap"><div class="board-host"></div><div class="result-banner" hidden role="status"></div></div>
         <div class="player-bar bottom"></div>
-        <p class="legend"><span class="key-field"></span> Electric Field (rank 5) <span class="key-end"></span> end rows</p>
+        <p class="legend"><span class="key"><span class="key-field"></span> Electric Field (rank 5)</span> <span class="key"><span class="key-end"></span> end rows</span>
+          <span class="key"><span class="key-charged"><svg class="piece" viewBox="66 2 32 32" aria-hidden="true"><g class="charge"><circle cx="82" cy="18" r="15"/><path d="M85 5l-11 16h8l-5 13 12-17h-8z"/></g></svg></span> charged piece</span></p>
       </div>
       <aside class="side-panel" aria-label="Game panel">
         <div class="ability-bar" hidden role="region" aria-label="Ability choice"></div>
@@ -129,12 +136,14 @@ class GameView {
           <p class="eyebrow">Story stage</p>
           <h2 class="stage-title"></h2>
           <p class="stage-goal"><strong>Goal:</strong> <span class="goal-text"></span></p>
+          <p class="muted small ply-note" hidden></p>
           <p class="stage-verdict" hidden></p>
           <div class="row stage-actions"><button type="button" class="exit-stage danger">Exit Stage</button></div>
         </div>
         <div class="status-card">
           <p class="turn" aria-live="polite"></p>
           <p class="rated-line" hidden>Rated game</p>
+          <p class="result-line" hidden></p>
           <p class="conn" title="Live connection"></p>
           <p class="deadline" hidden></p>
           <p class="msg" role="alert" hidden></p>
@@ -203,11 +212,13 @@ class GameView {
 
   setState(s, { initial = false, fromMove = false } = {}) {
     const prev = this.state;
-    if (prev && s.moves.length < prev.moves.length) return; // an older snapshot: ignore
+    if (prev && s.moves.length < prev.moves.length) return false; // an older snapshot: ignore
     if (prev && s.moves.length === prev.moves.length && s.status === prev.status && s.draw_offer === prev.draw_offer &&
         s.south.claimed === prev.south.claimed && s.north.claimed === prev.north.claimed && s.deadline === prev.deadline) {
-      return; // nothing new
+      return false; // nothing new
     }
+    // The server has moved on from the position the pending move was drawn on.
+    if (this.pendingMove && prev && s.moves.length !== prev.moves.length) this.pendingMove = null;
     const oldLen = prev ? prev.moves.length : s.moves.length;
     const extends_ = prev && s.moves.length > oldLen && prev.moves.every((m, i) => s.moves[i] === m);
     this.state = s;
@@ -231,21 +242,29 @@ class GameView {
         this.endTimer = setTimeout(() => { if (!this.destroyed) stageFinished(s); }, 900);
       }
     }
+    return true;
   }
 
   async playNewMoves(from, ownMove) {
     const token = (this.animToken = {});
+    this.root.dataset.animating = "true";
     for (let ply = from + 1; ply < this.history.length; ply++) {
       if (this.animToken !== token) return;
       const h = this.history[ply];
-      this.draw(ply, true);
       const mv = this.state.moves[ply - 1];
-      const e = h.effects;
-      if (e?.ability) sfx.ability(); else if (e?.captured.length || e?.destroyed.length) sfx.capture(); else sfx.move();
       const who = this.history[ply - 1].pos.turn;
+      // The player's own move was drawn when it was sent (and made its sound then).
+      const shown = ownMove && who === this.mySide && this.shownMove === mv;
+      this.draw(ply, !shown);
+      const e = h.effects;
+      if (!shown) {
+        if (e?.ability) sfx.ability(); else if (e?.captured.length || e?.destroyed.length) sfx.capture(); else sfx.move();
+      }
       if (!(ownMove && who === this.mySide)) announce(`${SIDE[who]}: ${describeMove(this.history[ply - 1].pos, mv)}`);
-      if (ply < this.history.length - 1) await new Promise((r) => setTimeout(r, 550));
+      if (ply < this.history.length - 1 && !shown) await new Promise((r) => setTimeout(r, 550));
     }
+    this.shownMove = null;
+    if (this.animToken === token) this.root.dataset.animating = "false";
   }
 
   // --- drawing
@@ -265,8 +284,23 @@ class GameView {
       const lastMove = s.moves[s.moves.length - 1];
       if (lastMove) { const m = parseMove(lastMove); effects = { from: m.from, to: m.to, landed: m.to, destroyed: [], moved: [] }; }
     }
-    const marks = { last: effects ? [effects.from, effects.landed] : null, destroyed: new Set(effects?.destroyed || []), moved: new Set((effects?.moved || []).map((x) => x[1])) };
+    // The player's own move, shown at once while the server (and the AI) answer.
+    const optimistic = live && ply === s.moves.length && this.pendingMove;
+    if (optimistic) ({ pos, effects } = this.pendingMove);
+    const marks = {
+      last: effects ? [effects.from, effects.landed] : null,
+      destroyed: new Set(effects?.destroyed || []),
+      moved: new Set((effects?.moved || []).map((x) => x[1])),
+      movedFrom: new Set((effects?.moved || []).map((x) => x[0])),
+    };
     for (const c of effects?.captured || []) if (c !== effects.landed) marks.destroyed.add(c);
+    // The effect of the player's own ability stays marked while the opponent's reply is shown.
+    const prev = !optimistic && ply >= 2 && ply < this.history.length ? this.history[ply - 1] : null;
+    if (prev?.effects && this.mySide && this.history[ply - 2].pos.turn === this.mySide && (prev.effects.ability || prev.effects.destroyed.length)) {
+      const busy = new Set(marks.last || []);
+      for (const d of prev.effects.destroyed) if (!busy.has(d)) marks.destroyed.add(d);
+      for (const [a, b] of prev.effects.moved) { if (!busy.has(b)) marks.moved.add(b); if (!busy.has(a)) marks.movedFrom.add(a); }
+    }
     const canAct = live && ply === s.moves.length && this.myTurn && !this.pending;
     if (canAct) {
       marks.canPick = new Set(s.legal_moves.map((m) => m.slice(0, 2)));
@@ -281,6 +315,8 @@ class GameView {
     }
     this.board.render(pos, marks, anim && effects ? { from: effects.from, to: effects.landed, moved: effects.moved } : null);
     this.root.classList.toggle("my-turn", canAct);
+    this.root.dataset.ply = String(ply);
+    this.root.dataset.pending = optimistic ? "true" : "false";
     this.board.grid.setAttribute("aria-disabled", canAct ? "false" : "true");
     this.renderMoveList();
     this.renderBars(pos);
@@ -364,6 +400,9 @@ class GameView {
     if (st) {
       this.$(".stage-title").textContent = st.title;
       this.$(".goal-text").textContent = st.goal;
+      const plyNote = this.$(".ply-note");
+      plyNote.hidden = !/\bpl(y|ies)\b/.test(st.goal);
+      plyNote.textContent = plyNote.hidden ? "" : `${PLY_NOTE} Plies played so far: ${s.moves.length}.`;
       const v = this.$(".stage-verdict");
       v.hidden = st.verdict === "pending";
       v.className = `stage-verdict ${st.verdict}`;
@@ -380,7 +419,7 @@ class GameView {
     this.$(".flip").hidden = false;
     // Result.
     const banner = this.$(".result-banner");
-    banner.hidden = !s.result;
+    banner.hidden = !s.result || this.viewPly !== null || this.bannerDismissed;
     if (s.result) {
       const r = s.result;
       let head = r.winner ? `${SIDE[r.winner]} wins` : "Draw";
@@ -395,8 +434,9 @@ class GameView {
       banner.innerHTML = `<p class="result-head"></p><p class="result-text"></p><div class="row">${next}<button type="button" class="dismiss">View board</button></div>`;
       banner.querySelector(".result-head").textContent = head;
       banner.querySelector(".result-text").textContent = `${r.text.replace(/^./, (c) => c.toUpperCase())}`;
-      banner.querySelector(".dismiss").addEventListener("click", () => { banner.hidden = true; });
+      banner.querySelector(".dismiss").addEventListener("click", () => { banner.hidden = true; this.bannerDismissed = true; this.showResultLine(); });
     }
+    this.showResultLine();
     this.renderDeadline();
   }
 
@@ -416,13 +456,15 @@ class GameView {
     const s = this.state;
     const ol = this.$(".move-list");
     const cur = this.viewPly ?? s.moves.length;
+    // One row per move (a move is one player's turn, as the rules count them to 160), in
+    // words with the piece's picture; the IAMN is in the tooltip.
     const items = [];
-    for (let i = 0; i < s.moves.length; i += 2) {
-      const pair = [i, i + 1].filter((k) => k < s.moves.length).map((k) => {
-        const desc = this.history[k] ? describeMove(this.history[k].pos, s.moves[k]) : s.moves[k];
-        return `<button type="button" class="mv${cur === k + 1 ? " current" : ""}" data-ply="${k + 1}" title="${desc}" aria-label="Move ${k + 1}: ${desc}">${s.moves[k]}</button>`;
-      }).join("");
-      items.push(`<li><span class="num">${i / 2 + 1}.</span>${pair}</li>`);
+    for (let k = 0; k < s.moves.length; k++) {
+      const before = this.history[k]?.pos;
+      const w = before ? moveWords(before, s.moves[k]) : { icon: "", text: s.moves[k], side: null };
+      const desc = before ? describeMove(before, s.moves[k]) : s.moves[k];
+      items.push(`<li><span class="num">${k + 1}.</span><button type="button" class="mv${cur === k + 1 ? " current" : ""}" data-ply="${k + 1}" title="${esc(s.moves[k])}" aria-label="Move ${k + 1}${w.side ? `, ${SIDE[w.side]}` : ""}: ${esc(desc)}">` +
+        `${w.side ? `<span class="dot side-${w.side}" aria-hidden="true"></span>` : ""}<span class="mv-icon" aria-hidden="true">${w.icon}</span><span class="mv-text">${esc(w.text)}</span></button></li>`);
     }
     ol.innerHTML = items.join("") || `<li class="empty">No moves yet.</li>`;
     ol.querySelectorAll(".mv").forEach((b) => b.addEventListener("click", () => this.showPly(Number(b.dataset.ply))));
@@ -433,7 +475,7 @@ class GameView {
     note.hidden = this.viewPly === null;
     if (!note.hidden) {
       note.innerHTML = `Showing the position after move ${this.viewPly} of ${s.moves.length}. <button type="button" class="link back-live">Back to the game</button>`;
-      if (this.viewPly === 0) note.firstChild.textContent = `Showing the starting position. `;
+      if (this.viewPly === 0) note.firstChild.textContent = "Showing the starting position. ";
       note.querySelector(".back-live").addEventListener("click", () => this.showPly(s.moves.length));
     }
   }
@@ -449,6 +491,18 @@ class GameView {
     this.sel = null;
     this.hideAbilityBar();
     this.draw();
+    // The result banner never covers the board while earlier positions are shown.
+    const banner = this.$(".result-banner");
+    banner.hidden = !this.state.result || this.viewPly !== null || !!this.bannerDismissed;
+    this.showResultLine();
+  }
+
+  /** The result, in the panel, whenever the banner is not over the board. */
+  showResultLine() {
+    const line = this.$(".result-line");
+    const r = this.state?.result;
+    line.hidden = !r || !this.$(".result-banner").hidden;
+    if (!line.hidden) line.textContent = `Result: ${r.text.replace(/^./, (c) => c.toUpperCase())}.`;
   }
 
   // --- input
@@ -611,19 +665,41 @@ class GameView {
     else this.msg("Choose one of the highlighted starting squares.");
   }
 
+  /**
+   * Sends a move. It is one of the server's legal moves, so it is drawn at once (with the
+   * client's replay of it) while the server — and in an AI game the AI — answers; the
+   * server still decides: a refusal puts the board back and says why.
+   */
   async submit(move) {
     const s = this.state;
     this.pending = true;
     this.sel = null;
     this.hideAbilityBar();
-    this.draw(); // the real position (never a ghost of the move)
-    this.$(".turn").textContent = "Sending your move…";
+    this.clearMsg();
+    try {
+      this.pendingMove = applyMove(this.livePos(), move);
+      this.shownMove = move;
+    } catch {
+      this.pendingMove = null; // cannot be drawn here: the board waits for the server
+    }
+    this.draw(null, !!this.pendingMove);
+    if (this.pendingMove) {
+      const e = this.pendingMove.effects;
+      if (e.ability) sfx.ability(); else if (e.captured.length || e.destroyed.length) sfx.capture(); else sfx.move();
+    }
+    const ai = s[other(s.turn)].player === "ai";
+    this.$(".turn").textContent = ai ? "The AI is thinking…" : "Sending your move…";
     try {
       const r = await api.move(this.id, this.seat.token, move, s.ply);
       this.pending = false;
-      this.setState(r.state, { fromMove: true });
+      this.pendingMove = null;
+      const changed = this.setState(r.state, { fromMove: true });
+      // Already shown from the live update: draw once more now that input is open again.
+      if (!changed && this.root.dataset.animating !== "true") this.draw();
     } catch (e) {
       this.pending = false;
+      this.pendingMove = null;
+      this.shownMove = null;
       sfx.error();
       if (e.state) this.setState(e.state);
       this.renderPanel();
@@ -631,6 +707,7 @@ class GameView {
       this.msg(e.code === "network"
         ? "Your move was not sent: the server could not be reached. The board shows the last position the server confirmed."
         : `Move refused: ${e.message}`);
+      this.notSent = e.code === "network";
       if (e.code === "network") this.live?.reconnectNow();
     }
   }
@@ -651,7 +728,7 @@ class GameView {
   async exitStage() {
     const st = this.state.stage;
     if (!st) return;
-    if (!(await confirmDialog("Exit Stage?", "Your progress in this stage will be lost.", "Exit Stage", { danger: true }))) return;
+    if (!(await confirmDialog("Exit Stage?", "This will reset the progress made during this stage of the story. Are you sure?", "Exit Stage", { danger: true }))) return;
     this.exiting = true; // the game now ends as a loss: no "Stage failed" modal for that
     const btn = this.$(".exit-stage");
     btn.disabled = true;
@@ -695,6 +772,8 @@ class GameView {
     const c = this.$?.(".conn");
     if (!c) return;
     c.className = `conn ${status}`;
+    // Back online: the "not sent" message is out of date (the board shows the server's state).
+    if (status === "live" && this.notSent) { this.notSent = false; this.clearMsg(); }
     c.textContent = { live: "● Live", connecting: "○ Connecting…", offline: "○ Offline: reconnecting…" }[status];
   }
 
@@ -704,6 +783,31 @@ class GameView {
     m.textContent = text;
   }
   clearMsg() { const m = this.$(".msg"); if (m) { m.hidden = true; m.textContent = ""; } }
+}
+
+const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+
+/**
+ * A move in plain words for the move list: the piece's picture and e.g. "Axe g9–g8, Slash",
+ * "Dial c1–c2, Recall Sword g2 → c2", "Sabres c3–f6 takes Cog".
+ */
+export function moveWords(pos, moveText) {
+  const mv = parseMove(moveText);
+  const p = pos.board[idx(mv.from)];
+  const t = pos.board[idx(mv.to)];
+  const at = (s) => pos.board[idx(s)];
+  let text = `${p ? p.name : "Piece"} ${mv.from}–${mv.to}`;
+  if (t && p && t.side !== p.side) text += ` takes ${t.name}`;
+  const a = mv.ability;
+  if (a) {
+    const name = ABILITY_NAMES[a.kind] || a.kind;
+    const tp = a.target ? at(a.target) : null;
+    if (a.kind === "recall") text += `, ${name} ${tp ? tp.name + " " : ""}${a.target} → ${a.dest}`;
+    else if (a.kind === "sidestep") text += `, ${name} to ${a.target}`;
+    else if (a.target) text += `, ${name} ${tp && a.kind !== "sidestep" ? tp.name + " " : ""}${a.target}`;
+    else text += `, ${name}`;
+  }
+  return { side: p?.side || null, text, icon: p ? pieceSVG({ ...p, charged: false }, { title: false }).replace('role="img"', 'aria-hidden="true"').replace(/ aria-label="[^"]*"/, "") : "" };
 }
 
 function formatOk(pos, text) {

@@ -3,6 +3,8 @@
 import { renderMarkdown } from "./markdown.js";
 import { account, accountPanel, playerName } from "./account.js";
 import { h } from "./ui.js";
+import { FACTIONS, FACTION_NAMES, PIECES, PIECE_ORDER } from "./notation.js";
+import { pieceSVG } from "./pieces.js";
 
 let openCount = 0;
 
@@ -81,44 +83,148 @@ export async function showRules() {
     try {
       const r = await fetch("/rules.md");
       if (!r.ok) throw new Error(r.status);
-      rulesHtml = renderMarkdown(await r.text(), { headingOffset: 1 }).replace(/^<h2[^>]*>.*?<\/h2>/, "");
-      body.innerHTML = rulesHtml;
+      body.innerHTML = renderMarkdown(await r.text(), { headingOffset: 1 }).replace(/^<h2[^>]*>.*?<\/h2>/, "");
+      enhanceRules(body);
+      rulesHtml = body.innerHTML;
     } catch {
       body.innerHTML = "<p>The rules could not be loaded. Please try again.</p>";
     }
   }
   body.closest("dialog")?.refreshScroll?.();
   for (const box of body.querySelectorAll(".table-wrap, pre.diagram")) keyboardScrollable(box);
+  // Contents: jump within the window (the page's address stays as it is).
+  body.addEventListener("click", (e) => {
+    const a = e.target.closest?.(".rules-toc a");
+    if (!a) return;
+    e.preventDefault();
+    const target = document.getElementById(a.getAttribute("href").slice(1));
+    target?.scrollIntoView({ block: "start" });
+    target?.setAttribute("tabindex", "-1");
+    target?.focus({ preventScroll: true });
+  });
   return p;
+}
+
+/**
+ * Dev Notes: the original's sections (the inspiration, how it was made, the AI, balancing,
+ * music), in its words where they are true of this build; where this build differs the
+ * text says what it is instead (docs/client-texts.md lists each difference).
+ */
+/**
+ * The rules page for the screen: a table of contents of its sections, each faction's pieces
+ * as they look on the board (with their letters), and move diagrams that show "before" and
+ * "after" side by side where there is room and one under the other on a phone.
+ */
+function enhanceRules(body) {
+  const heads = [...body.querySelectorAll("h3")];
+  const toc = h("nav", { class: "rules-toc", "aria-label": "Contents" }, h("p", { class: "eyebrow", text: "Contents" }),
+    h("ol", {}, heads.map((hd) => h("li", {}, h("a", { href: `#${hd.id}`, text: hd.textContent.replace(/^\d+\.\s*/, "") })))));
+  body.prepend(toc);
+  // Each faction's section opens with its pieces' pictures.
+  for (const f of FACTIONS) {
+    const hd = heads.find((x) => x.textContent.replace(/^\d+\.\s*/, "").trim() === FACTION_NAMES[f]);
+    if (!hd) continue;
+    const list = h("ul", { class: "rules-pieces", "aria-label": `${FACTION_NAMES[f]} pieces` });
+    for (const l of PIECE_ORDER[f]) {
+      const p = PIECES[f][l];
+      const pic = h("span", { class: "glyph", "aria-hidden": "true" });
+      pic.innerHTML = pieceSVG({ ...p, side: "south", charged: false }, { title: false });
+      list.append(h("li", {}, pic, h("span", {}, h("strong", { text: p.name }), h("small", { class: "muted", text: ` ${l} / ${l.toLowerCase()}` }))));
+    }
+    hd.after(list);
+    // ... and its tables show the picture next to each piece's name.
+    const names = new Map(PIECE_ORDER[f].map((l) => [PIECES[f][l].name, PIECES[f][l]]));
+    for (let n = list.nextElementSibling; n && n.tagName !== "H3"; n = n.nextElementSibling) {
+      for (const td of n.querySelectorAll?.("td") || []) {
+        const p = names.get(td.textContent.trim());
+        if (!p) continue;
+        const pic = h("span", { class: "glyph cell-glyph", "aria-hidden": "true" });
+        pic.innerHTML = pieceSVG({ ...p, side: "south", charged: false }, { title: false });
+        td.prepend(pic);
+      }
+    }
+  }
+  // The charge badge, pictured where the rules describe it.
+  for (const li of body.querySelectorAll("li")) {
+    if (!li.textContent.includes("⚡ badge")) continue;
+    const pic = h("span", { class: "glyph charged-example", "aria-hidden": "true" });
+    pic.innerHTML = pieceSVG({ type: "dagger", name: "Dagger", side: "south", charged: true }, { title: false });
+    li.append(" ", pic);
+  }
+  // Before/after diagrams: split into two blocks that wrap on a narrow screen.
+  for (const pre of body.querySelectorAll("pre.diagram")) {
+    const lines = pre.textContent.split("\n");
+    // Notation examples (no board in them) wrap instead of scrolling.
+    if (!lines.some((x) => /^[1-9] {2}/.test(x))) { pre.classList.add("notation"); continue; }
+    const max = Math.max(...lines.map((x) => x.length));
+    let cut = -1;
+    for (let c = 12; c < max - 8; c++) {
+      if (lines.every((x) => x.length <= c || /^ {4}$/.test(x.slice(c - 4, c))) && lines.filter((x) => x.slice(c).trim()).length >= 3) { cut = c; break; }
+    }
+    if (cut < 0) continue;
+    const wrap = h("div", { class: "diagram-pair" });
+    for (const part of [lines.map((x) => x.slice(0, cut).replace(/\s+$/, "")), lines.map((x) => x.slice(cut).replace(/\s+$/, ""))]) {
+      const indent = Math.min(...part.filter((x) => x.trim()).map((x) => x.match(/^ */)[0].length));
+      wrap.append(h("pre", { class: "diagram" }, h("code", { text: part.map((x) => x.slice(indent)).join("\n") })));
+    }
+    pre.replaceWith(wrap);
+  }
 }
 
 export function showDevNotes() {
   return openModal({
     title: "Dev Notes", wide: true, id: "devnotes-dialog",
-    body: `<p>The two games I have played most in my life are CHESS and STARCRAFT, so it was natural to
-      attempt to combine elements of the two. The result after much experimenting was IRON ARENA.</p>
-      <p>This version of the game is a rebuild: the rules engine is written in Rust and runs on
-      Cloudflare Workers, every game lives in its own Durable Object, and this browser client is plain
-      JavaScript modules with hand-drawn SVG pieces &mdash; no framework, no build step.</p>
-      <p>The original AI player was trained with an AlphaZero-style approach: Monte Carlo Tree Search
-      guided by a compact convolutional neural network over the 9&times;9 grid. In this build the AI
-      seat runs Monte Carlo Tree Search over a hand-written evaluation of the position, inside the
-      request, at the difficulty you choose; the neural network is still in training.</p>
-      <p>Balancing between factions has so far been done by observing AI versus AI games. Further
-      adjustments will be made by reference to observed results in online human vs human matches.</p>
-      <p>The music and sound effects of this version are generated in your browser with the Web Audio API.</p>`,
+    body: `<h3>The inspiration</h3>
+      <p>The two games I have played most in my life are CHESS and STARCRAFT, so it was natural to attempt to
+      combine elements of the two. The result after much experimenting was IRON ARENA.</p>
+      <h3>How it was made</h3>
+      <p>The original game was vibe-coded using Open AI's GPT-Codex, accessed via Visual Studio Code, mostly
+      in Python and Java Script. This version is a rebuild of it: the rules engine and the AI are written in
+      Rust and compiled to WebAssembly; the server runs on Cloudflare Workers, where every game lives in its
+      own Durable Object and players, stories and ratings are kept in a D1 database; this browser client is
+      plain Java Script modules with hand-drawn SVG pieces. The game is hosted on Cloudflare.</p>
+      <h3>The AI</h3>
+      <p>The AI player you meet in this build uses Monte Carlo Tree Search guided by a hand-written evaluation
+      of the position (material, mobility, danger to the king-piece, Father Time's advance and charged pieces),
+      run on the server for every move at the level you choose, from 1 (Beginner) to 6 (Grandmaster).</p>
+      <p>An Alpha Zero style player has been built as well: the same tree search with an ONNX neural network, a
+      compact 7&#8209;layer CNN that preserves the 9&times;9 grid (a 3&times;3 stem expands 22 input planes to
+      64 channels, followed by six 3&times;3 convolutions before the policy and value heads), one network for
+      all nine match-ups, trained by self-play. It can be switched on by the server, but it is not the
+      default: given the same computing time, the hand-written evaluation still wins.</p>
+      <h3>Balancing</h3>
+      <p>Balancing between factions has so far been done by observing AI versus AI games. Further adjustments
+      will be made by reference to observed results in online human vs human matches.</p>
+      <h3>Music</h3>
+      <p>The original game's themes were composed and recorded by Toby Ma. They are not part of this build:
+      the music here (several themes, chosen in the Music window) and the sound effects are generated in your
+      browser.</p>`,
   });
 }
 
-export function showSupport() {
-  return openModal({
-    title: "Support / contact", id: "support-dialog",
-    body: `<p>The intention is for IRON ARENA to be (and always remain) free to play.</p>
-      <p>It may be that, further down the line, donations will be sought to cover server costs and fund
-      further development.</p>
-      <p>For now, if you would like to support the development of the game, please join the Iron Arena
-      server on Discord.</p>`,
-  });
+/**
+ * Site configuration (public/site.json): the Support modal's Discord invite and contact
+ * address. Either may be empty: what is not configured is not shown.
+ */
+let siteConfig = null;
+export async function loadSiteConfig() {
+  if (!siteConfig) {
+    siteConfig = fetch("/site.json", { cache: "no-store" }).then((r) => (r.ok ? r.json() : {})).catch(() => ({}));
+  }
+  return siteConfig;
+}
+
+export async function showSupport() {
+  const cfg = await loadSiteConfig();
+  const invite = typeof cfg.discord_invite === "string" && /^https:\/\//.test(cfg.discord_invite) ? cfg.discord_invite : null;
+  const email = typeof cfg.contact_email === "string" && /^[^\s@<>"]+@[^\s@<>"]+$/.test(cfg.contact_email) ? cfg.contact_email : null;
+  const body = h("div", {},
+    h("p", { text: "The intention is for IRON ARENA to be (and always remain) free to play." }),
+    h("p", { text: "It may be that, further down the line, donations will be sought to cover server costs and fund further development." }),
+    invite ? h("p", {}, "For now, if you would like to support the development of the game, please join the ",
+      h("a", { href: invite, class: "discord-invite", rel: "noopener", target: "_blank", text: "Iron Arena server on Discord" }), ".") : null,
+    email ? h("p", {}, "You can also contact me at ", h("a", { href: `mailto:${email}`, class: "contact-email", text: email }), ".") : null);
+  return openModal({ title: "Support / contact", id: "support-dialog", body });
 }
 
 /**
@@ -145,11 +251,55 @@ export async function showPlayerInfo() {
   return p;
 }
 
+/** How long to wait, in words, from Retry-After seconds. */
+export function waitWords(seconds) {
+  const n = Math.max(1, Math.round(seconds));
+  if (n < 90) return `${n} second${n === 1 ? "" : "s"}`;
+  const m = Math.round(n / 60);
+  return `${m} minute${m === 1 ? "" : "s"}`;
+}
+
 export function showServerBusy(retryAfter) {
-  const extra = retryAfter ? `<p class="muted">You can try again in about ${Math.ceil(retryAfter / 60)} minute(s).</p>` : "";
+  const extra = Number.isFinite(retryAfter) && retryAfter !== null
+    ? `<p class="busy-wait">You can try again in about ${waitWords(retryAfter)}.</p>` : "";
   return openModal({
     title: "Server Busy", id: "busy-dialog",
     body: `<p>Sorry, the server is too busy to set up new games - please try again later. We are working on
       expanding capacity ASAP.</p>${extra}`,
   });
+}
+
+/** The original's badge modal, shown once, when a badge has just been earned. */
+export function showBadgeEarned(badge, emblem) {
+  const body = h("div", { class: "badge-earned" },
+    h("p", { text: "You have earned a Badge." }),
+    h("p", { class: "badge-award" }, emblem, h("span", {}, h("strong", { text: badge.name }), badge.description ? h("small", { class: "muted", text: badge.description }) : null)),
+    h("p", { text: "This badge will now be displayed next to your name." }));
+  return openModal({ title: "Congratulations!", body, id: "badge-dialog", actions: [{ label: "Continue", value: true, kind: "primary" }] });
+}
+
+/**
+ * The Music window (the original has one): on/off, the theme (several generated themes),
+ * the volume; all remembered in this browser. `onChange` lets the header follow.
+ */
+export function showMusic(settings, themes, onChange = () => {}) {
+  const onBox = h("input", { type: "checkbox", id: "music-on", class: "music-on" });
+  onBox.checked = settings.music;
+  const list = h("fieldset", { class: "theme-pick" }, h("legend", { text: "Theme" }));
+  for (const t of themes) {
+    const r = h("input", { type: "radio", name: "music-theme", value: t.id });
+    r.checked = settings.theme === t.id;
+    r.addEventListener("change", () => { settings.setTheme(t.id); onChange(); });
+    list.append(h("label", { class: "theme-option" }, r, h("span", {}, h("strong", { text: t.name }), h("small", { class: "muted", text: t.about }))));
+  }
+  const vol = h("input", { type: "range", id: "music-volume", min: "0", max: "100", step: "5", value: String(Math.round(settings.volume * 100)) });
+  const volOut = h("output", { for: "music-volume", text: `${Math.round(settings.volume * 100)}%` });
+  vol.addEventListener("input", () => { settings.setVolume(Number(vol.value) / 100); volOut.textContent = `${vol.value}%`; });
+  onBox.addEventListener("change", () => { settings.setMusic(onBox.checked); onChange(); });
+  const body = h("div", { class: "music-modal" },
+    h("label", { class: "check", for: "music-on" }, onBox, "Music on"),
+    list,
+    h("div", { class: "volume-row" }, h("label", { for: "music-volume", text: "Volume" }), vol, volOut),
+    h("p", { class: "muted small", text: "The themes are generated in your browser, a little differently each time. Your choice is remembered here." }));
+  return openModal({ title: "Music", body, id: "music-dialog" });
 }

@@ -44,11 +44,14 @@ const GLYPHS = {
     `<path class="pf" d="M33 30h34c0 14-12 18-12 21s12 7 12 21H33c0-14 12-18 12-21s-12-7-12-21z"/>` +
     `<path class="pk" d="M41 66h18l-9-9z"/>`,
   // Blades
-  dagger: base + `<path class="pf" d="M50 6C62 22 64 40 50 60 36 40 38 22 50 6z"/><path class="pd" d="M50 16v38" fill="none"/>` +
-    `<rect class="pf" x="36" y="58" width="28" height="7" rx="3"/><rect class="pf" x="45" y="65" width="10" height="9"/><circle class="pf" cx="50" cy="79" r="6"/><circle class="pk" cx="50" cy="79" r="2.2"/>`,
-  axe: base + line("M50 10L50 82", 7) +
-    `<path class="pf" d="M50 20C42 12 28 10 16 18c6 10 6 24 0 34 12 8 26 6 34-2 8 8 22 10 34 2-6-10-6-24 0-34-12-8-26-6-34 2z"/>` +
-    `<path class="pd" d="M50 22v26" fill="none"/>`,
+  // A short, straight-edged blade held at an angle (a long straight sword is the Sword).
+  dagger: base + `<g transform="rotate(-32 50 50)"><path class="pf" d="M50 8l9 14-2 34H43l-2-34z"/><path class="pd" d="M50 18v34" fill="none"/>` +
+    `<path class="pf" d="M30 55c6 3 34 3 40 0l-3 8c-6 2-28 2-34 0z"/><rect class="pf" x="45" y="63" width="10" height="13" rx="2"/><circle class="pf" cx="50" cy="80" r="6"/><circle class="pk" cx="50" cy="80" r="2.2"/></g>`,
+  // A single-bladed axe: a long handle; the head's blade flares up and down to a curved edge.
+  axe: base + line("M44 86L52 8", 7) +
+    `<path class="pf" d="M46 20H60C68 18 74 12 80 6C92 22 92 46 80 62C74 54 68 46 60 44H46z"/>` +
+    `<path class="pd" d="M78 16C86 28 86 42 78 54" fill="none"/>` +
+    `<rect class="pf" x="36" y="22" width="10" height="20" rx="2"/>`,
   sickle: base + `<path class="pf" d="M64 10C30 8 16 40 34 62c2-14 8-24 20-30 10-5 18-7 24-4-2-10-6-16-14-18z"/>` +
     line("M36 62L64 84", 7),
   sabres: base + line("M24 80C40 60 58 36 74 12", 6) + line("M76 80C60 60 42 36 26 12", 6) +

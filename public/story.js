@@ -11,6 +11,8 @@ import { h, navigate, toast } from "./ui.js";
 import { ICONS } from "./icons.js";
 
 const SIDE = { south: "South", north: "North" };
+/** Where a goal counts plies, what a ply is (the rules say the same, in section 10). */
+export const PLY_NOTE = "A ply is one move by either player: 20 plies are 10 of your moves and 10 of the AI's.";
 
 /** The factions of a stage from its IAPN position ("south north board turn …"). */
 function stageFactions(stage) {
@@ -39,7 +41,7 @@ export async function startStage(story, index, btn) {
     navigate(`/g/${r.id}`);
     return true;
   } catch (e) {
-    if (e.code === "server_busy") showServerBusy();
+    if (e.code === "server_busy") showServerBusy(e.retryAfter);
     else if (e.code === "stage_locked") toast(`This stage is locked: ${e.message}.`, "error");
     else toast(`The stage could not be started: ${e.message}`, "error");
     return false;
@@ -58,6 +60,7 @@ export async function stageIntro(story, index, btn) {
     h("p", { class: "muted small", text: `${story.title} · Stage ${index + 1} of ${story.stages.length}` }),
     h("p", { text: stage.intro }),
     h("p", { class: "stage-goal" }, h("strong", { text: "Goal: " }), stage.goal),
+    /\bpl(y|ies)\b/.test(stage.goal) ? h("p", { class: "muted small ply-note", text: PLY_NOTE }) : null,
     h("p", { class: "muted small", text: `You play ${SIDE[stage.side]} (${FACTION_NAMES[mine] || mine}) against the AI (${FACTION_NAMES[theirs] || theirs}), level ${stage.level}.` }),
     story.current_game && Number.isInteger(story.current_stage)
       ? h("p", { class: "small warn", text: `Starting ends the stage you are playing in this story (stage ${story.current_stage + 1}, “${story.stages[story.current_stage]?.title}”): that game counts as lost.` })
@@ -90,9 +93,10 @@ export async function stageFinished(state) {
     const body = h("div", { class: "stage-end" }, h("p", {}, "You completed ", h("strong", { text: st.title }), "."));
     if (last) {
       body.append(
-        h("p", { class: "badge-award" }, badgeEl(story.badge), h("span", {}, h("strong", { text: story.badge.name }), h("small", { class: "muted", text: story.badge.description }))),
-        h("p", { text: "Congratulations! You have earned a Badge. This badge will now be displayed next to your name." }));
-      // The server awards it with the result; show it in the header as soon as it is there.
+        h("p", { text: `That was the last stage of “${story.title}”: the story is complete.` }),
+        h("p", { class: "badge-award" }, badgeEl(story.badge), h("span", {}, h("strong", { text: story.badge.name }), h("small", { class: "muted", text: story.badge.description }))));
+      // The server awards the badge with the result: as soon as the account shows it, the
+      // header shows it and, if it is new, the "Congratulations!" modal (app.js) opens.
       for (const wait of [0, 800, 2500]) {
         setTimeout(() => account.reload().catch(() => {}), wait);
       }
@@ -166,10 +170,11 @@ function renderStory(card, story) {
       h("small", { class: "muted", text: story.badge.description })));
   const list = h("ol", { class: "stage-list", "aria-label": `Stages of ${story.title}` });
   story.stages.forEach((stage, i) => list.append(stageItem(story, stage, i)));
-  const reset = h("button", { type: "button", class: "reset-story", text: "Reset Story Progress" });
+  const reset = h("button", { type: "button", class: "reset-story", "aria-label": `Reset Story Progress: ${story.title}`, text: "Reset Story Progress" });
   reset.addEventListener("click", async () => {
+    // The original's words (the button is in the story's card).
     const ok = await confirmDialog("Reset Story Progress?",
-      `All ${done} completed stage${done === 1 ? "" : "s"} of “${story.title}” will be locked again and you will start from stage 1. A stage being played ends. Badges you have earned are kept.`,
+      "This will reset your progress for this story. Are you sure?",
       "Reset progress", { danger: true });
     if (!ok) return;
     reset.disabled = true;
