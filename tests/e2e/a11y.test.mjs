@@ -7,12 +7,21 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
 import { newPage, shot, useServersAndBrowser } from "./support.mjs";
 
 const require = createRequire(import.meta.url);
 const AXE = require.resolve("axe-core/axe.min.js");
 
 const T = { timeout: 120_000 };
+
+/** The page at rest, instead of a fixed sleep: no move being animated (the game screen's
+ * `data-animating`) and no finite CSS transition or animation still running. */
+function settled(page) {
+  return page.waitForFunction(() => document.querySelector(".game")?.dataset.animating !== "true" &&
+    document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity),
+  null, { timeout: 10_000 });
+}
 const suite = useServersAndBrowser(before, after);
 
 // The page background is a radial gradient, on which axe cannot compute contrast (it reports
@@ -27,7 +36,9 @@ const A11Y_TAGS = ["wcag2a", "wcag2aa"];
 /** Load axe into the page once; contrast of short texts included. */
 async function loadAxe(page) {
   if (await page.evaluate(() => typeof window.axe === "object")) return;
-  await page.addScriptTag({ path: AXE });
+  // Evaluated, not added as a <script>: the client's Content-Security-Policy (public/_headers)
+  // refuses inline scripts, and the test must see the page as served.
+  await page.evaluate(readFileSync(AXE, "utf8"));
   // configure() replaces a check's options as a whole: axe's defaults, with ignoreLength on.
   await page.evaluate(() => window.axe.configure({
     checks: [{
@@ -90,9 +101,10 @@ async function check(page, where) {
   const contrast = [];
   const undecided = new Map();
   for (const bg of GRADIENT_STOPS) {
-    const style = await page.addStyleTag({ content: `body { background: ${bg} !important; }` });
+    // Through the CSSOM: the Content-Security-Policy refuses an added <style>.
+    await page.evaluate((c) => document.body.style.setProperty("background", c, "important"), bg);
     const r = await runAxe(page, { type: "rule", values: ["color-contrast"] });
-    await style.evaluate((e) => e.remove());
+    await page.evaluate(() => document.body.style.removeProperty("background"));
     for (const v of r.violations) {
       const nodes = v.nodes.filter((n) => !seen.has(n.target));
       nodes.forEach((n) => seen.add(n.target));
@@ -131,7 +143,7 @@ test("axe: a game against the AI at 1280 and 390 px: selection, in progress, rep
   await page.click(".board .sq.target");
   await page.waitForFunction(() => document.querySelectorAll(".move-list .mv").length >= 2, null, { timeout: 20_000 });
   await page.waitForSelector(".my-turn");
-  await page.waitForTimeout(400);
+  await settled(page);
   await check(page, "game in progress (1280 px)");
   // Every square is named (coordinates, piece, marks) and every piece is a named image.
   const unnamed = await page.$$eval(".board .sq", (els) => els.filter((e) => !(e.getAttribute("aria-label") || "").trim()).map((e) => e.dataset.sq));
@@ -141,7 +153,7 @@ test("axe: a game against the AI at 1280 and 390 px: selection, in progress, rep
   for (const [role, label] of pieces) assert.ok(role === "img" && /^(South|North) \S/.test(label || ""), `piece role=${role} label=${label}`);
   await shot(page, "a11y-game-1280");
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.waitForTimeout(300);
+  await settled(page);
   await check(page, "game in progress (390 px)");
   await shot(page, "a11y-game-390");
   // Replay mode (a past move selected in the move list).
@@ -156,10 +168,10 @@ test("axe: a game against the AI at 1280 and 390 px: selection, in progress, rep
   await check(page, "resign confirmation modal");
   await page.click("#confirm-dialog .danger");
   await page.waitForSelector(".result-banner:not([hidden])");
-  await page.waitForTimeout(300);
+  await settled(page);
   await check(page, "game over, result banner (1280 px)");
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.waitForTimeout(300);
+  await settled(page);
   await check(page, "game over, result banner (390 px)");
   assert.deepEqual(page.errors, []);
 });
@@ -201,7 +213,7 @@ test("axe: story screen, stage intro, stage game, Player Info and the leaderboar
   await page.waitForSelector(".stage-card:not([hidden])");
   await check(page, "stage game (1280 px)");
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.waitForTimeout(300);
+  await settled(page);
   await check(page, "stage game (390 px)");
   await page.goto("/story");
   await page.waitForSelector(".story-card .stage.playing");
@@ -219,7 +231,7 @@ test("axe: story screen, stage intro, stage game, Player Info and the leaderboar
   await page.waitForSelector(".mu-table");
   await check(page, "leaderboard (1280 px)");
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.waitForTimeout(300);
+  await settled(page);
   await check(page, "leaderboard (390 px)");
   assert.deepEqual(page.errors, []);
 });
