@@ -1,5 +1,7 @@
--- Iron Arena's D1 schema. Idempotent: applied by scripts/run.sh and the test harness
--- with `wrangler d1 execute DB --local --file schema.sql` on every start.
+-- Iron Arena's D1 schema, in full, as it stands: exactly what the migrations in
+-- migrations/ produce when applied in order (`wrangler d1 migrations apply DB`, run by
+-- scripts/run.sh and the test harness; tests/migrations.rs checks the two agree). To change
+-- the schema, add a migration (never edit a shipped one) and update this file to match.
 
 CREATE TABLE IF NOT EXISTS players (
     id            TEXT PRIMARY KEY,
@@ -9,7 +11,9 @@ CREATE TABLE IF NOT EXISTS players (
     rating        REAL NOT NULL DEFAULT 1500,
     rating_dev    REAL NOT NULL DEFAULT 350,
     volatility    REAL NOT NULL DEFAULT 0.06,
-    rated_at      INTEGER
+    rated_at      INTEGER,
+    -- Bumped by every rating update (compare-and-set: see src/index.rs apply_rating).
+    rating_version INTEGER NOT NULL DEFAULT 0
 );
 
 -- One row per game, written by the game's Durable Object at creation and at the end.
@@ -54,6 +58,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     expires_at  INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sessions_by_player ON sessions (player_id);
+CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions (expires_at);
 
 -- Pending "Sign in with Discord": single-use state (by hash), bound to the session that
 -- started it, with its PKCE verifier.
@@ -63,6 +68,7 @@ CREATE TABLE IF NOT EXISTS oauth_states (
     verifier      TEXT NOT NULL,
     created_at    INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS oauth_states_by_age ON oauth_states (created_at);
 
 -- Story mode: per player and story, how many stages are completed (the next stage to
 -- play) and the stage game being played, if any. Only that game's result can advance it.
@@ -104,4 +110,12 @@ CREATE TABLE IF NOT EXISTS game_status (
     draw_offer  TEXT CHECK (draw_offer IN ('south', 'north')),
     plies       INTEGER NOT NULL DEFAULT 0,
     updated_at  INTEGER NOT NULL
+);
+
+-- Chosen display names by their normalised form (service::names::key: NFKC, lowercase):
+-- the primary key makes two look-alike names impossible, even when chosen at once.
+-- Guests' `Guest-…` names have no row (no one can choose one).
+CREATE TABLE IF NOT EXISTS player_names (
+    name_key   TEXT PRIMARY KEY,
+    player_id  TEXT NOT NULL UNIQUE REFERENCES players(id)
 );

@@ -9,7 +9,7 @@ scripts/setup.sh >/dev/null
 scripts/build-worker.sh | tail -1
 state=$(mktemp -d)
 port=8791
-wrangler d1 execute DB --local --persist-to "$state" --file schema.sql >/dev/null
+CI=1 wrangler d1 migrations apply DB --local --persist-to "$state" >/dev/null
 setsid wrangler dev --ip 127.0.0.1 --port $port --persist-to "$state" --log-level warn \
     --var LIMIT_PER_IP_PER_MINUTE:1000000 --var LIMIT_PER_MINUTE:1000000 \
     --show-interactive-dev-session=false >"$state/wrangler.log" 2>&1 &

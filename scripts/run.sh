@@ -8,6 +8,7 @@ source "$(dirname "$0")/env.sh"
 cd "$ROOT"
 scripts/setup.sh
 scripts/build-worker.sh
-wrangler d1 execute DB --local --file schema.sql >/dev/null
+# The D1 schema: migrations/ in order (those already applied are skipped).
+CI=1 wrangler d1 migrations apply DB --local >/dev/null
 echo "Iron Arena on http://127.0.0.1:${PORT:-8787}"
 exec wrangler dev --ip 127.0.0.1 --port "${PORT:-8787}" --show-interactive-dev-session=false

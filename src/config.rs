@@ -34,3 +34,43 @@ pub fn network_ai(env: &Env) -> bool {
 pub fn random_ai(env: &Env) -> bool {
     env.var("AI_ENGINE").is_ok_and(|v| v.to_string().trim() == "random")
 }
+
+/// The idle ends and the D1 retry delay (seconds in wrangler vars; tests use a few).
+pub fn timers(env: &Env) -> service::upkeep::Timers {
+    let d = service::upkeep::Timers::default();
+    let ms = |name: &str, def: i64| {
+        number(env, name, (def / 1000) as u64).saturating_mul(1000).min(i64::MAX as u64) as i64
+    };
+    service::upkeep::Timers {
+        idle_ai_ms: ms("IDLE_AI_GAME_SECONDS", d.idle_ai_ms),
+        open_invite_ms: ms("OPEN_INVITE_SECONDS", d.open_invite_ms),
+        idle_untimed_ms: ms("IDLE_UNTIMED_GAME_SECONDS", d.idle_untimed_ms),
+        retry_ms: ms("D1_RETRY_SECONDS", d.retry_ms),
+    }
+}
+
+/// A fault injected into a game's D1 writes (tests only; never set in wrangler.toml).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum D1Fault {
+    /// Write normally.
+    None,
+    /// Fail before writing anything.
+    Before,
+    /// Write everything, then report a failure (the retry must not apply it twice).
+    After,
+    /// Neither write nor record the attempt: as if the runtime died between the game's
+    /// save and D1 (the test then kills the runtime for real).
+    Crash,
+}
+
+/// `FAULT_D1 = "before,after"`: the fault for each game's attempt number `attempt`
+/// (0-based; attempts past the list write normally).
+pub fn d1_fault(env: &Env, attempt: u32) -> D1Fault {
+    let Ok(v) = env.var("FAULT_D1") else { return D1Fault::None };
+    match v.to_string().split(',').nth(attempt as usize).map(str::trim) {
+        Some("before") => D1Fault::Before,
+        Some("after") => D1Fault::After,
+        Some("crash") => D1Fault::Crash,
+        _ => D1Fault::None,
+    }
+}

@@ -9,6 +9,7 @@ use service::game::{self, Ctx, Effects, Handled, Route};
 use service::http::PlayerRef;
 use service::model::{GameRecord, StageRef};
 use service::store::GameStore;
+use service::upkeep::{self, Timers};
 use service::ApiError;
 use worker::{
     durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, State, WebSocket,
@@ -121,9 +122,14 @@ impl DurableObject for GameObject {
                 Ok(c) => c,
                 Err(e) => return glue::error(&ApiError::bad_request("invalid_body", e.to_string())),
             };
-            let extra = game::Extra { creator: call.creator, start: call.start, stage: call.stage };
+            let extra = game::Extra {
+                creator: call.creator,
+                start: call.start,
+                stage: call.stage,
+                ip_hash: Some(call.ip_hash),
+            };
             let handled = game::create_with(&mut store, &call.id, &call.game, &extra, &call.origin, &mut ctx);
-            return self.after(handled, Some(&call.ip_hash)).await;
+            return self.after(handled).await;
         }
         if api.path == ABANDON_PATH {
             let call: AbandonCall = match serde_json::from_slice(&api.body) {
@@ -131,7 +137,7 @@ impl DurableObject for GameObject {
                 Err(e) => return glue::error(&ApiError::bad_request("invalid_body", e.to_string())),
             };
             let handled = game::abandon(&mut store, &call.player, &mut ctx);
-            return self.after(handled, None).await;
+            return self.after(handled).await;
         }
         api.player = glue::forwarded_player(&req);
         crate::me_games::resolve_alias(&req, &mut api, &store);
@@ -144,7 +150,7 @@ impl DurableObject for GameObject {
             return self.upgrade(&req, &mut store, &mut ctx);
         }
         let handled = game::handle(&mut store, route, &api, &mut ctx);
-        self.after(handled, None).await
+        self.after(handled).await
     }
 
     async fn alarm(&self) -> Result<Response> {
@@ -152,15 +158,13 @@ impl DurableObject for GameObject {
         let mut ai = self.opponent();
         let mut ctx =
             Ctx { now: glue::now_ms(), rng: &mut rng, ai: ai.as_mut(), day_ms: config::day_ms(&self.env) };
-        let handled = game::alarm(&mut SqlStore(&self.sql), &mut ctx);
-        // The D1 row may be behind (an earlier write failed and scheduled this alarm):
-        // re-sync it; the upsert is idempotent.
-        if let Some(rec) = handled.record.as_ref() {
-            if !handled.effects.finished {
-                self.sync_index(rec, None).await;
-            }
+        // One alarm for every timer: the deadline, the idle end, the D1 retry.
+        let handled = game::alarm_with(&mut SqlStore(&self.sql), &mut ctx, &config::timers(&self.env));
+        let Handled { response, effects, record } = handled;
+        if let Some(rec) = &record {
+            self.apply(&effects, rec, true).await;
         }
-        self.after(handled, None).await
+        glue::response(&response)
     }
 
     async fn websocket_message(&self, ws: WebSocket, message: WebSocketIncomingMessage) -> Result<()> {
@@ -240,27 +244,21 @@ impl GameObject {
 
     /// Carries out the effects of a handled request, then answers it. The record is
     /// already saved; what follows (alarm, pushes, D1) cannot lose a move.
-    async fn after(&self, handled: Handled, ip_hash: Option<&str>) -> Result<Response> {
+    async fn after(&self, handled: Handled) -> Result<Response> {
         let Handled { response, effects, record } = handled;
         if let Some(rec) = &record {
-            self.apply(&effects, rec, ip_hash).await;
+            self.apply(&effects, rec, false).await;
         }
         glue::response(&response)
     }
 
-    async fn apply(&self, fx: &Effects, rec: &GameRecord, ip_hash: Option<&str>) {
-        let storage = self.state.storage();
-        match fx.alarm {
-            Some(at) => {
-                let offset = (at - glue::now_ms()).max(0);
-                if let Err(e) = storage.set_alarm(offset).await {
-                    worker::console_error!("set_alarm failed for {}: {e}", rec.id);
-                }
-            }
-            None if fx.changed && rec.result.is_some() => {
-                let _ = storage.delete_alarm().await;
-            }
-            None => {}
+    /// After a change (or any alarm, `woken`): arms the one alarm, pushes the state, and
+    /// writes what the game owes D1 (its outbox). The alarm is armed *before* D1 is
+    /// written, so a crash in between leaves the retry scheduled.
+    async fn apply(&self, fx: &Effects, rec: &GameRecord, woken: bool) {
+        let timers = config::timers(&self.env);
+        if fx.changed || woken {
+            self.arm(rec, &timers).await;
         }
         if fx.changed {
             if let Some(msg) = state_message(rec) {
@@ -269,8 +267,8 @@ impl GameObject {
                 }
             }
         }
-        if fx.created || fx.finished {
-            self.sync_index(rec, ip_hash).await;
+        if rec.outbox.is_some() && (fx.changed || woken) {
+            self.flush(rec, &timers).await;
         }
         if fx.changed {
             crate::me_games::sync(&self.env, rec, fx.created || fx.finished).await;
@@ -296,15 +294,58 @@ impl GameObject {
         Ok(())
     }
 
-    async fn sync_index(&self, rec: &GameRecord, ip_hash: Option<&str>) {
-        let result = match self.env.d1("DB") {
-            Ok(db) => Self::write_index(&db, rec, ip_hash).await,
-            Err(e) => Err(e),
+    /// Sets the alarm for the earliest timer of `rec` (deadline, idle end, D1 retry), or
+    /// deletes it when none is left.
+    async fn arm(&self, rec: &GameRecord, timers: &Timers) {
+        let storage = self.state.storage();
+        let done = match upkeep::next_alarm(rec, timers) {
+            Some(at) => storage.set_alarm((at - glue::now_ms()).max(0)).await,
+            None => storage.delete_alarm().await,
         };
-        if let Err(e) = result {
-            // The DO holds the truth; retry the index from the alarm in a minute.
-            worker::console_error!("D1 index write failed for {}: {e}", rec.id);
-            let _ = self.state.storage().set_alarm(60_000i64).await;
+        if let Err(e) = done {
+            worker::console_error!("setting the alarm failed for {}: {e}", rec.id);
         }
+    }
+
+    /// Writes what the game owes D1 (idempotent writes), then clears the outbox mark it
+    /// wrote — on the freshest record, as another request may have marked it again while
+    /// D1 was awaited — or counts the failure, and re-arms the alarm.
+    async fn flush(&self, rec: &GameRecord, timers: &Timers) {
+        let Some(ob) = rec.outbox.clone() else { return };
+        let injected =
+            |when: &str| Err(worker::Error::RustError(format!("injected D1 fault ({when} writing)")));
+        let written = match config::d1_fault(&self.env, ob.attempts) {
+            config::D1Fault::Crash => return,
+            config::D1Fault::Before => injected("before"),
+            fault => {
+                let done = match self.env.d1("DB") {
+                    Ok(db) => Self::write_index(&db, rec, ob.ip_hash.as_deref()).await,
+                    Err(e) => Err(e),
+                };
+                if fault == config::D1Fault::After && done.is_ok() {
+                    injected("after")
+                } else {
+                    done
+                }
+            }
+        };
+        let mut store = SqlStore(&self.sql);
+        let mut fresh = match store.load() {
+            Ok(Some(r)) => r,
+            _ => return, // the alarm stays armed for the retry
+        };
+        match written {
+            Ok(()) => {
+                upkeep::flushed(&mut fresh, ob.seq);
+            }
+            Err(e) => {
+                worker::console_error!("D1 write failed for {} (attempt {}): {e}", rec.id, ob.attempts + 1);
+                upkeep::failed(&mut fresh, ob.seq, glue::now_ms());
+            }
+        }
+        if let Err(e) = store.save(&fresh) {
+            worker::console_error!("saving the outbox failed for {}: {e}", rec.id);
+        }
+        self.arm(&fresh, timers).await;
     }
 }

@@ -131,17 +131,44 @@ pub const RATING_PERIOD_MS: i64 = 14 * 86_400_000;
 /// A finished rated game: both players' ratings are updated, exactly once (the
 /// `rated_games` row is inserted in the same transaction and a second insert fails).
 pub async fn apply_rating(db: &D1Database, rec: &GameRecord, now_ms: i64) -> Result<()> {
-    use service::rating::{Game, Rating};
     let (Some(result), true) = (rec.result.as_ref(), rec.rated) else { return Ok(()) };
+    if !service::upkeep::counts_for_rating(result) {
+        return Ok(());
+    }
     let (Some(south), Some(north)) = (rec.seats[0].player.as_deref(), rec.seats[1].player.as_deref()) else {
         return Ok(());
     };
+    // Compare-and-set: another rated game of the same player may finish at the same
+    // moment (in another Durable Object). The write applies only if neither player's
+    // `rating_version` moved since it was read; otherwise it reads again.
+    for _ in 0..RATING_CAS_TRIES {
+        if try_apply_rating(db, rec, result, [south, north], now_ms).await? {
+            return Ok(());
+        }
+    }
+    Err(worker::Error::RustError(format!("rating update for {} kept conflicting; will retry", rec.id)))
+}
+
+/// How often [`apply_rating`] re-reads the ratings when a concurrent update moved them.
+const RATING_CAS_TRIES: usize = 8;
+
+/// One compare-and-set attempt: `Ok(true)` when the game's rating is applied (now or
+/// before), `Ok(false)` when a concurrent update won and the ratings must be read again.
+async fn try_apply_rating(
+    db: &D1Database,
+    rec: &GameRecord,
+    result: &service::model::Finish,
+    players: [&str; 2],
+    now_ms: i64,
+) -> Result<bool> {
+    use service::rating::{Game, Rating};
     #[derive(serde::Deserialize)]
     struct Row {
         rating: f64,
         rating_dev: f64,
         volatility: f64,
         rated_at: Option<f64>,
+        rating_version: f64,
     }
     let done: Option<serde_json::Value> = db
         .prepare("SELECT game_id FROM rated_games WHERE game_id = ?1")
@@ -149,21 +176,25 @@ pub async fn apply_rating(db: &D1Database, rec: &GameRecord, now_ms: i64) -> Res
         .first(None)
         .await?;
     if done.is_some() {
-        return Ok(());
+        return Ok(true);
     }
     let mut now_rating = Vec::new();
-    for id in [south, north] {
+    let mut versions = Vec::new();
+    for id in players {
         let row: Option<Row> = db
-            .prepare("SELECT rating, rating_dev, volatility, rated_at FROM players WHERE id = ?1")
+            .prepare(
+                "SELECT rating, rating_dev, volatility, rated_at, rating_version FROM players WHERE id = ?1",
+            )
             .bind(&[JsValue::from_str(id)])?
             .first(None)
             .await?;
-        let Some(r) = row else { return Ok(()) };
+        let Some(r) = row else { return Ok(true) };
         let idle = r.rated_at.map_or(0, |t| ((now_ms - t as i64).max(0) / RATING_PERIOD_MS) as u32);
         now_rating.push(
             Rating { rating: r.rating, deviation: r.rating_dev, volatility: r.volatility }
                 .after_inactivity(idle.min(100)),
         );
+        versions.push(r.rating_version);
     }
     let score_south = match result.winner {
         Some(engine::Side::South) => 1.0,
@@ -172,24 +203,45 @@ pub async fn apply_rating(db: &D1Database, rec: &GameRecord, now_ms: i64) -> Res
     };
     let new_south = now_rating[0].update(&[Game { opponent: now_rating[1], score: score_south }]);
     let new_north = now_rating[1].update(&[Game { opponent: now_rating[0], score: 1.0 - score_south }]);
-    let set = |id: &str, r: Rating| {
+    let (game, at) = (JsValue::from_str(&rec.id), JsValue::from_f64(now_ms as f64));
+    // One transaction: the marker row goes in only if both versions are as read; each
+    // rating moves only if this marker (this game, this attempt's time) went in.
+    let set = |id: &str, r: Rating, version: f64| {
         db.prepare(
-            "UPDATE players SET rating = ?1, rating_dev = ?2, volatility = ?3, rated_at = ?4 WHERE id = ?5",
+            "UPDATE players SET rating = ?1, rating_dev = ?2, volatility = ?3, rated_at = ?4, \
+                 rating_version = rating_version + 1 \
+             WHERE id = ?5 AND rating_version = ?6 \
+               AND EXISTS (SELECT 1 FROM rated_games WHERE game_id = ?7 AND applied_at = ?4)",
         )
         .bind(&[
             JsValue::from_f64(r.rating),
             JsValue::from_f64(r.deviation),
             JsValue::from_f64(r.volatility),
-            JsValue::from_f64(now_ms as f64),
+            at.clone(),
             JsValue::from_str(id),
+            JsValue::from_f64(version),
+            game.clone(),
         ])
     };
     db.batch(vec![
-        db.prepare("INSERT INTO rated_games (game_id, applied_at) VALUES (?1, ?2)")
-            .bind(&[JsValue::from_str(&rec.id), JsValue::from_f64(now_ms as f64)])?,
-        set(south, new_south)?,
-        set(north, new_north)?,
+        db.prepare(
+            "INSERT INTO rated_games (game_id, applied_at) SELECT ?1, ?2 \
+             WHERE (SELECT rating_version FROM players WHERE id = ?3) = ?4 \
+               AND (SELECT rating_version FROM players WHERE id = ?5) = ?6",
+        )
+        .bind(&[
+            game.clone(),
+            at.clone(),
+            JsValue::from_str(players[0]),
+            JsValue::from_f64(versions[0]),
+            JsValue::from_str(players[1]),
+            JsValue::from_f64(versions[1]),
+        ])?,
+        set(players[0], new_south, versions[0])?,
+        set(players[1], new_north, versions[1])?,
     ])
     .await?;
-    Ok(())
+    let applied: Option<serde_json::Value> =
+        db.prepare("SELECT game_id FROM rated_games WHERE game_id = ?1").bind(&[game])?.first(None).await?;
+    Ok(applied.is_some())
 }

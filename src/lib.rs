@@ -8,11 +8,13 @@
 //! - `net` (feature `net`): the network AI, loaded lazily once per isolate.
 //! - [`players`]: story mode, Player Info, leaderboard, match-up statistics.
 //! - [`glue`]: conversions between `worker` and `service` types, randomness, time.
+//! - [`housekeeping`]: the Cron Trigger: expired sessions, sign-in states, empty guests.
 
 mod accounts;
 mod config;
 mod game_object;
 mod glue;
+mod housekeeping;
 mod index;
 mod me_games;
 #[cfg(feature = "net")]
@@ -34,4 +36,18 @@ fn start() {
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
     router::handle(req, env).await
+}
+
+/// The Cron Trigger (wrangler.toml `[triggers]`): housekeeping of D1.
+#[event(scheduled)]
+async fn scheduled(_event: worker::ScheduledEvent, env: Env, _ctx: worker::ScheduleContext) {
+    match housekeeping::run(&env, glue::now_ms()).await {
+        Ok(s) => worker::console_log!(
+            "housekeeping: {} expired sessions, {} sign-in states, {} empty guests deleted",
+            s.sessions,
+            s.oauth_states,
+            s.guests
+        ),
+        Err(e) => worker::console_error!("housekeeping failed: {e}"),
+    }
 }

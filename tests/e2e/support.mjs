@@ -40,7 +40,7 @@ export async function startServer(vars = {}) {
   }
   const persist = mkdtempSync(join(tmpdir(), "iron-arena-e2e-"));
   execFileSync(join(ROOT, "node_modules/.bin/wrangler"),
-    ["d1", "execute", "DB", "--local", "--persist-to", persist, "--file", "schema.sql"],
+    ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist],
     { cwd: ROOT, env: ENV, stdio: "pipe" });
   const port = await freePort();
   const inspector = await freePort();

@@ -1,5 +1,5 @@
 //! Test harness for the real runtime: starts `wrangler dev` (workerd) on a free port with
-//! its own local Durable Object and D1 state, applies `schema.sql`, and speaks HTTP and
+//! its own local Durable Object and D1 state, applies the D1 migrations, and speaks HTTP and
 //! WebSocket to it. A watchdog shell ends the runtime when the test process ends.
 
 #![allow(dead_code, clippy::unwrap_used)] // shared by several test files
@@ -62,6 +62,24 @@ fn d1_execute(persist: &std::path::Path, args: &[&str]) -> std::process::Output 
     panic!("d1 {args:?}: the database stayed locked");
 }
 
+/// `wrangler d1 migrations apply DB --local` (migrations/, in order) on a state directory.
+pub fn apply_migrations(persist: &std::path::Path) {
+    let out =
+        wrangler(&["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist.to_str().unwrap()])
+            .output()
+            .unwrap();
+    assert!(out.status.success(), "d1 migrations apply: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// `wrangler d1 execute DB --local --json` on a state directory (no runtime needed).
+pub fn d1_at(persist: &std::path::Path, args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let out = d1_execute(persist, &all);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v[0]["results"].as_array().cloned().unwrap_or_default()
+}
+
 pub struct Server {
     pub base: String,
     pub persist: PathBuf,
@@ -83,7 +101,7 @@ impl Server {
         let persist = std::env::temp_dir().join(format!("iron-arena-test-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&persist);
         std::fs::create_dir_all(&persist).unwrap();
-        d1_execute(&persist, &["--file", "schema.sql"]);
+        apply_migrations(&persist);
         let mut s = Server {
             base: String::new(),
             persist,
@@ -99,7 +117,7 @@ impl Server {
         self.port = free_port();
         self.base = format!("http://127.0.0.1:{}", self.port);
         let mut cmd = format!(
-            "exec {} dev --ip 127.0.0.1 --port {} --persist-to {} --inspector-port {} --log-level warn --show-interactive-dev-session=false",
+            "exec {} dev --ip 127.0.0.1 --port {} --persist-to {} --inspector-port {} --log-level warn --show-interactive-dev-session=false --test-scheduled",
             root().join("node_modules/.bin/wrangler").display(),
             self.port,
             self.persist.display(),
@@ -146,6 +164,14 @@ impl Server {
             let _ = c.wait();
             // Let workerd release its files and port.
             std::thread::sleep(Duration::from_millis(300));
+        }
+    }
+
+    /// Sets (`Some`) or removes (`None`) a var for the next [`Server::restart`].
+    pub fn set_var(&mut self, name: &str, value: Option<&str>) {
+        self.vars.retain(|(k, _)| k != name);
+        if let Some(v) = value {
+            self.vars.push((name.to_owned(), v.to_owned()));
         }
     }
 

@@ -14,7 +14,10 @@
 //!
 //! Tags other than `start`, `result` and `moves` are informational and kept in order.
 //! `result` is `ongoing`, a rules result (docs/specification.md §7), or one decided off the board:
-//! `<side> wins: resignation`, `<side> wins: time forfeit`, `draw: agreement`.
+//! `<side> wins: resignation`, `<side> wins: time forfeit`, `draw: agreement`,
+//! `<side> wins: abandoned` (an idle game, or a story stage exited), `<side> wins: stage
+//! goal` (a story stage decided by its goal), `aborted: never joined` (an invite nobody
+//! claimed), `aborted: by a player` (before either side's second move).
 
 use core::fmt;
 
@@ -23,7 +26,16 @@ use crate::{iapn, result_text, Game, Move, Position};
 pub const HEADER: &str = "[Iron Arena game record]";
 
 /// Results decided off the board (the game is still ongoing on it).
-pub const OFF_BOARD_REASONS: [&str; 3] = ["resignation", "time forfeit", "agreement"];
+pub const OFF_BOARD_REASONS: [&str; 8] = [
+    "resignation",
+    "time forfeit",
+    "agreement",
+    "abandoned",
+    "stage goal",
+    "never joined",
+    "aborted",
+    "by a player",
+];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {

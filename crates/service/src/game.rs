@@ -14,6 +14,7 @@ use crate::model::{Controller, Finish, GameRecord, LastReply, Mode, MoveEntry, S
 use crate::store::GameStore;
 use crate::story::Verdict;
 use crate::tokens::{self, Random};
+use crate::upkeep::{self, Timers};
 
 /// What a request needs besides the store: the time, randomness, the AI, the day length
 /// (configurable so tests can run a correspondence deadline in seconds).
@@ -186,6 +187,8 @@ pub struct Extra {
     pub creator: Option<PlayerRef>,
     pub start: Option<engine::Position>,
     pub stage: Option<StageRef>,
+    /// The creator's address hash, for the D1 index row.
+    pub ip_hash: Option<String>,
 }
 
 /// Creates the game (the Worker calls this once, on a fresh Durable Object).
@@ -253,11 +256,16 @@ pub fn create_with(
             last_replies: [None, None],
             position: start,
             repetitions: 1,
+            outbox: None,
         };
         let mut game = Game::new(start);
         let ai_move = ai_turn(&mut rec, &mut game, ctx)?;
         settle_stage(&mut rec, &game, ctx.now);
         settle(&mut rec, &game, ctx.now, ctx.day_ms);
+        upkeep::mark(&mut rec, ctx.now); // the index row, in the same save
+        if let Some(ob) = rec.outbox.as_mut() {
+            ob.ip_hash.clone_from(&extra.ip_hash);
+        }
         save(store, &rec)?;
         let mut body = json!({
             "id": id,
@@ -400,6 +408,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 rec.seats[side.index()].player = req.player.as_ref().map(|p| p.id.clone());
                 rec.invite_hash = None;
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
+                upkeep::mark(&mut rec, ctx.now); // the joiner's player, in the index
                 save(store, &rec)?;
                 let body = json!({ "id": rec.id, "seat": side, "token": token, "state": rec.view(&game) });
                 Ok((ApiResponse::json(200, body), effects(was_finished, &rec), rec))
@@ -418,6 +427,9 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                     if last.ply == body.ply && last.mv == mv {
                         return Ok((ApiResponse::json(200, last.body.clone()), Effects::default(), rec));
                     }
+                }
+                if let Some(late) = forfeit_first(store, &mut rec, &game, ctx.now)? {
+                    return Ok(late);
                 }
                 if rec.result.is_some() {
                     return Err(ApiError::conflict("game_over", "the game is over", rec.view(&game)));
@@ -459,16 +471,21 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                     reply["ai"] = ai_info(ctx.ai, rec.level);
                 }
                 rec.last_replies[side.index()] = Some(LastReply { ply: body.ply, mv, body: reply.clone() });
+                owe_result(&mut rec, was_finished, ctx.now);
                 save(store, &rec)?;
                 Ok((ApiResponse::json(200, reply), effects(was_finished, &rec), rec))
             }
             Route::Resign => {
                 let side = authorise_request(&rec, req, game.position().turn())?;
+                if let Some(late) = forfeit_first(store, &mut rec, &game, ctx.now)? {
+                    return Ok(late);
+                }
                 if rec.result.is_some() {
                     return Err(ApiError::conflict("game_over", "the game is over", rec.view(&game)));
                 }
                 rec.result = Some(Finish::win(side.opponent(), "resignation", ctx.now));
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
+                owe_result(&mut rec, was_finished, ctx.now);
                 save(store, &rec)?;
                 let view = rec.view(&game);
                 Ok((ApiResponse::json(200, json!({ "state": view })), effects(was_finished, &rec), rec))
@@ -476,6 +493,9 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
             Route::Draw => {
                 let side = authorise_request(&rec, req, game.position().turn())?;
                 let body: DrawBody = parse_json(&req.body)?;
+                if let Some(late) = forfeit_first(store, &mut rec, &game, ctx.now)? {
+                    return Ok(late);
+                }
                 if rec.result.is_some() {
                     return Err(ApiError::conflict("game_over", "the game is over", rec.view(&game)));
                 }
@@ -524,6 +544,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 if rec.result.is_none() {
                     rec.deadline = deadline; // a draw offer does not restart the clock
                 }
+                owe_result(&mut rec, was_finished, ctx.now);
                 save(store, &rec)?;
                 let view = rec.view(&game);
                 Ok((ApiResponse::json(200, json!({ "state": view })), effects(was_finished, &rec), rec))
@@ -552,6 +573,7 @@ pub fn abandon(store: &mut dyn GameStore, player: &str, ctx: &mut Ctx) -> Handle
         }
         rec.result = Some(Finish::win(st.player.opponent(), "abandoned", ctx.now));
         settle(&mut rec, &game, ctx.now, ctx.day_ms);
+        owe_result(&mut rec, was_finished, ctx.now);
         save(store, &rec)?;
         let view = rec.view(&game);
         Ok((ApiResponse::json(200, json!({ "state": view })), effects(was_finished, &rec), rec))
@@ -559,26 +581,52 @@ pub fn abandon(store: &mut dyn GameStore, player: &str, ctx: &mut Ctx) -> Handle
     finish(result)
 }
 
-/// The Durable Object alarm: the side to move loses when its deadline has passed.
+/// The Durable Object alarm for the deadline alone (no idle timers; see [`alarm_with`]).
 pub fn alarm(store: &mut dyn GameStore, ctx: &mut Ctx) -> Handled {
+    alarm_with(store, ctx, &Timers::deadline_only())
+}
+
+/// The Durable Object alarm, which serves every timer ([`upkeep::next_alarm`]): the side
+/// to move loses when its deadline has passed; an idle game ends ([`upkeep::expire`]).
+/// A pending outbox is the glue's to retry, and the glue arms the next alarm from the
+/// record ([`upkeep::next_alarm`]); the effects' alarm is the deadline, as elsewhere.
+pub fn alarm_with(store: &mut dyn GameStore, ctx: &mut Ctx, timers: &Timers) -> Handled {
     let result = (|| {
         let (mut rec, game) = load(store)?;
-        let view_only = |rec: GameRecord| {
+        if !upkeep::expire(&mut rec, ctx.now, timers) {
             let fx = Effects { alarm: rec.deadline.filter(|_| rec.result.is_none()), ..Effects::default() };
-            Ok((ApiResponse::json(200, json!({})), fx, rec))
-        };
-        match (rec.result.is_some(), rec.deadline) {
-            (false, Some(d)) if ctx.now >= d => {
-                let loser = game.position().turn();
-                rec.result = Some(Finish::win(loser.opponent(), "time forfeit", ctx.now));
-                rec.deadline = None;
-                rec.draw_offer = None;
-                save(store, &rec)?;
-                let view = rec.view(&game);
-                Ok((ApiResponse::json(200, json!({ "state": view })), effects(false, &rec), rec))
-            }
-            _ => view_only(rec),
+            return Ok((ApiResponse::json(200, json!({})), fx, rec));
         }
+        save(store, &rec)?;
+        let view = rec.view(&game);
+        Ok((ApiResponse::json(200, json!({ "state": view })), effects(false, &rec), rec))
     })();
     finish(result)
+}
+
+/// A game that just finished owes D1 its result (marked in the same save).
+fn owe_result(rec: &mut GameRecord, was_finished: bool, now: i64) {
+    if !was_finished && rec.result.is_some() {
+        upkeep::mark(rec, now);
+    }
+}
+
+/// The clock is law: a move, draw action or resignation that arrives after the deadline
+/// (before the alarm has run) first applies the time forfeit, saves it, and is answered
+/// 409 `game_over` with the finished state.
+fn forfeit_first(
+    store: &mut dyn GameStore,
+    rec: &mut GameRecord,
+    game: &Game,
+    now: i64,
+) -> Result<Option<(ApiResponse, Effects, GameRecord)>, ApiError> {
+    if !upkeep::deadline_passed(rec, now) {
+        return Ok(None);
+    }
+    // Only the deadline is considered here (idle timers are the alarm's).
+    upkeep::expire(rec, now, &Timers::deadline_only());
+    save(store, rec)?;
+    let err =
+        ApiError::conflict("game_over", "the game is over: time ran out before this request", rec.view(game));
+    Ok(Some((ApiResponse::error(&err), effects(false, rec), rec.clone())))
 }

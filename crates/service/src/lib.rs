@@ -20,5 +20,6 @@ pub mod store;
 pub mod story;
 pub mod time;
 pub mod tokens;
+pub mod upkeep;
 
 pub use error::ApiError;

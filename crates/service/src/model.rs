@@ -83,6 +83,27 @@ impl Finish {
     pub fn draw(reason: &str, at: i64) -> Finish {
         Finish { text: format!("draw: {reason}"), winner: None, reason: reason.to_owned(), at }
     }
+
+    /// A game that ended before it began (no winner, not a draw): `aborted: <reason>`.
+    pub fn aborted(reason: &str, at: i64) -> Finish {
+        Finish { text: format!("aborted: {reason}"), winner: None, reason: reason.to_owned(), at }
+    }
+}
+
+/// Side effects owed to D1 (the index row; once finished, the result, rating, story
+/// stage and badge). Saved in the same write as the change that owes them, cleared only
+/// after D1 has taken them (see [`crate::upkeep`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outbox {
+    /// Bumped by every change that owes D1 a write: a flush clears only what it wrote.
+    pub seq: u64,
+    /// When it was marked, or when the last attempt failed.
+    pub since: i64,
+    /// Failed attempts so far (the retry backs off with them).
+    pub attempts: u32,
+    /// The creator's address hash for the index row (creation only).
+    #[serde(default)]
+    pub ip_hash: Option<String>,
 }
 
 /// The answer given to a move submission, kept so that a retried identical submission
@@ -128,6 +149,12 @@ pub struct GameRecord {
     /// it has occurred (the replayed [`Game`] is the authority).
     pub position: Position,
     pub repetitions: usize,
+    /// D1 writes this game still owes (crash-safe side effects).
+    #[serde(default)]
+    pub outbox: Option<Outbox>,
+    /// After the game: a rematch offered, declined or agreed (see [`crate::rematch`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<crate::rematch::Rematch>,
 }
 
 impl GameRecord {
@@ -211,6 +238,9 @@ impl GameRecord {
             "draw_offer": self.draw_offer,
             "created_at": self.created_at,
             "rated": self.rated,
+            // Every side effect (index row, result, rating, story stage, badge) has reached
+            // D1; false while a write is owed (it is retried by the game's alarm).
+            "synced": self.outbox.is_none(),
             "stage": self.stage.as_ref().map(|st| json!({
                 "story": st.story,
                 "stage": st.stage,

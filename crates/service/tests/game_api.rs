@@ -1271,6 +1271,7 @@ impl Env {
             creator: Some(who.clone()),
             start: Some(engine::Position::start(Faction::Clockwork, Faction::Blades)),
             stage: Some(stage),
+            ..game::Extra::default()
         };
         let mut ctx =
             Ctx { now: self.now, rng: self.rng.as_mut(), ai: self.ai.as_mut(), day_ms: self.day_ms };

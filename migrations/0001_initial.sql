@@ -1,0 +1,95 @@
+-- Migration 0001: the D1 schema as first shipped (players, games, badges, sessions,
+-- OAuth states, story progress, rated games, merges). `IF NOT EXISTS` throughout, so a
+-- local database made earlier from schema.sql adopts the migrations without change.
+
+CREATE TABLE IF NOT EXISTS players (
+    id            TEXT PRIMARY KEY,
+    display_name  TEXT,
+    discord_id    TEXT UNIQUE,
+    created_at    INTEGER NOT NULL,
+    rating        REAL NOT NULL DEFAULT 1500,
+    rating_dev    REAL NOT NULL DEFAULT 350,
+    volatility    REAL NOT NULL DEFAULT 0.06,
+    rated_at      INTEGER
+);
+
+-- One row per game, written by the game's Durable Object at creation and at the end.
+CREATE TABLE IF NOT EXISTS games (
+    id               TEXT PRIMARY KEY,
+    south_faction    TEXT NOT NULL CHECK (south_faction IN ('clockwork', 'blades', 'axiom')),
+    north_faction    TEXT NOT NULL CHECK (north_faction IN ('clockwork', 'blades', 'axiom')),
+    mode             TEXT NOT NULL CHECK (mode IN ('ai', 'link')),
+    days_per_move    INTEGER,
+    south_player     TEXT REFERENCES players(id),
+    north_player     TEXT REFERENCES players(id),
+    creator_ip_hash  TEXT,
+    created_at       INTEGER NOT NULL,
+    finished_at      INTEGER,
+    result           TEXT,
+    winner           TEXT CHECK (winner IN ('south', 'north')),
+    reason           TEXT,
+    plies            INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS games_by_creation ON games (created_at, creator_ip_hash);
+CREATE INDEX IF NOT EXISTS games_unfinished ON games (result) WHERE result IS NULL;
+CREATE INDEX IF NOT EXISTS games_by_matchup ON games (south_faction, north_faction, result);
+
+CREATE TABLE IF NOT EXISTS badges (
+    id           TEXT PRIMARY KEY,
+    name         TEXT NOT NULL,
+    description  TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS player_badges (
+    player_id   TEXT NOT NULL REFERENCES players(id),
+    badge_id    TEXT NOT NULL REFERENCES badges(id),
+    awarded_at  INTEGER NOT NULL,
+    PRIMARY KEY (player_id, badge_id)
+);
+
+-- Browser sessions (guests included): only the SHA-256 of the cookie's token is stored.
+CREATE TABLE IF NOT EXISTS sessions (
+    token_hash  TEXT PRIMARY KEY,
+    player_id   TEXT NOT NULL REFERENCES players(id),
+    created_at  INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_by_player ON sessions (player_id);
+
+-- Pending "Sign in with Discord": single-use state (by hash), bound to the session that
+-- started it, with its PKCE verifier.
+CREATE TABLE IF NOT EXISTS oauth_states (
+    state_hash    TEXT PRIMARY KEY,
+    session_hash  TEXT NOT NULL,
+    verifier      TEXT NOT NULL,
+    created_at    INTEGER NOT NULL
+);
+
+-- Story mode: per player and story, how many stages are completed (the next stage to
+-- play) and the stage game being played, if any. Only that game's result can advance it.
+CREATE TABLE IF NOT EXISTS story_progress (
+    player_id      TEXT NOT NULL REFERENCES players(id),
+    story_id       TEXT NOT NULL,
+    completed      INTEGER NOT NULL DEFAULT 0,
+    current_game   TEXT,
+    current_stage  INTEGER,
+    updated_at     INTEGER NOT NULL,
+    PRIMARY KEY (player_id, story_id)
+);
+
+-- Rated games whose result has been applied to the ratings (exactly once).
+CREATE TABLE IF NOT EXISTS rated_games (
+    game_id     TEXT PRIMARY KEY,
+    applied_at  INTEGER NOT NULL
+);
+
+-- A guest merged into an existing Discord-linked player (signing in on a second browser):
+-- results reported later for the guest's games go to that player.
+CREATE TABLE IF NOT EXISTS player_merges (
+    from_id  TEXT PRIMARY KEY,
+    into_id  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS players_by_rating ON players (rating DESC) WHERE rated_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS games_by_south_player ON games (south_player, created_at);
+CREATE INDEX IF NOT EXISTS games_by_north_player ON games (north_player, created_at);
+CREATE INDEX IF NOT EXISTS players_by_name ON players (lower(display_name));
