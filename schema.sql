@@ -1,6 +1,6 @@
 -- Iron Arena's D1 schema, in full, as it stands: exactly what the migrations in
 -- migrations/ produce when applied in order (`wrangler d1 migrations apply DB`, run by
--- scripts/run.sh and the test harness; tests/migrations.rs checks the two agree). To change
+-- scripts/run.sh and the test harness; tests/reliability.rs checks the two agree). To change
 -- the schema, add a migration (never edit a shipped one) and update this file to match.
 
 CREATE TABLE IF NOT EXISTS players (

@@ -152,9 +152,6 @@ pub struct GameRecord {
     /// D1 writes this game still owes (crash-safe side effects).
     #[serde(default)]
     pub outbox: Option<Outbox>,
-    /// After the game: a rematch offered, declined or agreed (see [`crate::rematch`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rematch: Option<crate::rematch::Rematch>,
 }
 
 impl GameRecord {
