@@ -15,7 +15,7 @@ out=public/engine
 mkdir -p "$out"
 # Without the name and producers sections: 24 KB less (8 KB gzip); panics still say what.
 wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section \
-    --out-dir "$out" target/wasm32-unknown-unknown/worker/engine_wasm.wasm
+    --out-dir "$out" "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/worker/engine_wasm.wasm"
 wasm=$out/engine_wasm_bg.wasm
 echo "browser engine ($out): $(stat -c %s $wasm) bytes raw, $(gzip -9c $wasm | wc -c) bytes gzip;" \
     "glue $(stat -c %s $out/engine_wasm.js) bytes"
