@@ -115,9 +115,11 @@ export class BoardView {
       if (!src || !el || a === b) return;
       const r1 = src.getBoundingClientRect();
       const r2 = dst.getBoundingClientRect();
-      el.animate([{ transform: `translate(${r1.left - r2.left}px, ${r1.top - r2.top}px)` }, { transform: "none" }],
+      const anim = el.animate([{ transform: `translate(${r1.left - r2.left}px, ${r1.top - r2.top}px)` }, { transform: "none" }],
         { duration: dur, easing: "cubic-bezier(.3,.7,.3,1)" });
+      this.running.push(anim.finished.catch(() => {}));
     };
+    this.running = [];
     if (window.matchMedia?.("(prefers-reduced-motion: reduce)").matches) return;
     slide(from, to, 260);
     for (const [a, b] of moved) slide(a, b, 380);
@@ -146,6 +148,9 @@ export class BoardView {
     if (this.tip) this.tip.hidden = true;
     clearTimeout(this.pressTimer);
   }
+
+  /** Resolves when the pieces drawn last have finished sliding. */
+  idle() { return Promise.all(this.running || []); }
 
   setFocus(name, move = true) {
     const prev = this.cells[this.focusSq];

@@ -264,6 +264,7 @@ class GameView {
       if (ply < this.history.length - 1 && !shown) await new Promise((r) => setTimeout(r, 550));
     }
     this.shownMove = null;
+    await this.board.idle(); // the last slide, so that "animating" ends when the board is still
     if (this.animToken === token) this.root.dataset.animating = "false";
   }
 

@@ -142,6 +142,30 @@ test("the player's move is shown at once with 'The AI is thinking…'; a refused
   assert.deepEqual(page.errors.filter((e) => !/422/.test(e)), []);
 });
 
+test("an ability in words; where the attracted piece came from is marked, and stays marked while the AI replies", T, async () => {
+  const page = await newPage(browser, server.base, DESKTOP);
+  const id = await startAiGame(page);
+  let s = await getState(id);
+  await clickMove(page, "c2c4");
+  await settled(page, 2);
+  s = await getState(id);
+  const attract = s.legal_moves.find((m) => m.startsWith("c1c2/attract:c4"));
+  assert.ok(attract, `the Magnet can pull the Phial (${s.legal_moves.filter((m) => m.includes("attract")).join(" ")})`);
+  await clickMove(page, "c1c2");
+  await page.waitForSelector(`.ability-bar .ability-btn[data-move="${attract}"]`);
+  await page.click(`.ability-bar .ability-btn[data-move="${attract}"]`);
+  await settled(page, 4);
+  assert.equal(await page.textContent('.move-list .mv[data-ply="3"] .mv-text'), "Magnet c1–c2, Attract Phial c4");
+  assert.equal(await page.locator('.move-list .mv[data-ply="3"] .dot.side-south').count(), 1);
+  assert.equal(await page.locator('.move-list .mv[data-ply="4"] .dot.side-north').count(), 1);
+  // The AI has answered: the pulled Phial (c4 → c3) is still marked, with where it came from.
+  assert.match(await page.getAttribute('.board [data-sq="c3"]', "class"), /\bmoved\b/);
+  assert.match(await page.getAttribute('.board [data-sq="c4"]', "class"), /\bmoved-from\b/);
+  assert.match(await page.getAttribute('.board [data-sq="c4"]', "aria-label"), /moved away from here by an ability/);
+  await shot(page, "i13-attract-marks-1280");
+  assert.deepEqual(page.errors, []);
+});
+
 test("replay: the note and the list's numbers agree; the result banner does not cover the board while stepping", T, async () => {
   const page = await newPage(browser, server.base, DESKTOP);
   const id = await startAiGame(page);
