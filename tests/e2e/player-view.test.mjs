@@ -107,6 +107,25 @@ test("legal-move dots on the Electric Field are centred and the square keeps its
   assert.deepEqual(page.errors, []);
 });
 
+test("a long press on a touch screen names the piece (and does not pick it up)", T, async () => {
+  const context = await browser.newContext({ viewport: PHONE, baseURL: server.base, hasTouch: true, isMobile: true });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await startAiGame(page, "clockwork", "axiom");
+  const [x, y] = centre(await page.locator('.board [data-sq="e1"]').boundingBox());
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: [{ x, y }] });
+  await page.waitForSelector(".piece-tip:not([hidden])");
+  assert.equal(await page.textContent(".piece-tip"), "South Father Time");
+  await shot(page, "i13-long-press-390");
+  await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
+  assert.equal(await page.locator(".board .sq.selected").count(), 0, "a long press is not a tap");
+  await page.waitForSelector(".piece-tip", { state: "hidden" });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("the player's move is shown at once with 'The AI is thinking…'; a refused move is rolled back with the server's message", T, async () => {
   const page = await newPage(browser, server.base, DESKTOP);
   const id = await startAiGame(page);
