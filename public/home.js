@@ -93,7 +93,7 @@ export function showHome(main) {
   const ai = root.querySelector(".ai-form");
   ai.append(factionPicker("Your faction", "ai-you", "clockwork", "south"), factionPicker("AI's faction", "ai-them", "blades", "north"));
   const levels = ["Beginner", "Novice", "Club", "Expert", "Master", "Grandmaster"];
-  ai.append(el(`<div class="ai-options"><label>Your side <select name="ai-side"><option value="south" selected>South (moves first)</option><option value="north">North</option><option value="random">Random</option></select></label>
+  ai.append(el(`<div class="ai-options"><label>Your side <select name="ai-side"><option value="south" selected>South (first)</option><option value="north">North</option><option value="random">Random</option></select></label>
     <label>Difficulty <select name="level" aria-describedby="diff-note">${levels
     .map((name, i) => `<option value="${i + 1}"${i + 1 === 4 ? " selected" : ""}>${i + 1} · ${name}</option>`)
     .join("")}</select></label></div>`));
