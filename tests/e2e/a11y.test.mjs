@@ -8,20 +8,12 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
-import { newPage, shot, useServersAndBrowser } from "./support.mjs";
+import { newPage, settled, shot, useServersAndBrowser } from "./support.mjs";
 
 const require = createRequire(import.meta.url);
 const AXE = require.resolve("axe-core/axe.min.js");
 
 const T = { timeout: 120_000 };
-
-/** The page at rest, instead of a fixed sleep: no move being animated (the game screen's
- * `data-animating`) and no finite CSS transition or animation still running. */
-function settled(page) {
-  return page.waitForFunction(() => document.querySelector(".game")?.dataset.animating !== "true" &&
-    document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity),
-  null, { timeout: 10_000 });
-}
 const suite = useServersAndBrowser(before, after);
 
 // The page background is a radial gradient, on which axe cannot compute contrast (it reports

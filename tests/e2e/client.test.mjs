@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { api, newPage, shot, ROOT, useServersAndBrowser } from "./support.mjs";
+import { ROOT, api, newPage, settled, shot, useServersAndBrowser } from "./support.mjs";
 import { parsePosition, sqName } from "../../public/notation.js";
 
 const T = { timeout: 120_000 };
@@ -95,7 +95,7 @@ test("home, then a game against the AI played by clicking and by keyboard", T, a
   s = await getState(id);
   assert.equal(s.moves[2], second);
   await page.waitForSelector(".my-turn");
-  await page.waitForTimeout(400);
+  await settled(page);
   await assertBoardShows(page, s.position);
   assert.match(await page.textContent(".turn"), /Your turn/);
   // Third move by dragging the piece.
@@ -113,11 +113,11 @@ test("home, then a game against the AI played by clicking and by keyboard", T, a
   s = await getState(id);
   assert.equal(s.moves[4], third);
   await page.waitForSelector(".my-turn");
-  await page.waitForTimeout(400);
+  await settled(page);
   await assertBoardShows(page, s.position);
   await shot(page, "game-1280");
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.waitForTimeout(300);
+  await settled(page);
   await shot(page, "game-390");
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `no horizontal scrolling at 390 px (overflow ${overflow})`);
@@ -221,7 +221,7 @@ test("an ability through the UI (with cancel, then the ability)", T, async () =>
   await waitPlies(page, found.state.ply + 1);
   const s = await getState(found.id);
   assert.equal(s.moves.at(-1), found.move, `played ${found.move}`);
-  await page.waitForTimeout(400);
+  await settled(page);
   await assertBoardShows(page, s.position);
   await shot(page, "ability-done-1280");
   assert.deepEqual(page.errors, []);
@@ -261,7 +261,7 @@ test("a link game: create, join in a second suite.browser, moves live in both an
   await clickMove(a, m1);
   for (const p of [a, b, spectator]) await waitPlies(p, 1);
   s = await getState(id);
-  for (const p of [b, spectator]) { await p.waitForTimeout(300); await assertBoardShows(p, s.position); }
+  for (const p of [b, spectator]) { await settled(p); await assertBoardShows(p, s.position); }
   // North moves in B.
   await b.waitForSelector(".my-turn");
   const m2 = plainMoves(s)[0];
@@ -269,7 +269,7 @@ test("a link game: create, join in a second suite.browser, moves live in both an
   for (const p of [a, b, spectator]) await waitPlies(p, 2);
   s = await getState(id);
   assert.deepEqual(s.moves, [m1, m2]);
-  await a.waitForTimeout(300);
+  await settled(a);
   await assertBoardShows(a, s.position);
   await shot(spectator, "spectator-390");
   // Draw: A offers, B accepts.
@@ -334,7 +334,7 @@ test("the live connection reconnects on its own and catches up", T, async () => 
   await page.waitForSelector(".conn.live", { timeout: 20_000 });
   await waitPlies(page, 1);
   s = await getState(c.json.id);
-  await page.waitForTimeout(300);
+  await settled(page);
   await assertBoardShows(page, s.position);
   assert.ok(sockets.length >= 2, "reconnected");
   void j;

@@ -7,7 +7,7 @@
 // Screenshots go to test-output/ (look at them).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { api, d1, launchBrowser, newPage, shot, startServer } from "./support.mjs";
+import { api, d1, launchBrowser, newPage, settled, shot, startServer } from "./support.mjs";
 
 const T = { timeout: 180_000 };
 let server;
@@ -161,7 +161,7 @@ test("story: three stories, locked stages, intro modal, stage game, Exit Stage, 
   assert.equal(stories.stories.find((x) => x.id === "clockwork").completed, 0);
 
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.waitForTimeout(200);
+  await settled(page);
   await noHorizontalScroll(page, "the story screen at 390 px");
   await shot(page, "story-390");
   assert.deepEqual(page.errors, []);
@@ -394,7 +394,7 @@ test("leaderboard: empty state without rated players, and the match-up table", T
   assert.match(await page.textContent(".mu-table tbody tr:first-child"), /Clockwork\s*vs Clockwork/);
   await shot(page, "leaderboard-1280");
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.waitForTimeout(200);
+  await settled(page);
   await noHorizontalScroll(page, "the leaderboard at 390 px");
   await shot(page, "leaderboard-390");
   // A rated player appears, with a link to Player Info.

@@ -141,3 +141,11 @@ export function useServersAndBrowser(before, after) {
   });
   return ctx;
 }
+
+/** The page at rest, instead of a fixed sleep: no move being animated (the game screen's
+ * `data-animating`) and no finite CSS transition or animation still running. */
+export function settled(page) {
+  return page.waitForFunction(() => document.querySelector(".game")?.dataset.animating !== "true" &&
+    document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity),
+  null, { timeout: 10_000 });
+}
