@@ -105,15 +105,9 @@ export function legalMoves(pos) {
   return call(engine.legalMoves, pos.text);
 }
 
-/** Parse IAMN: {from, to, base, ability: null|{kind, target?, dest?}} */
+/** Split IAMN into {text, from, to, base, ability: null|{kind, target, dest}} (syntax only). */
 export function parseMove(text) {
-  const m = /^([a-i][1-9])([a-i][1-9])(?:\/([a-z]+)(?::([a-i][1-9])([a-i][1-9])?)?)?$/.exec(text);
-  if (!m) throw new Error(`bad move ${text}`);
-  const [, from, to, kind, target, dest] = m;
-  return {
-    text, from, to, base: from + to,
-    ability: kind ? { kind, target: target || null, dest: dest || null } : null,
-  };
+  return JSON.parse(call(engine.parseMove, text));
 }
 
 export const ABILITY_NAMES = {

@@ -95,6 +95,50 @@ pub struct Replay {
     pub error: Option<String>,
 }
 
+/// A move in IAMN split into its parts ([`MoveView`]).
+#[derive(Debug, Serialize)]
+pub struct MoveView {
+    /// The canonical IAMN.
+    pub text: String,
+    pub from: String,
+    pub to: String,
+    /// `<from><to>`: the base move without its ability.
+    pub base: String,
+    pub ability: Option<AbilityView>,
+}
+
+/// An ability as written: its kind, its square (the target; a Sidestep's square) and a
+/// Recall's destination.
+#[derive(Debug, Serialize)]
+pub struct AbilityView {
+    pub kind: &'static str,
+    pub target: Option<String>,
+    pub dest: Option<String>,
+}
+
+/// The move written `text` (IAMN) split into its parts, as JSON ([`MoveView`]). Syntax
+/// only: whether it is legal is a position's question.
+#[wasm_bindgen(js_name = parseMove)]
+pub fn parse_move(text: &str) -> Result<String, String> {
+    let mv = Move::parse(text).map_err(|e| format!("invalid move: {e}"))?;
+    let name = |s: Square| Some(s.to_string());
+    let (target, dest) = match mv.ability {
+        None | Some(Ability::Slash) => (None, None),
+        Some(Ability::Recall { target, dest }) => (name(target), name(dest)),
+        Some(Ability::Attract { target } | Ability::Burn { target } | Ability::Assassinate { target }) => {
+            (name(target), None)
+        }
+        Some(Ability::Sidestep { to }) => (name(to), None),
+    };
+    to_json(&MoveView {
+        text: mv.to_string(),
+        from: mv.from.to_string(),
+        to: mv.to.to_string(),
+        base: format!("{}{}", mv.from, mv.to),
+        ability: mv.ability.map(|a| AbilityView { kind: ability_name(a), target, dest }),
+    })
+}
+
 /// The position written `iapn`, as JSON ([`PositionView`]).
 #[wasm_bindgen(js_name = position)]
 pub fn position_json(iapn: &str) -> Result<String, String> {

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use engine::{iapn, Faction, Game, Move, Position};
-use engine_wasm::{apply_move, legal_moves, position_json, preview_base, replay};
+use engine_wasm::{apply_move, legal_moves, parse_move, position_json, preview_base, replay};
 use serde_json::{json, Value};
 
 fn apply(pos: &str, mv: &str) -> Value {
@@ -246,4 +246,15 @@ fn check_accounted(before: &Value, after: &Value, e: &Value, what: &str) {
     for m in e["moved"].as_array().unwrap() {
         assert_eq!(after[idx(&m[1])]["side"], before[idx(&m[0])]["side"], "{what}: {m}");
     }
+}
+
+#[test]
+fn moves_are_split_into_their_parts() {
+    let m = |t: &str| serde_json::from_str::<Value>(&parse_move(t).unwrap()).unwrap();
+    assert_eq!(m("e2e3"), json!({"text": "e2e3", "from": "e2", "to": "e3", "base": "e2e3", "ability": null}));
+    assert_eq!(m("c1c2/recall:f8c9")["ability"], json!({"kind": "recall", "target": "f8", "dest": "c9"}));
+    assert_eq!(m("d1d2/slash")["ability"], json!({"kind": "slash", "target": null, "dest": null}));
+    assert_eq!(m("e5f6/sidestep:g6")["ability"], json!({"kind": "sidestep", "target": "g6", "dest": null}));
+    assert_eq!(m("a8a9/assassinate:e1")["ability"]["target"], "e1");
+    assert!(parse_move("e2e3/fly").unwrap_err().starts_with("invalid move: unknown ability"));
 }
