@@ -231,6 +231,11 @@ test("a badge is shown next to the player's name: header, Player Info, game pane
   await d1(server.persist, "INSERT OR IGNORE INTO badges (id, name, description) VALUES ('clockwork-story', 'Master Clockmaker', 'Finished every stage of the Clockwork story, The Clockmaker''s Hour.')");
   await d1(server.persist, `INSERT INTO player_badges (player_id, badge_id, awarded_at) VALUES ('${me.id}', 'clockwork-story', 0)`);
   await a.reload();
+  // Newly earned: the original's "Congratulations!" modal comes first (once).
+  await a.waitForSelector("#badge-dialog[open]");
+  assert.equal(await a.textContent("#badge-dialog h2"), "Congratulations!");
+  await a.click("#badge-dialog .modal-actions button");
+  await a.waitForSelector("#badge-dialog", { state: "detached" });
   const headerBadge = a.locator('#me-link .me-name + .badges [data-badge="clockwork-story"]');
   await headerBadge.waitFor();
   assert.equal(await headerBadge.getAttribute("aria-label"), "Master Clockmaker");
@@ -356,7 +361,7 @@ test("rated link games: the checkbox needs Discord; signed in, a rated game is c
   const me = await meOf(page);
   await d1(server.persist, `UPDATE players SET discord_id = 'e2e-${me.id}' WHERE id = '${me.id}'`);
   await page.reload();
-  await page.waitForFunction(() => !document.querySelector('.link-form input[name="rated"]').disabled);
+  await page.waitForFunction(() => document.querySelector('.link-form input[name="rated"]')?.disabled === false);
   await rated.check();
   await page.click(".create-link");
   await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
