@@ -4,12 +4,17 @@
 # module), and by onnxruntime in Python (the reference), with the ratios; the cold load of
 # the model in a fresh isolate; and the network AI's in-request reply time per level.
 #   scripts/bench-net.sh [MODEL.onnx]   (default: the model the --net Worker embeds)
+# NET_DIR=<dir> benchmarks another network module (default build-net/); SKIP_BUILD=1 uses
+# the modules and the CLI as they are built.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
 model=${1:-models/$(sed -n 's/^pub const MODEL_FILE: &str = "\(.*\)";/\1/p' src/net.rs)}
-scripts/build-worker.sh --net
-cargo build --release --locked -p cli --features onnx >&2
+net=${NET_DIR:-build-net}
+if [ -z "${SKIP_BUILD:-}" ]; then
+    scripts/build-worker.sh --net
+    cargo build --release --locked -p cli --features onnx >&2
+fi
 N=300
 
 echo "== native tract"
@@ -35,22 +40,22 @@ else
     echo "(no training venv: run training/smoke.sh once to create it)"
 fi
 
-echo "== tract in wasm inside workerd (wrangler dev, build-net/)"
+echo "== tract in wasm inside workerd (wrangler dev, $net/)"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 state=$(mktemp -d)
-wrangler d1 execute DB --local --persist-to "$state" --file schema.sql >/dev/null
-setsid wrangler dev build-net/worker/shim.mjs --ip 127.0.0.1 --port "$port" --persist-to "$state" \
+CI=1 wrangler d1 migrations apply DB --local --persist-to "$state" >/dev/null
+setsid wrangler dev "$net/worker/shim.mjs" --ip 127.0.0.1 --port "$port" --persist-to "$state" \
     --inspector-port 0 --log-level warn --show-interactive-dev-session=false \
     --var AI_ENGINE:network --var AI_BENCH:on >"$state/log" 2>&1 &
 pid=$!
 trap 'kill -- -$pid 2>/dev/null; rm -rf "$state"' EXIT
 for _ in $(seq 300); do curl -sf "http://127.0.0.1:$port/api/health" >/dev/null && break; sleep 0.2; done
 bench() { curl -s -o /dev/null -w '%{time_total}' -X POST -H 'Content-Type: application/json' \
-    -d "{\"evaluations\": $1}" "http://127.0.0.1:$port/api/ai/bench"; }
+    -d "{\"evaluations\": $1, \"session\": ${2:-false}}" "http://127.0.0.1:$port/api/ai/bench"; }
 # Startup: compiling the module is what grows with tract (the global scope does nothing
 # else; the model is not touched until a request needs it). Measured in V8 (Node 22, the
 # engine workerd embeds), for the shipped and the network module.
-for w in build/index_bg.wasm build-net/index_bg.wasm; do
+for w in build/index_bg.wasm "$net/index_bg.wasm"; do
     [ -f "$w" ] && node -e '
         const b = require("fs").readFileSync(process.argv[1]);
         const t = process.hrtime.bigint(); new WebAssembly.Module(b);
@@ -64,6 +69,10 @@ mid=$(sed -n 2p <<<"$times")
 wasm=$(python3 -c "print(f'{$N / ($mid - $empty):.0f}')")
 echo "first request that needs the network (loads and optimises the model): $(python3 -c "print(f'{1000*$cold:.0f}')") ms; an empty request: $(python3 -c "print(f'{1000*$empty:.0f}')") ms"
 echo "$N evaluations: median of 3 requests $(python3 -c "print(f'{1000*$mid:.0f}')") ms -> $wasm evaluations/s"
+bench $N true >/dev/null
+times=$(for _ in 1 2 3; do bench $N true; echo; done | sort -n)
+smid=$(sed -n 2p <<<"$times")
+echo "$N evaluations with one kept tract session: median of 3 requests $(python3 -c "print(f'{1000*$smid:.0f}')") ms -> $(python3 -c "print(f'{$N / ($smid - $empty):.0f}')") evaluations/s"
 
 echo "== the network AI in a game (reply to the opening, request wall time)"
 for level in 1 2 3 4 5 6; do

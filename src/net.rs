@@ -59,14 +59,18 @@ impl Opponent for NetAi {
     }
 }
 
-/// `POST /api/ai/bench {"evaluations": N}` (net builds with `AI_BENCH = "on"` only): N network evaluations of a
-/// fixed middlegame, loading the network first if this isolate has not. Timed by the
-/// caller (a Worker's clock does not advance during computation): `scripts/bench-net.sh`.
+/// `POST /api/ai/bench {"evaluations": N, "session": bool}` (net builds with `AI_BENCH = "on"` only): N network evaluations of a
+/// fixed middlegame, loading the network first if this isolate has not; with `session`
+/// one tract run state serves all N (as the AI's evaluator does), else each run builds
+/// its own. Timed by the caller (a Worker's clock does not advance during computation):
+/// `scripts/bench-net.sh`.
 pub fn bench(body: &[u8]) -> Result<serde_json::Value, ApiError> {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Bench {
         evaluations: u32,
+        #[serde(default)]
+        session: bool,
     }
     let b: Bench = service::http::parse_json(body)?;
     if b.evaluations > 2000 {
@@ -84,13 +88,21 @@ pub fn bench(body: &[u8]) -> Result<serde_json::Value, ApiError> {
     }
     let planes = ai::encoding::encode(game.position());
     let mut value = 0.0;
-    for _ in 0..b.evaluations {
-        value = net.run(&planes).map_err(ApiError::internal)?.1;
+    if b.session {
+        let mut s = net.session().map_err(ApiError::internal)?;
+        for _ in 0..b.evaluations {
+            value = s.run(&planes).map_err(ApiError::internal)?.1;
+        }
+    } else {
+        for _ in 0..b.evaluations {
+            value = net.run(&planes).map_err(ApiError::internal)?.1;
+        }
     }
     Ok(serde_json::json!({
         "model": MODEL_FILE,
         "loaded_now": loaded_now,
         "evaluations": b.evaluations,
+        "session": b.session,
         "value": value,
     }))
 }

@@ -37,36 +37,65 @@ impl Network {
         Ok(Network { plan, name: name.to_owned() })
     }
 
-    /// Runs the model on encoded planes: (6561 policy logits, value).
+    /// Runs the model on encoded planes: (6561 policy logits, value). Builds tract's run
+    /// state for this call only; a [`Session`] keeps it between runs.
     pub fn run(&self, planes: &[f32]) -> Result<(Vec<f32>, f32), String> {
         let input = Tensor::from_shape(&[1, PLANES, 9, 9], planes).map_err(|e| e.to_string())?;
         let out = self.plan.run(tvec!(input.into())).map_err(|e| format!("{e:#}"))?;
-        let policy = out
-            .first()
-            .ok_or("model has no outputs")?
-            .to_plain_array_view::<f32>()
-            .map_err(|e| e.to_string())?
-            .iter()
-            .copied()
-            .collect::<Vec<f32>>();
-        let value = out
-            .get(1)
-            .ok_or("model has no value output")?
-            .to_plain_array_view::<f32>()
-            .map_err(|e| e.to_string())?
-            .iter()
-            .copied()
-            .next()
-            .ok_or("empty value output")?;
-        if policy.len() != POLICY {
-            return Err(format!("policy output has {} entries, expected {POLICY}", policy.len()));
-        }
-        Ok((policy, value))
+        outputs(out)
+    }
+
+    /// A session: the plan with one run state (op states, value slots) kept between runs,
+    /// instead of the one `run` builds and drops on every call.
+    pub fn session(&self) -> Result<Session, String> {
+        let state = self.plan.spawn().map_err(|e| format!("model {}: {e:#}", self.name))?;
+        Ok(Session { state })
     }
 
     pub fn name(&self) -> &str {
         &self.name
     }
+}
+
+/// A [`Network`] with its run state, for a caller that runs it many times (a search, an
+/// isolate). Not shared between threads: each holds its own.
+#[derive(Debug, Clone)]
+pub struct Session {
+    state: TypedSimpleState,
+}
+
+impl Session {
+    /// Runs the model on encoded planes: (6561 policy logits, value).
+    pub fn run(&mut self, planes: &[f32]) -> Result<(Vec<f32>, f32), String> {
+        let input = Tensor::from_shape(&[1, PLANES, 9, 9], planes).map_err(|e| e.to_string())?;
+        let out = self.state.run(tvec!(input.into())).map_err(|e| format!("{e:#}"))?;
+        outputs(out)
+    }
+}
+
+/// The model's outputs: (policy logits, value).
+fn outputs(out: TVec<TValue>) -> Result<(Vec<f32>, f32), String> {
+    let policy = out
+        .first()
+        .ok_or("model has no outputs")?
+        .to_plain_array_view::<f32>()
+        .map_err(|e| e.to_string())?
+        .iter()
+        .copied()
+        .collect::<Vec<f32>>();
+    let value = out
+        .get(1)
+        .ok_or("model has no value output")?
+        .to_plain_array_view::<f32>()
+        .map_err(|e| e.to_string())?
+        .iter()
+        .copied()
+        .next()
+        .ok_or("empty value output")?;
+    if policy.len() != POLICY {
+        return Err(format!("policy output has {} entries, expected {POLICY}", policy.len()));
+    }
+    Ok((policy, value))
 }
 
 /// The network as an [`Evaluator`]. A model that fails at run time degrades to a
@@ -77,11 +106,15 @@ pub struct NetworkEvaluator {
     pub network: Network,
     pub failures: u64,
     buf: Vec<f32>,
+    /// The run state kept for the evaluator's life (None if it could not be built: each
+    /// run then builds its own).
+    session: Option<Session>,
 }
 
 impl NetworkEvaluator {
     pub fn new(network: Network) -> NetworkEvaluator {
-        NetworkEvaluator { network, failures: 0, buf: vec![0.0; PLANES * SQUARES] }
+        let session = network.session().ok();
+        NetworkEvaluator { network, failures: 0, buf: vec![0.0; PLANES * SQUARES], session }
     }
 }
 
@@ -91,7 +124,11 @@ impl Evaluator for NetworkEvaluator {
             .iter()
             .map(|l| {
                 encode_into(l.position, &mut self.buf);
-                match self.network.run(&self.buf) {
+                let out = match &mut self.session {
+                    Some(s) => s.run(&self.buf),
+                    None => self.network.run(&self.buf),
+                };
+                match out {
                     Ok((logits, value)) => Evaluation {
                         value: value.clamp(-1.0, 1.0),
                         priors: priors_from_logits(&logits, l.moves, l.position.turn()),
