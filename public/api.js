@@ -42,6 +42,12 @@ export const api = {
   resign: (id, token) => call("POST", `/api/games/${id}/resign`, { token }),
   draw: (id, token, action) => call("POST", `/api/games/${id}/draw`, { token, body: { action } }),
   record: (id) => call("GET", `/api/games/${id}/record`),
+  // Issue 14: rematch, this player's games on every device, turn notifications.
+  rematch: (id, token, action) => call("POST", `/api/games/${id}/rematch`, { token, body: { action } }),
+  myGames: () => call("GET", "/api/me/games"),
+  pushKey: () => call("GET", "/api/push/key"),
+  pushSubscribe: (subscription) => call("POST", "/api/me/push", { body: { subscription } }),
+  pushUnsubscribe: (endpoint) => call("POST", "/api/me/push/unsubscribe", { body: { endpoint } }),
   // Players and accounts (the session cookie goes with every same-origin request).
   me: () => call("GET", "/api/me"),
   setName: (name) => call("POST", "/api/me/name", { body: { name } }),

@@ -12,6 +12,7 @@ import { pieceSVG } from "./pieces.js";
 import { confirmDialog, openModal } from "./modals.js";
 import { sfx } from "./audio.js";
 import { copyText, toast, announce, el, navigate } from "./ui.js";
+import { rematchControls } from "./rematch.js";
 
 const SIDE = { south: "South", north: "North" };
 const other = (s) => (s === "south" ? "north" : "south");
@@ -204,7 +205,7 @@ class GameView {
   get mySide() { return this.seat?.seat || null; }
   get myTurn() {
     const s = this.state;
-    return !!s && s.status === "ongoing" && this.mySide === s.turn && !!this.seat?.token;
+    return !!s && s.status === "ongoing" && this.mySide === s.turn && !!(this.seat?.token || this.seat?.session);
   }
   isFlipped() { return this.flip ?? this.mySide === "north"; }
 
@@ -237,7 +238,7 @@ class GameView {
       this.clearMsg();
       sfx.end();
       const st = s.stage;
-      if (st && st.verdict !== "pending" && this.mySide === st.player && this.seat?.token && !this.exiting) {
+      if (st && st.verdict !== "pending" && this.mySide === st.player && (this.seat?.token || this.seat?.session) && !this.exiting) {
         // After the last move has been drawn; the verdict is the server's.
         this.endTimer = setTimeout(() => { if (!this.destroyed) stageFinished(s); }, 900);
       }
@@ -408,7 +409,7 @@ class GameView {
       v.hidden = st.verdict === "pending";
       v.className = `stage-verdict ${st.verdict}`;
       v.textContent = st.verdict === "won" ? "Stage complete!" : st.verdict === "lost" ? "Stage failed." : "";
-      const mine = !!me && me === st.player && !!this.seat?.token;
+      const mine = !!me && me === st.player && !!(this.seat?.token || this.seat?.session);
       this.$(".exit-stage").hidden = !mine || s.status === "finished";
       this.$(".stage-actions").hidden = this.$(".exit-stage").hidden;
     }
@@ -435,6 +436,7 @@ class GameView {
       banner.innerHTML = `<p class="result-head"></p><p class="result-text"></p><div class="row">${next}<button type="button" class="dismiss">View board</button></div>`;
       banner.querySelector(".result-head").textContent = head;
       banner.querySelector(".result-text").textContent = `${r.text.replace(/^./, (c) => c.toUpperCase())}`;
+      banner.querySelector(".row").prepend(rematchControls(this));
       banner.querySelector(".dismiss").addEventListener("click", () => { banner.hidden = true; this.bannerDismissed = true; this.showResultLine(); });
     }
     this.showResultLine();

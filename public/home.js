@@ -8,6 +8,7 @@ import { FACTIONS, FACTION_NAMES, FACTION_TAGLINES, PIECES, PIECE_ORDER } from "
 import { pieceSVG } from "./pieces.js";
 import { showServerBusy } from "./modals.js";
 import { el, navigate, toast } from "./ui.js";
+import { mountReturning } from "./returning.js";
 
 let pickerCount = 0;
 
@@ -164,7 +165,7 @@ export function showHome(main) {
     navigate(`/g/${m[1]}${m[2] || ""}`);
   });
 
-  renderMyGames(root.querySelector(".game-list"));
+  mountReturning(root, () => renderMyGames(root.querySelector(".game-list")));
 }
 
 /**

@@ -131,6 +131,10 @@ impl DurableObject for GameObject {
             let handled = game::create_with(&mut store, &call.id, &call.game, &extra, &call.origin, &mut ctx);
             return self.after(handled).await;
         }
+        if api.path == crate::rematch::CREATE_PATH {
+            let handled = crate::rematch::create(&mut store, &api.body, &mut ctx);
+            return self.after(handled).await;
+        }
         if api.path == ABANDON_PATH {
             let call: AbandonCall = match serde_json::from_slice(&api.body) {
                 Ok(c) => c,
@@ -148,6 +152,10 @@ impl DurableObject for GameObject {
         };
         if route == Route::WebSocket {
             return self.upgrade(&req, &mut store, &mut ctx);
+        }
+        if route == Route::Rematch {
+            let handled = crate::rematch::handle(&self.env, &req, &api, &mut store, &mut ctx).await;
+            return self.after(handled).await;
         }
         let handled = game::handle(&mut store, route, &api, &mut ctx);
         self.after(handled).await
@@ -272,6 +280,7 @@ impl GameObject {
         }
         if fx.changed {
             crate::me_games::sync(&self.env, rec, fx.created || fx.finished).await;
+            crate::push::after_change(&self.env, &self.sql, rec).await;
         }
     }
 

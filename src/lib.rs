@@ -20,6 +20,8 @@ mod me_games;
 #[cfg(feature = "net")]
 mod net;
 mod players;
+mod push;
+mod rematch;
 mod router;
 
 use worker::{event, Context, Env, Request, Response, Result};

@@ -66,6 +66,8 @@ pub enum Route {
     Draw,
     Record,
     WebSocket,
+    /// After the game (see [`crate::rematch`]; the Durable Object's glue runs it).
+    Rematch,
 }
 
 /// Splits `/api/games/{id}[/rest]` into the id and the route.
@@ -83,7 +85,8 @@ pub fn route(method: Method, path: &str) -> Result<(String, Route), ApiError> {
         (Method::Post, "draw") => Route::Draw,
         (Method::Get, "record") => Route::Record,
         (Method::Get, "ws") => Route::WebSocket,
-        (_, "" | "join" | "moves" | "resign" | "draw" | "record" | "ws") => {
+        (Method::Post, "rematch") => Route::Rematch,
+        (_, "" | "join" | "moves" | "resign" | "draw" | "record" | "ws" | "rematch") => {
             return Err(ApiError::new(
                 405,
                 "method_not_allowed",
@@ -257,6 +260,7 @@ pub fn create_with(
             position: start,
             repetitions: 1,
             outbox: None,
+            rematch: None,
         };
         let mut game = Game::new(start);
         let ai_move = ai_turn(&mut rec, &mut game, ctx)?;
@@ -359,6 +363,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
         let (mut rec, mut game) = load(store)?;
         let was_finished = rec.result.is_some();
         match route {
+            Route::Rematch => Err(ApiError::internal("a rematch is handled by the Durable Object's glue")),
             Route::State | Route::WebSocket => {
                 let view = rec.view(&game);
                 Ok((ApiResponse::json(200, view), Effects::default(), rec))

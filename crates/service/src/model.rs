@@ -152,6 +152,9 @@ pub struct GameRecord {
     /// D1 writes this game still owes (crash-safe side effects).
     #[serde(default)]
     pub outbox: Option<Outbox>,
+    /// After the game: a rematch offered, declined or agreed (see [`crate::rematch`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<crate::rematch::Rematch>,
 }
 
 impl GameRecord {
@@ -235,6 +238,7 @@ impl GameRecord {
             "draw_offer": self.draw_offer,
             "created_at": self.created_at,
             "rated": self.rated,
+            "rematch": self.rematch,
             // Every side effect (index row, result, rating, story stage, badge) has reached
             // D1; false while a write is owed (it is retried by the game's alarm).
             "synced": self.outbox.is_none(),

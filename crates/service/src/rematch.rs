@@ -1,0 +1,277 @@
+//! Rematch: after a game, either side offers a rematch and the other accepts or
+//! declines; against the AI one request starts it. The new game has the same match-up
+//! and settings with the players' seats swapped (each plays the other side and faction),
+//! and each player's seat token and account carry over to their new seat, so no new
+//! secret has to be handed out.
+//!
+//! `POST /api/games/{id}/rematch` `{"action": "offer"|"accept"|"decline"}`. The old game's
+//! Durable Object runs [`request`]; when a game is to be made it reserves the new id in
+//! the same save (a second accept sees it), and the Worker asks the new game's Durable
+//! Object to run [`create`] with the [`RematchCall`].
+
+use engine::Side;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::create::{CreateGame, SeatChoice};
+use crate::error::ApiError;
+use crate::game::{self, Ctx, Effects, Handled};
+use crate::http::{parse_json, ApiRequest, ApiResponse};
+use crate::model::{Controller, GameRecord, Mode, Seat};
+use crate::store::GameStore;
+use crate::tokens;
+
+/// A finished game's rematch state (in the record, shown in the view).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rematch {
+    /// The side whose offer is pending.
+    pub offered_by: Option<Side>,
+    /// The side that declined the last offer.
+    pub declined_by: Option<Side>,
+    /// The rematch game, once agreed.
+    pub game: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Offer,
+    Accept,
+    Decline,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Body {
+    action: Action,
+}
+
+/// What the new game's Durable Object needs: the old game's settings and seats.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RematchCall {
+    pub id: String,
+    pub of: String,
+    pub create: CreateGame,
+    /// The new game's South seat, then North's (the old seats swapped).
+    pub seats: [Seat; 2],
+    pub origin: String,
+}
+
+/// What the old game's request leads to.
+#[derive(Debug)]
+pub enum Step {
+    /// Answered (an offer, a decline, or a rematch that already exists).
+    Done(Handled),
+    /// Make the new game with this call, then answer with [`created`].
+    Create(Box<RematchCall>, GameRecord),
+}
+
+/// Which seat the request holds: its bearer token (both seats compared in constant
+/// time), or else its session's player (see [`crate::me_games::session_seat`]).
+fn seat_of(rec: &GameRecord, req: &ApiRequest, turn: Side) -> Result<Side, ApiError> {
+    if let (None, Some(p)) = (&req.bearer, &req.player) {
+        return crate::me_games::session_seat(rec, &p.id, turn);
+    }
+    let token = req.bearer.as_deref().ok_or_else(|| {
+        ApiError::new(
+            401,
+            "unauthorized",
+            "this request needs the seat token as 'Authorization: Bearer <token>'",
+        )
+    })?;
+    let mut found = None;
+    for side in Side::ALL {
+        if let Some(h) = &rec.seat(side).token_hash {
+            if tokens::matches(token, h) {
+                found = Some(side);
+            }
+        }
+    }
+    found.ok_or_else(|| ApiError::new(403, "forbidden", "this token holds no seat in this game"))
+}
+
+fn load(store: &dyn GameStore) -> Result<(GameRecord, engine::Game), ApiError> {
+    let rec = store
+        .load()
+        .map_err(|e| ApiError::internal(format!("storage: {e}")))?
+        .ok_or_else(|| ApiError::not_found("no such game"))?;
+    let game = rec.replay().map_err(ApiError::internal)?;
+    Ok((rec, game))
+}
+
+fn save(store: &mut dyn GameStore, rec: &GameRecord) -> Result<(), ApiError> {
+    store.save(rec).map_err(|e| ApiError::new(503, "storage_unavailable", format!("nothing changed: {e}")))
+}
+
+fn answer(rec: &GameRecord, game: &engine::Game, side: Side, changed: bool) -> Handled {
+    let new_game = rec.rematch.as_ref().and_then(|r| r.game.clone());
+    // Once agreed: the new game and the requester's seat in it.
+    let seat = if new_game.is_some() { side.opponent() } else { side };
+    let body = json!({ "game": new_game, "seat": seat, "rematch": rec.rematch, "state": rec.view(game) });
+    let effects = Effects { changed, ..Effects::default() };
+    Handled { response: ApiResponse::json(200, body), effects, record: Some(rec.clone()) }
+}
+
+fn failed(e: ApiError) -> Step {
+    Step::Done(Handled { response: ApiResponse::error(&e), effects: Effects::default(), record: None })
+}
+
+/// The old game's side of `POST …/rematch`.
+pub fn request(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> Step {
+    match request_inner(store, req, ctx) {
+        Ok(step) => step,
+        Err(e) => failed(e),
+    }
+}
+
+fn request_inner(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> Result<Step, ApiError> {
+    let (mut rec, game) = load(store)?;
+    let side = seat_of(&rec, req, game.position().turn())?;
+    let body: Body = parse_json(&req.body)?;
+    if rec.result.is_none() {
+        return Err(ApiError::conflict("game_not_over", "a rematch comes after the game", rec.view(&game)));
+    }
+    if rec.stage.is_some() {
+        return Err(ApiError::new(
+            422,
+            "rematch_unavailable",
+            "a story stage is replayed from the story screen",
+        ));
+    }
+    if !rec.seats.iter().all(|s| s.controller == Controller::Ai || s.token_hash.is_some()) {
+        return Err(ApiError::new(422, "rematch_unavailable", "no one joined this game"));
+    }
+    let mut state = rec.rematch.clone().unwrap_or_default();
+    if state.game.is_some() {
+        // Agreed already (a repeated accept, or the other side's offer after it).
+        return Ok(Step::Done(answer(&rec, &game, side, false)));
+    }
+    let create = match (rec.mode, body.action) {
+        (Mode::Ai, Action::Offer | Action::Accept) => true,
+        (Mode::Ai, Action::Decline) => {
+            return Err(ApiError::new(422, "no_rematch_offer", "the AI offers no rematch to decline"));
+        }
+        (Mode::Link, Action::Offer | Action::Accept) if state.offered_by == Some(side.opponent()) => true,
+        (Mode::Link, Action::Offer) if state.offered_by == Some(side) => {
+            return Err(ApiError::conflict(
+                "rematch_already_offered",
+                "you have already offered a rematch",
+                rec.view(&game),
+            ));
+        }
+        (Mode::Link, Action::Offer) => {
+            state = Rematch { offered_by: Some(side), declined_by: None, game: None };
+            false
+        }
+        (Mode::Link, Action::Decline) if state.offered_by == Some(side.opponent()) => {
+            state = Rematch { offered_by: None, declined_by: Some(side), game: None };
+            false
+        }
+        (Mode::Link, Action::Accept | Action::Decline) => {
+            return Err(ApiError::conflict(
+                "no_rematch_offer",
+                "your opponent has not offered a rematch",
+                rec.view(&game),
+            ));
+        }
+    };
+    if !create {
+        rec.rematch = Some(state);
+        save(store, &rec)?;
+        return Ok(Step::Done(answer(&rec, &game, side, true)));
+    }
+    let id = ctx.rng.id()?;
+    let call = plan(&rec, &id, &req.origin);
+    rec.rematch = Some(Rematch { offered_by: state.offered_by, declined_by: None, game: Some(id) });
+    save(store, &rec)?;
+    Ok(Step::Create(Box::new(call), rec))
+}
+
+/// The new game: same match-up and settings, seats swapped.
+pub fn plan(rec: &GameRecord, id: &str, origin: &str) -> RematchCall {
+    let [south, north] = rec.seats.clone();
+    let seats = [north, south];
+    // For AI games, the human's new side (create_with puts the AI on the other).
+    let human = Side::ALL.into_iter().find(|s| seats[s.index()].controller == Controller::Human);
+    let seat = match human {
+        Some(Side::South) => SeatChoice::South,
+        Some(Side::North) => SeatChoice::North,
+        None => SeatChoice::South,
+    };
+    RematchCall {
+        id: id.to_owned(),
+        of: rec.id.clone(),
+        create: CreateGame {
+            south: rec.south,
+            north: rec.north,
+            seat,
+            mode: rec.mode,
+            days_per_move: rec.days_per_move,
+            level: rec.level,
+            rated: rec.rated,
+        },
+        seats,
+        origin: origin.to_owned(),
+    }
+}
+
+/// The new game's Durable Object: creates it with the swapped seats (their tokens and
+/// players carried over); the AI moves first if it now has South.
+pub fn create(store: &mut dyn GameStore, call: &RematchCall, ctx: &mut Ctx) -> Handled {
+    let human = Side::ALL.into_iter().find(|s| call.seats[s.index()].controller == Controller::Human);
+    let creator = human.and_then(|s| call.seats[s.index()].player.clone()).map(|id| crate::http::PlayerRef {
+        id,
+        // A rated game had two Discord-linked players; the rematch stays rated.
+        linked: call.create.rated,
+    });
+    let extra = game::Extra { creator, ..game::Extra::default() };
+    let mut handled = game::create_with(store, &call.id, &call.create, &extra, &call.origin, ctx);
+    let Some(mut rec) = handled.record.take() else { return handled };
+    rec.seats = call.seats.clone();
+    rec.invite_hash = None;
+    if rec.result.is_none() {
+        rec.deadline = rec.days_per_move.map(|d| ctx.now + i64::from(d) * ctx.day_ms);
+    }
+    if let Err(e) = save(store, &rec) {
+        return Handled { response: ApiResponse::error(&e), effects: Effects::default(), record: None };
+    }
+    let view = rec.replay().map(|g| rec.view(&g)).unwrap_or(Value::Null);
+    handled.effects.alarm = rec.deadline;
+    handled.response = ApiResponse::json(201, json!({ "id": rec.id, "rematch_of": call.of, "state": view }));
+    handled.record = Some(rec);
+    handled
+}
+
+/// The old game after the new one was made: the answer (the new game's id and the
+/// requester's seat in it).
+pub fn created(rec: &GameRecord, side: Side) -> Handled {
+    let game = rec.replay().ok();
+    let new_side = side.opponent();
+    let body = json!({
+        "game": rec.rematch.as_ref().and_then(|r| r.game.clone()),
+        "seat": new_side,
+        "rematch": rec.rematch,
+        "state": game.as_ref().map(|g| rec.view(g)),
+    });
+    Handled {
+        response: ApiResponse::json(200, body),
+        effects: Effects { changed: true, ..Effects::default() },
+        record: Some(rec.clone()),
+    }
+}
+
+/// Creating the new game failed: the reservation is released so the players can retry.
+pub fn release(store: &mut dyn GameStore, id: &str) {
+    if let Ok(Some(mut rec)) = store.load() {
+        if let Some(r) = rec.rematch.as_mut().filter(|r| r.game.as_deref() == Some(id)) {
+            r.game = None;
+            let _ = store.save(&rec);
+        }
+    }
+}
+
+/// The requester's side for [`created`] (the seat the request holds).
+pub fn requester(rec: &GameRecord, req: &ApiRequest) -> Option<Side> {
+    let game = rec.replay().ok()?;
+    seat_of(rec, req, game.position().turn()).ok()
+}

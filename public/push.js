@@ -1,0 +1,61 @@
+// Turn notifications (Web Push), opt-in per browser: a toggle that registers the service
+// worker (/sw.js), subscribes with the server's VAPID key and stores the subscription for
+// this player (POST /api/me/push); off unsubscribes. Hidden where the browser or the
+// server does not offer push.
+
+import { api } from "./api.js";
+import { el, toast } from "./ui.js";
+
+const supported = () => "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+
+function keyBytes(b64) {
+  const pad = "=".repeat((4 - (b64.length % 4)) % 4);
+  const raw = atob((b64 + pad).replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(raw, (c) => c.charCodeAt(0));
+}
+
+async function current() {
+  const reg = await navigator.serviceWorker.getRegistration("/");
+  return reg ? reg.pushManager.getSubscription() : null;
+}
+
+/** The toggle (a button with aria-pressed), or null when push is unavailable here. */
+export async function pushToggle() {
+  if (!supported()) return null;
+  let key;
+  try { key = await api.pushKey(); } catch { return null; }
+  if (!key.available) return null;
+  const btn = el(`<button type="button" class="push-toggle" aria-pressed="false">🔔 Notify me when it is my move</button>`);
+  const show = (on) => {
+    btn.setAttribute("aria-pressed", String(on));
+    btn.textContent = on ? "🔔 Notifications on (turn off)" : "🔔 Notify me when it is my move";
+  };
+  show(!!(await current().catch(() => null)) && Notification.permission === "granted");
+  btn.addEventListener("click", async () => {
+    btn.disabled = true;
+    try {
+      const sub = await current();
+      if (sub && btn.getAttribute("aria-pressed") === "true") {
+        await api.pushUnsubscribe(sub.endpoint).catch(() => {});
+        await sub.unsubscribe();
+        show(false);
+        return;
+      }
+      if ((await Notification.requestPermission()) !== "granted") {
+        toast("Notifications are blocked for this site in your browser.", "error");
+        return;
+      }
+      const reg = await navigator.serviceWorker.register("/sw.js", { scope: "/" });
+      await navigator.serviceWorker.ready;
+      const fresh = sub || await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key.public_key) });
+      await api.pushSubscribe(fresh.toJSON());
+      show(true);
+      toast("You will be notified when it is your move.");
+    } catch (e) {
+      toast(`Notifications could not be turned on: ${e.message}`, "error");
+    } finally {
+      btn.disabled = false;
+    }
+  });
+  return btn;
+}

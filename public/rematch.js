@@ -1,0 +1,63 @@
+// Rematch after a game (POST /api/games/{id}/rematch): offer, accept or decline; against
+// the AI one click. The rematch swaps the seats; this browser's seat token (or session)
+// carries over, so the new game is stored as ours with the new side and opened.
+
+import { api, seats } from "./api.js";
+import { el, navigate, toast } from "./ui.js";
+
+const open = (view, r) => {
+  const old = view.seat || {};
+  const s = r.state || {};
+  seats.put(r.game, {
+    ...old,
+    seat: r.seat,
+    south: s.south?.faction || old.south,
+    north: s.north?.faction || old.north,
+    created: Date.now(),
+    invite_url: undefined,
+    stage_title: undefined,
+  });
+  navigate(`/g/${r.game}`);
+};
+
+async function act(view, action, btn) {
+  btn.disabled = true;
+  try {
+    const r = await api.rematch(view.id, view.seat?.token || null, action);
+    if (r.game) open(view, r);
+    else if (action === "offer") toast("Rematch offered. Your opponent will see it.");
+  } catch (e) {
+    toast(e.message, "error");
+    btn.disabled = false;
+  }
+}
+
+/**
+ * The rematch buttons for a finished game this browser plays in (empty for spectators and
+ * story stages): Rematch / Rematch offered / Accept + Decline / Go to the rematch.
+ */
+export function rematchControls(view) {
+  const s = view.state;
+  const me = view.mySide;
+  const frag = document.createDocumentFragment();
+  if (!s?.result || !me || s.stage || !view.seat) return frag;
+  const r = s.rematch || {};
+  const button = (text, cls, action) => {
+    const b = el(`<button type="button" class="${cls}"></button>`);
+    b.textContent = text;
+    b.addEventListener("click", () => act(view, action, b));
+    return b;
+  };
+  if (r.game) {
+    const b = el(`<button type="button" class="primary rematch-open">Go to the rematch</button>`);
+    b.addEventListener("click", () => open(view, { game: r.game, seat: me === "south" ? "north" : "south", state: null }));
+    frag.append(b);
+  } else if (r.offered_by && r.offered_by !== me) {
+    frag.append(button("Accept rematch", "primary rematch-accept", "accept"), button("Decline", "rematch-decline", "decline"));
+  } else if (r.offered_by === me) {
+    frag.append(el(`<span class="muted rematch-waiting">Rematch offered…</span>`));
+  } else {
+    frag.append(button("Rematch", "primary rematch", "offer"));
+  }
+  return frag;
+}

@@ -1,0 +1,29 @@
+// The home page's part of issue 14: the player's games from the server (GET /api/me/games:
+// signed in, the same list on every device) merged into "My games" — a game this browser
+// has no token for is played by the session — and the turn-notification toggle.
+
+import { api, seats } from "./api.js";
+import { pushToggle } from "./push.js";
+
+/** Adds the server's games this browser does not hold yet (session seats). */
+export async function syncServerGames() {
+  let list;
+  try { list = (await api.myGames()).games || []; } catch { return; }
+  const mine = seats.all();
+  for (const g of list) {
+    if (mine[g.id]) continue;
+    seats.put(g.id, { seat: g.side, token: null, session: true, mode: g.mode, south: g.south, north: g.north, created: g.created_at });
+  }
+}
+
+/** Syncs "My games", then renders it (`render`), and adds the notification toggle. */
+export function mountReturning(root, render) {
+  syncServerGames().finally(render);
+  pushToggle().then((btn) => {
+    if (!btn) return;
+    const p = document.createElement("p");
+    p.className = "push-row";
+    p.append(btn);
+    root.querySelector(".hero")?.append(p);
+  }).catch(() => {});
+}

@@ -1,0 +1,126 @@
+// End-to-end checks of issue 14 in headless Chromium against the real runtime: the rematch
+// button after an AI game (one click: a new game with the sides swapped, the same seat
+// token); "My games" from the server (a game this browser has no token for is listed and
+// played by the session); the turn-notification toggle (the browser's PushManager is
+// stubbed, as headless Chromium reaches no push service: the subscription goes to the
+// server and comes off again). No fixed sleeps: every wait is on a state the page exposes.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { generateKeyPairSync } from "node:crypto";
+import { api, d1, launchBrowser, newPage, shot, startServer } from "./support.mjs";
+
+const T = { timeout: 180_000 };
+let server;
+let browser;
+before(async () => {
+  // A VAPID key made for this run only (never a real secret).
+  const { privateKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+  const vapid = privateKey.export({ format: "jwk" }).d;
+  server = await startServer({ AI_ENGINE: "random", VAPID_PRIVATE_KEY: vapid });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+/** A request from the page (its session cookie goes with it). */
+const fetchIn = (page, method, path, body, token) => page.evaluate(async ([m, p, b, t]) => {
+  const headers = { "content-type": "application/json" };
+  if (t) headers.authorization = `Bearer ${t}`;
+  const r = await fetch(p, { method: m, headers, body: b === null ? undefined : JSON.stringify(b) });
+  return { status: r.status, json: await r.json().catch(() => null) };
+}, [method, path, body ?? null, token ?? null]);
+
+test("the rematch button starts a new AI game with the sides swapped", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  const c = await fetchIn(page, "POST", "/api/games", { south: "axiom", north: "blades", mode: "ai", seat: "south", level: 1 });
+  assert.equal(c.status, 201);
+  const { id, token } = c.json;
+  await page.evaluate(([id, token]) => {
+    const all = JSON.parse(localStorage.getItem("ironarena.seats.v1") || "{}");
+    all[id] = { seat: "south", token, mode: "ai", south: "axiom", north: "blades", created: Date.now() };
+    localStorage.setItem("ironarena.seats.v1", JSON.stringify(all));
+  }, [id, token]);
+  assert.equal((await api(server.base, "POST", `/api/games/${id}/resign`, {}, token)).status, 200);
+  await page.goto(`/g/${id}`);
+  await page.waitForSelector(".result-banner:not([hidden]) button.rematch");
+  await shot(page, "i14-rematch-button");
+  await page.click(".result-banner button.rematch");
+  await page.waitForURL((u) => /\/g\/[0-9a-f]{24}$/.test(u.pathname) && !u.pathname.endsWith(id));
+  const newId = /\/g\/([0-9a-f]{24})/.exec(page.url())[1];
+  const s = (await api(server.base, "GET", `/api/games/${newId}`)).json;
+  assert.equal(s.north.player, "human");
+  assert.equal(s.south.player, "ai");
+  assert.equal(s.ply, 1, "the AI, now South, opened");
+  const seat = await page.evaluate((n) => JSON.parse(localStorage.getItem("ironarena.seats.v1"))[n], newId);
+  assert.equal(seat.seat, "north");
+  assert.equal(seat.token, token, "the seat token carried over");
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test("My games lists a game from the server and the session plays it without a token", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  await fetchIn(page, "POST", "/api/me", {}); // this browser's session (a guest)
+  // Made in this browser's session but not kept in its localStorage (as on another device).
+  const c = await fetchIn(page, "POST", "/api/games", { south: "clockwork", north: "axiom", mode: "link", seat: "south", days_per_move: 3 });
+  assert.equal(c.status, 201);
+  const id = c.json.id;
+  const invite = c.json.invite_url.split("#invite=")[1];
+  assert.equal((await api(server.base, "POST", `/api/games/${id}/join`, { invite })).status, 200);
+  await page.goto("/");
+  const item = page.locator(`.my-games .game-item:has(a[href="/g/${id}"])`);
+  await item.locator(".gi-status.yours").waitFor();
+  await shot(page, "i14-my-games");
+  await item.locator("a").click();
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+  const s = (await api(server.base, "GET", `/api/games/${id}`)).json;
+  const mv = s.legal_moves[0];
+  await page.click(`.board [data-sq="${mv.slice(0, 2)}"]`);
+  await page.waitForSelector(`.board [data-sq="${mv.slice(2, 4)}"].target`);
+  await page.click(`.board [data-sq="${mv.slice(2, 4)}"]`);
+  const ask = page.locator(".ability-choice button, .skip-ability").first();
+  if (await ask.isVisible().catch(() => false)) await ask.click();
+  await page.waitForFunction(() => document.querySelector(".game")?.dataset.ply === "1", null, { timeout: 20_000 });
+  assert.equal((await api(server.base, "GET", `/api/games/${id}`)).json.ply, 1);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test("the notification toggle subscribes this browser and unsubscribes it", T, async () => {
+  const page = await newPage(browser, server.base);
+  // Headless Chromium reaches no push service: a stand-in PushManager hands out a
+  // subscription with a real P-256 key (RFC 8291's example) for the server to validate.
+  await page.addInitScript(() => {
+    let sub = null;
+    const make = () => ({
+      endpoint: "https://push.example/e2e-subscription",
+      toJSON() {
+        return { endpoint: this.endpoint, keys: { p256dh: "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4", auth: "BTBZMqHH6r4Tts7J_aSIgg" } };
+      },
+      async unsubscribe() { sub = null; return true; },
+    });
+    PushManager.prototype.subscribe = async () => (sub = make());
+    PushManager.prototype.getSubscription = async () => sub;
+    Object.defineProperty(Notification, "permission", { get: () => "granted" });
+    Notification.requestPermission = async () => "granted";
+  });
+  await page.goto("/");
+  const btn = page.locator(".push-toggle");
+  await btn.waitFor();
+  assert.equal(await btn.getAttribute("aria-pressed"), "false");
+  await shot(page, "i14-push-toggle");
+  await btn.click();
+  await page.waitForSelector('.push-toggle[aria-pressed="true"]');
+  const rows = await d1(server.persist, "SELECT endpoint FROM push_subscriptions");
+  assert.deepEqual(rows.map((r) => r.endpoint), ["https://push.example/e2e-subscription"]);
+  await btn.click();
+  await page.waitForSelector('.push-toggle[aria-pressed="false"]');
+  assert.deepEqual(await d1(server.persist, "SELECT endpoint FROM push_subscriptions"), []);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
