@@ -91,6 +91,10 @@ pub const ABANDON_PATH: &str = "/_internal/abandon";
 /// only `/api/games/{id}/…`).
 pub const CREATE_PATH: &str = "/_internal/create";
 
+/// The internal request of the housekeeping's safety net: re-arm the game's alarm and
+/// retry what it owes D1 (games whose alarm was never set, e.g. made before idle ends).
+pub const WAKE_PATH: &str = "/_internal/wake";
+
 // Holds runtime handles only (State, Env, SqlStorage), none of which is Debug.
 #[allow(missing_debug_implementations)]
 #[durable_object]
@@ -107,6 +111,18 @@ impl DurableObject for GameObject {
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
+        if req.path() == WAKE_PATH {
+            return self.wake().await;
+        }
+        // A public request's route and credential are checked before its body is read
+        // (internal calls from the Worker have `/_internal/` paths, which the router never
+        // forwards from a client).
+        let path = req.path();
+        if !path.starts_with("/_internal/") {
+            if let Err(e) = crate::guard::precheck(&req, &path) {
+                return glue::error(&e);
+            }
+        }
         let mut api = match glue::api_request(&mut req).await {
             Ok(a) => a,
             Err(e) => return glue::error(&e),
@@ -301,6 +317,19 @@ impl GameObject {
             }
         }
         Ok(())
+    }
+
+    /// [`WAKE_PATH`]: arms the one alarm for the game's timers (a due one fires at once)
+    /// and writes what it owes D1. 404 for a game that does not exist.
+    async fn wake(&self) -> Result<Response> {
+        match SqlStore(&self.sql).load() {
+            Ok(Some(rec)) => {
+                self.apply(&Effects::default(), &rec, true).await;
+                Response::from_json(&serde_json::json!({ "woken": true }))
+            }
+            Ok(None) => glue::error(&ApiError::not_found("no such game")),
+            Err(e) => glue::error(&ApiError::internal(format!("storage: {e}"))),
+        }
     }
 
     /// Sets the alarm for the earliest timer of `rec` (deadline, idle end, D1 retry), or

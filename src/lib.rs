@@ -45,10 +45,11 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
 async fn scheduled(_event: worker::ScheduledEvent, env: Env, _ctx: worker::ScheduleContext) {
     match housekeeping::run(&env, glue::now_ms()).await {
         Ok(s) => worker::console_log!(
-            "housekeeping: {} expired sessions, {} sign-in states, {} empty guests deleted",
+            "housekeeping: {} expired sessions, {} sign-in states, {} empty guests deleted; {} games woken",
             s.sessions,
             s.oauth_states,
-            s.guests
+            s.guests,
+            s.woken
         ),
         Err(e) => worker::console_error!("housekeeping failed: {e}"),
     }

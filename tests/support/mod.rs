@@ -42,7 +42,17 @@ fn wrangler(args: &[&str]) -> Command {
         .env("CLOUDFLARE_CF_FETCH_ENABLED", "false")
         .env("DO_NOT_TRACK", "1")
         .env("CI", "1");
+    if let Some(config) = test_config() {
+        c.args(["--config", &config]);
+    }
     c
+}
+
+/// `IRON_ARENA_TEST_CONFIG=<wrangler.toml>`: run the tests on another configuration, e.g.
+/// one whose `main` and assets point at a copy of `build/` and `public/`, so that
+/// rebuilding the Worker meanwhile does not restart the runtime under a long test.
+fn test_config() -> Option<String> {
+    std::env::var("IRON_ARENA_TEST_CONFIG").ok().filter(|c| !c.is_empty())
 }
 
 /// `wrangler d1 execute DB --local` on a runtime's persisted state; panics on failure.
@@ -124,6 +134,9 @@ impl Server {
             self.persist.display(),
             free_port()
         );
+        if let Some(config) = test_config() {
+            cmd.push_str(&format!(" --config {config}"));
+        }
         for (k, v) in &self.vars {
             cmd.push_str(&format!(" --var {k}:{v}"));
         }
