@@ -48,6 +48,10 @@ export const api = {
   pushKey: () => call("GET", "/api/push/key"),
   pushSubscribe: (subscription) => call("POST", "/api/me/push", { body: { subscription } }),
   pushUnsubscribe: (endpoint) => call("POST", "/api/me/push/unsubscribe", { body: { endpoint } }),
+  challenges: () => call("GET", "/api/challenges"),
+  postChallenge: (body) => call("POST", "/api/challenges", { body }),
+  acceptChallenge: (id) => call("POST", `/api/challenges/${id}/accept`, { body: {} }),
+  cancelChallenge: (id) => call("POST", `/api/challenges/${id}/cancel`, { body: {} }),
   // Players and accounts (the session cookie goes with every same-origin request).
   me: () => call("GET", "/api/me"),
   setName: (name) => call("POST", "/api/me/name", { body: { name } }),

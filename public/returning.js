@@ -1,9 +1,11 @@
 // The home page's part of issue 14: the player's games from the server (GET /api/me/games:
 // signed in, the same list on every device) merged into "My games" — a game this browser
-// has no token for is played by the session — and the turn-notification toggle.
+// has no token for is played by the session —, the open challenges and the turn-notification
+// toggle.
 
 import { api, seats } from "./api.js";
 import { pushToggle } from "./push.js";
+import { mountChallenges } from "./challenges.js";
 
 /** Adds the server's games this browser does not hold yet (session seats). */
 export async function syncServerGames() {
@@ -16,9 +18,11 @@ export async function syncServerGames() {
   }
 }
 
-/** Syncs "My games", then renders it (`render`), and adds the notification toggle. */
+/** Syncs "My games", then renders it (`render`); adds the open challenges and the
+ * notification toggle. */
 export function mountReturning(root, render) {
   syncServerGames().finally(render);
+  mountChallenges(root.querySelector(".home-side") || root);
   pushToggle().then((btn) => {
     if (!btn) return;
     const p = document.createElement("p");

@@ -11,6 +11,7 @@
 //! - [`housekeeping`]: the Cron Trigger: expired sessions, sign-in states, empty guests.
 
 mod accounts;
+mod challenges;
 mod config;
 mod game_object;
 mod glue;

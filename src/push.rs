@@ -180,6 +180,16 @@ pub async fn after_change(env: &Env, sql: &SqlStorage, rec: &GameRecord) {
     }
 }
 
+/// One notification to a player outside a game's change (an accepted challenge).
+pub async fn notify_player(env: &Env, player: &str, kind: &'static str, game: &str, title: &str, body: &str) {
+    let Some(vapid) = vapid(env) else { return };
+    let Ok(db) = env.d1("DB") else { return };
+    let n = Notice { player: player.to_owned(), kind, payload: push::message(kind, game, title, body) };
+    if let Err(e) = notify(env, &db, &vapid, &n).await {
+        worker::console_error!("push for game {game} failed: {e}");
+    }
+}
+
 #[derive(Deserialize)]
 struct SubRow {
     endpoint: String,

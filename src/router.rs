@@ -44,6 +44,9 @@ async fn api(mut req: Request, env: &Env, path: &str) -> std::result::Result<Res
             Response::from_json(&crate::net::bench(&api.body)?).map_err(internal)
         }
         (Method::Get, "/api/me/games") => crate::me_games::list(&req, env).await,
+        (_, p) if p == "/api/challenges" || p.starts_with("/api/challenges/") => {
+            crate::challenges::handle(&mut req, env, p).await
+        }
         (_, "/api/push/key" | "/api/me/push" | "/api/me/push/unsubscribe") => {
             crate::push::handle(&mut req, env, path).await
         }

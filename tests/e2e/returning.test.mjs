@@ -124,3 +124,41 @@ test("the notification toggle subscribes this browser and unsubscribes it", T, a
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
+
+test("the challenge list shows another player's challenge; accepting it opens the game", T, async () => {
+  // Another player (a second browser context) posts a challenge.
+  const poster = await newPage(browser, server.base);
+  await poster.goto("/");
+  await fetchIn(poster, "POST", "/api/me", {});
+  const posted = await fetchIn(poster, "POST", "/api/challenges", { south: "blades", north: "random", seat: "south", days_per_move: 2 });
+  assert.equal(posted.status, 201);
+  const id = posted.json.challenge.id;
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  const row = page.locator(".challenge-list .challenge-item", { hasText: "Blades vs Random" });
+  await row.waitFor();
+  await shot(page, "i14-challenges");
+  await row.locator("button.accept-challenge").click();
+  await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
+  const game = /\/g\/([0-9a-f]{24})/.exec(page.url())[1];
+  const s = (await api(server.base, "GET", `/api/games/${game}`)).json;
+  assert.equal(s.status, "ongoing");
+  assert.equal(s.south.faction, "blades");
+  const seat = await page.evaluate((g) => JSON.parse(localStorage.getItem("ironarena.seats.v1"))[g], game);
+  assert.equal(seat.seat, "north");
+  assert.ok(seat.token);
+  const list = (await api(server.base, "GET", "/api/challenges")).json.challenges;
+  assert.ok(!list.some((c) => c.id === id), "accepted: off the list");
+  // The poster posts from the form too; their own challenge offers Cancel.
+  await poster.goto("/");
+  await poster.selectOption(".challenge-form select[name=south]", "axiom");
+  await poster.click(".challenge-form .post-challenge");
+  const mine = poster.locator(".challenge-list .challenge-item", { hasText: "Axiom vs Random" });
+  await mine.locator("button.cancel-challenge").waitFor();
+  await mine.locator("button.cancel-challenge").click();
+  await mine.waitFor({ state: "detached" });
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(poster.errors, []);
+  await page.context().close();
+  await poster.context().close();
+});

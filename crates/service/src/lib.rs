@@ -8,6 +8,7 @@
 
 pub mod accounts;
 pub mod ai;
+pub mod challenge;
 pub mod create;
 pub mod error;
 pub mod game;

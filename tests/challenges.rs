@@ -1,0 +1,98 @@
+//! Open challenges on the real runtime: posted, listed, accepted (a link game with the
+//! poster's seat bound to the poster, who plays it by session, and the accepter holding a
+//! seat token), bounded per player, cancelled, and expired.
+
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
+
+mod support;
+
+use serde_json::{json, Value};
+use support::discord::Browser;
+use support::{legal, Server};
+
+fn post(b: &mut Browser, s: &Server, path: &str, body: Value) -> (u16, Value) {
+    let r = b.send("POST", &s.url(path), Some(&body));
+    (r.status, serde_json::from_str(&r.body).unwrap_or(Value::Null))
+}
+
+fn open_ids(s: &Server) -> Vec<String> {
+    let v = s.get("/api/challenges").json();
+    v["challenges"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn a_challenge_is_posted_listed_accepted_bounded_cancelled_and_expires() {
+    let s = Server::start(&[("CHALLENGE_SECONDS", "4")]);
+    let (mut a, mut b) = (Browser::new(), Browser::new());
+    let pa = a.me(&s)["id"].as_str().unwrap().to_owned();
+    b.me(&s);
+
+    // Bad input: unknown faction, bad time control.
+    assert_eq!(post(&mut a, &s, "/api/challenges", json!({"south": "elves", "north": "axiom"})).0, 400);
+    let (st, r) =
+        post(&mut a, &s, "/api/challenges", json!({"south": "axiom", "north": "axiom", "days_per_move": 4}));
+    assert_eq!((st, r["error"].as_str()), (422, Some("invalid_time_control")));
+    // Rated only for Discord-linked players.
+    let (st, r) =
+        post(&mut a, &s, "/api/challenges", json!({"south": "axiom", "north": "blades", "rated": true}));
+    assert_eq!((st, r["error"].as_str()), (403, Some("sign_in_required")));
+
+    let (st, r) = post(
+        &mut a,
+        &s,
+        "/api/challenges",
+        json!({"south": "random", "north": "blades", "seat": "south", "days_per_move": 2}),
+    );
+    assert_eq!(st, 201, "{r}");
+    let id = r["challenge"]["id"].as_str().unwrap().to_owned();
+    let listed = s.get("/api/challenges").json();
+    let c = &listed["challenges"][0];
+    assert_eq!((c["id"].as_str(), c["poster"]["id"].as_str()), (Some(id.as_str()), Some(pa.as_str())));
+    assert_eq!((c["south"].as_str(), c["days_per_move"].as_u64()), (Some("random"), Some(2)));
+
+    // The poster cannot accept it; B does.
+    let (st, r) = post(&mut a, &s, &format!("/api/challenges/{id}/accept"), json!({}));
+    assert_eq!((st, r["error"].as_str()), (422, Some("own_challenge")));
+    let (st, r) = post(&mut b, &s, &format!("/api/challenges/{id}/accept"), json!({}));
+    assert_eq!(st, 200, "{r}");
+    let game = r["game"].as_str().unwrap().to_owned();
+    assert_eq!(r["seat"], "north", "the poster chose South");
+    let b_token = r["token"].as_str().unwrap().to_owned();
+    assert_eq!(r["state"]["status"], "ongoing");
+    assert_eq!(r["state"]["south"]["player_id"], pa.as_str());
+    assert!(!open_ids(&s).contains(&id), "accepted: off the list");
+    let (st, r) = post(&mut b, &s, &format!("/api/challenges/{id}/accept"), json!({}));
+    assert_eq!((st, r["error"].as_str()), (409, Some("challenge_gone")));
+
+    // The poster finds it in their games and plays by session; B by token.
+    let mine = a.send("GET", &s.url("/api/me/games"), None);
+    assert!(mine.body.contains(&game), "{}", mine.body);
+    let state = s.state(&game);
+    let (st, r) =
+        post(&mut a, &s, &format!("/api/games/{game}/moves"), json!({"move": legal(&state)[0], "ply": 0}));
+    assert_eq!(st, 200, "{r}");
+    let state = s.state(&game);
+    assert_eq!(s.play(&game, &b_token, &legal(&state)[0], 1).status, 200);
+
+    // At most three open at once; cancel frees a place (only the poster can cancel).
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let (st, r) = post(&mut a, &s, "/api/challenges", json!({"south": "axiom", "north": "clockwork"}));
+        assert_eq!(st, 201, "{r}");
+        ids.push(r["challenge"]["id"].as_str().unwrap().to_owned());
+    }
+    let (st, r) = post(&mut a, &s, "/api/challenges", json!({"south": "axiom", "north": "clockwork"}));
+    assert_eq!((st, r["error"].as_str()), (409, Some("too_many_challenges")));
+    assert_eq!(post(&mut b, &s, &format!("/api/challenges/{}/cancel", ids[0]), json!({})).0, 404);
+    assert_eq!(post(&mut a, &s, &format!("/api/challenges/{}/cancel", ids[0]), json!({})).0, 200);
+    assert!(!open_ids(&s).contains(&ids[0]));
+
+    // They expire (CHALLENGE_SECONDS = 4 here): off the list, and no longer accepted.
+    let t = std::time::Instant::now();
+    while open_ids(&s).contains(&ids[1]) {
+        assert!(t.elapsed() < std::time::Duration::from_secs(30), "the challenge did not expire");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let (st, r) = post(&mut b, &s, &format!("/api/challenges/{}/accept", ids[1]), json!({}));
+    assert_eq!((st, r["error"].as_str()), (409, Some("challenge_gone")));
+}
