@@ -114,15 +114,6 @@ impl DurableObject for GameObject {
         if req.path() == WAKE_PATH {
             return self.wake().await;
         }
-        // A public request's route and credential are checked before its body is read
-        // (internal calls from the Worker have `/_internal/` paths, which the router never
-        // forwards from a client).
-        let path = req.path();
-        if !path.starts_with("/_internal/") {
-            if let Err(e) = crate::guard::precheck(&req, &path) {
-                return glue::error(&e);
-            }
-        }
         let mut api = match glue::api_request(&mut req).await {
             Ok(a) => a,
             Err(e) => return glue::error(&e),
