@@ -293,3 +293,29 @@ fn a_move_draw_or_resignation_after_the_deadline_first_forfeits_on_time() {
     assert_eq!(e.rec().moves.len(), 1);
     let _ = Side::South;
 }
+
+#[test]
+fn games_that_never_began_move_no_rating() {
+    use service::model::Finish;
+    assert!(upkeep::counts_for_rating(&Finish::win(Side::North, "resignation", T0)));
+    assert!(upkeep::counts_for_rating(&Finish::win(Side::South, "abandoned", T0)));
+    assert!(upkeep::counts_for_rating(&Finish::win(Side::South, "time forfeit", T0)));
+    assert!(upkeep::counts_for_rating(&Finish::draw("agreement", T0)));
+    assert!(!upkeep::counts_for_rating(&Finish::aborted("never joined", T0)));
+    assert!(!upkeep::counts_for_rating(&Finish::draw("aborted", T0)));
+}
+
+#[test]
+fn a_mark_made_while_a_flush_was_in_flight_survives_that_flush() {
+    let mut e = Env::new();
+    e.create(Mode::Link, None);
+    let first = e.rec().outbox.clone().unwrap().seq;
+    // A flush of mark 1 is awaiting D1 when a join marks the outbox again.
+    let mut rec = e.rec().clone();
+    upkeep::mark(&mut rec, T0 + 5);
+    assert!(!upkeep::flushed(&mut rec, first), "the older flush must not clear the newer mark");
+    let ob = rec.outbox.clone().unwrap();
+    assert_eq!((ob.seq, ob.since, ob.ip_hash.as_deref()), (first + 1, T0 + 5, Some("iphash")));
+    upkeep::failed(&mut rec, first, T0 + 6);
+    assert_eq!(rec.outbox.as_ref().unwrap().attempts, 0, "nor count its failure");
+}
