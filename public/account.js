@@ -20,13 +20,31 @@ export const account = {
   /** The player, or null until loaded (or when the server could not be reached). */
   get me() { return me; },
   /**
-   * Loads the player once (creating the guest session). Every request that may create a
-   * session (stories, stages, new games) waits for this first, so that a first visit makes
-   * one guest, not several.
+   * Loads the player once. The server's reads never create a player (crawlers and link
+   * previews make none); the client starts this browser's session (a guest) with
+   * POST /api/me when GET /api/me says it has none. Every request that may need the
+   * session (stories, stages, new games) waits for this first, so that a first visit
+   * makes one guest, not several.
    */
   ready() {
-    if (!loading) loading = api.me().then((p) => { set(p); return p; }, (e) => { loading = null; throw e; });
+    if (!loading) {
+      loading = api.me()
+        .then((p) => (p && p.id ? p : api.session()))
+        .then((p) => { set(p); return p; }, (e) => { loading = null; throw e; });
+    }
     return loading.catch(() => null);
+  },
+  /**
+   * The player, starting a session (a guest) if this browser has none: before a write
+   * that should be linked to the player (a new game, a join, a story stage).
+   */
+  async session() {
+    const p = await this.ready();
+    if (p && p.id) return p;
+    const s = await api.session();
+    loading = Promise.resolve(s);
+    set(s);
+    return s;
   },
   async reload() {
     const p = await api.me();
@@ -58,7 +76,7 @@ export const account = {
   async signOut() {
     await api.logout();
     loading = null;
-    set(await api.me()); // a new guest session
+    set(await this.ready()); // a new guest session
   },
 };
 

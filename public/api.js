@@ -13,7 +13,9 @@ export class ApiError extends Error {
 
 async function call(method, path, { body, token } = {}) {
   const headers = {};
-  if (body !== undefined) headers["content-type"] = "application/json";
+  // Every write is JSON (the server answers 415 otherwise, so that no cross-site form can
+  // post); the browser adds Origin, which cookie-authenticated writes need.
+  if (body !== undefined || method !== "GET") headers["content-type"] = "application/json";
   if (token) headers.authorization = `Bearer ${token}`;
   let r;
   try {
@@ -54,6 +56,9 @@ export const api = {
   cancelChallenge: (id) => call("POST", `/api/challenges/${id}/cancel`, { body: {} }),
   // Players and accounts (the session cookie goes with every same-origin request).
   me: () => call("GET", "/api/me"),
+  // Starts this browser's session (a guest) when it has none; reads never create one.
+  session: () => call("POST", "/api/me"),
+  logoutEverywhere: () => call("POST", "/api/auth/logout/all"),
   setName: (name) => call("POST", "/api/me/name", { body: { name } }),
   logout: () => call("POST", "/api/auth/logout"),
   player: (id) => call("GET", `/api/players/${encodeURIComponent(id)}`),

@@ -95,8 +95,8 @@ on("btn-player", showPlayerInfo);
 // The header's "My profile" link: this browser's player, with the badges next to the name.
 const meLink = document.getElementById("me-link");
 account.subscribe((me) => {
-  if (!me) return;
-  meLink.hidden = false;
+  meLink.hidden = !me?.id; // no session yet (reads create none): no profile to link
+  if (!me?.id) return;
   meLink.href = `/p/${me.id}`;
   const name = meLink.querySelector(".me-name");
   name.textContent = me.name || "Player";

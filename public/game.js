@@ -103,7 +103,7 @@ class GameView {
     history.replaceState(null, "", `/g/${this.id}`);
     if (!ok) return null;
     try {
-      await account.ready(); // the session, so that the seat is linked to this player
+      await account.session(); // the session, so that the seat is linked to this player
       const r = await api.join(this.id, invite);
       this.seat = { seat: r.seat, token: r.token, mode: "link", south: r.state.south.faction, north: r.state.north.faction, created: Date.now() };
       seats.put(this.id, this.seat);

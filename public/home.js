@@ -57,7 +57,7 @@ async function create(body, btn) {
   const label = btn.textContent;
   btn.textContent = "Creating…";
   try {
-    await account.ready(); // the session cookie first, so that the game is linked to the player
+    await account.session(); // the session cookie first, so that the game is linked to the player
     const r = await api.create(body);
     seats.put(r.id, { seat: r.seat, token: r.token, mode: body.mode, south: body.south, north: body.north, invite_url: r.invite_url, rated: !!body.rated, created: Date.now() });
     navigate(`/g/${r.id}`);

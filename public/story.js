@@ -31,7 +31,7 @@ function kingGlyph(faction, side = "south") {
 export async function startStage(story, index, btn) {
   if (btn) btn.disabled = true;
   try {
-    await account.ready();
+    await account.session();
     const r = await api.startStage(story.id, index);
     const st = r.state;
     seats.put(r.id, {

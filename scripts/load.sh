@@ -12,6 +12,8 @@ port=8791
 CI=1 wrangler d1 migrations apply DB --local --persist-to "$state" >/dev/null
 setsid wrangler dev --ip 127.0.0.1 --port $port --persist-to "$state" --log-level warn \
     --var LIMIT_PER_IP_PER_MINUTE:1000000 --var LIMIT_PER_MINUTE:1000000 \
+    --var LIMIT_OPEN_GAMES_PER_CREATOR:1000000 --var LIMIT_AI_MOVES_PER_IP_PER_MINUTE:1000000 \
+    --var LIMIT_JOINS_PER_IP_PER_MINUTE:1000000 --var LIMIT_WS_PER_IP_PER_MINUTE:1000000 \
     --show-interactive-dev-session=false >"$state/wrangler.log" 2>&1 &
 pid=$!
 trap 'kill -TERM -- -$pid 2>/dev/null; rm -rf "$state"' EXIT

@@ -19,6 +19,12 @@ pub fn limits(env: &Env) -> Limits {
         per_ip_per_minute: n("LIMIT_PER_IP_PER_MINUTE", d.per_ip_per_minute),
         overall_per_minute: n("LIMIT_PER_MINUTE", d.overall_per_minute),
         max_active_games: n("LIMIT_ACTIVE_GAMES", d.max_active_games),
+        open_per_creator: n("LIMIT_OPEN_GAMES_PER_CREATOR", d.open_per_creator),
+        joins_per_ip_per_minute: n("LIMIT_JOINS_PER_IP_PER_MINUTE", d.joins_per_ip_per_minute),
+        ai_moves_per_ip_per_minute: n("LIMIT_AI_MOVES_PER_IP_PER_MINUTE", d.ai_moves_per_ip_per_minute),
+        ws_per_ip_per_minute: n("LIMIT_WS_PER_IP_PER_MINUTE", d.ws_per_ip_per_minute),
+        ws_per_game: n("LIMIT_WS_PER_GAME", d.ws_per_game),
+        ws_per_ip_per_game: n("LIMIT_WS_PER_IP_PER_GAME", d.ws_per_ip_per_game),
     }
 }
 

@@ -83,6 +83,9 @@ pub struct CreateCall {
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct AbandonCall {
     pub player: String,
+    /// Guests merged into the player (their stage games name them).
+    #[serde(default)]
+    pub aliases: Vec<String>,
 }
 
 pub const ABANDON_PATH: &str = "/_internal/abandon";
@@ -113,6 +116,15 @@ impl DurableObject for GameObject {
     async fn fetch(&self, mut req: Request) -> Result<Response> {
         if req.path() == WAKE_PATH {
             return self.wake().await;
+        }
+        // A public request's route and credential are checked before its body is read
+        // (internal calls from the Worker have `/_internal/` paths, which the router never
+        // forwards from a client).
+        let path = req.path();
+        if !path.starts_with("/_internal/") {
+            if let Err(e) = crate::guard::precheck(&req, &path) {
+                return glue::error(&e);
+            }
         }
         let mut api = match glue::api_request(&mut req).await {
             Ok(a) => a,
@@ -147,7 +159,9 @@ impl DurableObject for GameObject {
                 Ok(c) => c,
                 Err(e) => return glue::error(&ApiError::bad_request("invalid_body", e.to_string())),
             };
-            let handled = game::abandon(&mut store, &call.player, &mut ctx);
+            let mut ids = vec![call.player.as_str()];
+            ids.extend(call.aliases.iter().map(String::as_str));
+            let handled = game::abandon_as(&mut store, &ids, &mut ctx);
             return self.after(handled).await;
         }
         api.player = glue::forwarded_player(&req);
@@ -163,6 +177,13 @@ impl DurableObject for GameObject {
         if route == Route::Rematch {
             let handled = crate::rematch::handle(&self.env, &req, &api, &mut store, &mut ctx).await;
             return self.after(handled).await;
+        }
+        if route == Route::Moves {
+            if let Err(e) =
+                crate::guard::ai_move_limit(&self.env, &req, store.load().ok().flatten().as_ref()).await
+            {
+                return glue::error(&e);
+            }
         }
         let handled = game::handle(&mut store, route, &api, &mut ctx);
         self.after(handled).await
@@ -248,8 +269,12 @@ impl GameObject {
         let Some(rec) = handled.record else {
             return glue::response(&handled.response);
         };
+        let tag = match crate::guard::websocket_caps(&self.state, &self.env, req) {
+            Ok(t) => t,
+            Err(e) => return glue::error(&e),
+        };
         let pair = WebSocketPair::new()?;
-        self.state.accept_web_socket(&pair.server);
+        self.state.accept_websocket_with_tags(&pair.server, &[&tag]);
         // A (re)connecting client gets the current state at once.
         if let Some(msg) = state_message(&rec) {
             let _ = pair.server.send_with_str(msg);

@@ -20,26 +20,16 @@ pub fn now_ms() -> i64 {
     worker::Date::now().as_millis() as i64
 }
 
-/// Reads a request into the service's form, refusing oversized bodies (413) before
-/// reading them where the length is declared.
+/// Reads a request into the service's form, refusing oversized bodies (413): before
+/// reading where the length is declared, and while streaming otherwise (a chunked body
+/// is never read whole first).
 pub async fn api_request(req: &mut Request) -> std::result::Result<ApiRequest, ApiError> {
     let method = match req.method() {
         worker::Method::Get | worker::Method::Head => Method::Get,
         worker::Method::Post => Method::Post,
         _ => Method::Other,
     };
-    let declared = req.headers().get("Content-Length").ok().flatten().and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
-        return Err(too_large());
-    }
-    let body = if method == Method::Post {
-        req.bytes().await.map_err(|e| ApiError::bad_request("unreadable_body", e.to_string()))?
-    } else {
-        Vec::new()
-    };
-    if body.len() > MAX_BODY_BYTES {
-        return Err(too_large());
-    }
+    let body = if method == Method::Post { read_body(req).await? } else { Vec::new() };
     let auth = req.headers().get("Authorization").ok().flatten();
     let url = req.url().map_err(|e| ApiError::bad_request("bad_url", e.to_string()))?;
     Ok(ApiRequest {
@@ -50,6 +40,23 @@ pub async fn api_request(req: &mut Request) -> std::result::Result<ApiRequest, A
         origin: url.origin().ascii_serialization(),
         player: None,
     })
+}
+
+/// The request's body, at most [`MAX_BODY_BYTES`] (413 past it), read chunk by chunk.
+pub async fn read_body(req: &mut Request) -> std::result::Result<Vec<u8>, ApiError> {
+    use futures_util::StreamExt;
+    let declared = req.headers().get("Content-Length").ok().flatten().and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+        return Err(too_large());
+    }
+    // No body at all (a bodiless POST) reads as empty.
+    let Ok(mut stream) = req.stream() else { return Ok(Vec::new()) };
+    let mut body = service::guard::CappedBody::api();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| ApiError::bad_request("unreadable_body", e.to_string()))?;
+        body.push(&chunk)?;
+    }
+    Ok(body.into_bytes())
 }
 
 /// The header that carries the session's player from the Worker to a game's Durable
@@ -79,6 +86,14 @@ pub fn player_header_value(p: &service::http::PlayerRef) -> String {
 /// The service's answer as a `worker` response (JSON errors everywhere; no caching of
 /// game state).
 pub fn response(r: &ApiResponse) -> Result<Response> {
+    let redacted;
+    let r = match redact(r) {
+        Some(x) => {
+            redacted = x;
+            &redacted
+        }
+        None => r,
+    };
     let mut resp = match &r.body {
         Body::Json(v) => Response::from_json(v)?,
         Body::Text(t) => {
@@ -95,6 +110,25 @@ pub fn response(r: &ApiResponse) -> Result<Response> {
         h.set("Retry-After", &s.to_string())?;
     }
     Ok(resp)
+}
+
+/// An error answer. A server-side failure is logged with its detail and answered with
+/// a generic message ([`ApiError::redacted`]).
+/// A 5xx JSON error whose message may carry internal detail: logged, then replaced.
+fn redact(r: &ApiResponse) -> Option<ApiResponse> {
+    let Body::Json(v) = &r.body else { return None };
+    let code = v.get("error")?.as_str()?;
+    let message = v.get("message").and_then(|m| m.as_str()).unwrap_or_default();
+    if !service::error::needs_redaction(r.status, code) {
+        return None;
+    }
+    worker::console_error!("{} {code}: {message}", r.status);
+    let mut body = v.clone();
+    body["message"] = serde_json::Value::String(service::error::GENERIC_MESSAGE.to_owned());
+    if let Some(o) = body.as_object_mut() {
+        o.remove("state");
+    }
+    Some(ApiResponse { status: r.status, body: Body::Json(body), retry_after: r.retry_after })
 }
 
 pub fn error(e: &ApiError) -> Result<Response> {

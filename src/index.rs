@@ -7,31 +7,25 @@ use service::model::GameRecord;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Result};
 
-/// Counts for the capacity check: games created in the last minute (by this address
-/// and overall) and games not yet finished.
-pub async fn load(db: &D1Database, ip_hash: &str, now_ms: i64) -> Result<Load> {
+/// Counts for the capacity check: unfinished games overall, and those of this creator
+/// (the games its player sits in; without a session, those created from its address
+/// bucket). The per-minute rates are the limiter's (`crate::limiter`).
+pub async fn load(db: &D1Database, ip_hash: &str, creator: Option<&str>) -> Result<Load> {
     #[derive(serde::Deserialize)]
     struct Row {
-        by_ip: u32,
-        overall: u32,
+        mine: u32,
         active: u32,
     }
-    let since = JsValue::from_f64((now_ms - 60_000) as f64);
     let row: Option<Row> = db
         .prepare(
-            "SELECT \
-               (SELECT COUNT(*) FROM games WHERE created_at > ?1 AND creator_ip_hash = ?2) AS by_ip, \
-               (SELECT COUNT(*) FROM games WHERE created_at > ?1) AS overall, \
-               (SELECT COUNT(*) FROM games WHERE result IS NULL) AS active",
+            "SELECT (SELECT COUNT(*) FROM games WHERE result IS NULL AND CASE WHEN ?2 IS NULL \
+                       THEN creator_ip_hash = ?1 ELSE (south_player = ?2 OR north_player = ?2) END) AS mine, \
+                    (SELECT COUNT(*) FROM games WHERE result IS NULL) AS active",
         )
-        .bind(&[since, JsValue::from_str(ip_hash)])?
+        .bind(&[JsValue::from_str(ip_hash), opt_str(creator)])?
         .first(None)
         .await?;
-    Ok(row.map_or_else(Load::default, |r| Load {
-        created_last_minute_by_ip: r.by_ip,
-        created_last_minute: r.overall,
-        active_games: r.active,
-    }))
+    Ok(row.map_or_else(Load::default, |r| Load { active_games: r.active, open_by_creator: r.mine }))
 }
 
 fn opt_str(s: Option<&str>) -> JsValue {

@@ -15,8 +15,10 @@ mod challenges;
 mod config;
 mod game_object;
 mod glue;
+mod guard;
 mod housekeeping;
 mod index;
+mod limiter;
 mod me_games;
 #[cfg(feature = "net")]
 mod net;
@@ -28,6 +30,7 @@ mod router;
 use worker::{event, Context, Env, Request, Response, Result};
 
 pub use game_object::GameObject;
+pub use limiter::Limiter;
 
 #[event(start)]
 fn start() {

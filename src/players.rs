@@ -13,7 +13,7 @@ use service::ApiError;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Method, Request, Response};
 
-use crate::accounts::{current_player, player_or_guest, with_cookie};
+use crate::accounts::{current_player, player_if_any, player_or_guest, with_cookie};
 use crate::game_object::{AbandonCall, CreateCall, ABANDON_PATH, CREATE_PATH};
 use crate::glue::{self, OsRandom};
 use crate::router::{check_load, internal_call};
@@ -34,13 +34,14 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
     let parts: Vec<&str> = path.trim_start_matches("/api/").split('/').collect();
     let method = req.method();
     match (method, parts.as_slice()) {
+        // A read: without a session, the stories as a new player sees them (no guest made).
         (Method::Get, ["stories"]) => {
-            let (player, cookie) = player_or_guest(req, &db).await?;
+            let player = player_if_any(req, &db).await?.unwrap_or_default();
             let mut out = Vec::new();
             for st in story::embedded().all() {
                 out.push(story_json(&db, st, &player).await?);
             }
-            json_response(&json!({ "stories": out }), cookie.as_deref())
+            json_response(&json!({ "stories": out }), None)
         }
         (Method::Post, ["stories", id, "stages", n]) => {
             let st = find_story(id)?;
@@ -176,13 +177,25 @@ async fn story_json(db: &D1Database, st: &Story, player: &str) -> Res<Value> {
     }))
 }
 
+#[derive(Deserialize)]
+struct Merged {
+    from_id: String,
+}
+
 /// Ends the stage game being played, if any (a loss: "abandoned"), and forgets it.
 async fn abandon_current(env: &Env, db: &D1Database, story: &str, player: &str) -> Res<()> {
     let p = progress(db, story, player).await?;
     if let Some(game) = p.current_game {
         if service::game::valid_id(&game) {
-            let resp =
-                internal_call(env, &game, ABANDON_PATH, &AbandonCall { player: player.to_owned() }).await?;
+            // The guests merged into this player are it too (their stage games name them).
+            let aliases: Vec<String> =
+                rows::<Merged>(db, "SELECT from_id FROM player_merges WHERE into_id = ?1", &[s(player)])
+                    .await?
+                    .into_iter()
+                    .map(|m| m.from_id)
+                    .collect();
+            let call = AbandonCall { player: player.to_owned(), aliases };
+            let resp = internal_call(env, &game, ABANDON_PATH, &call).await?;
             let status = resp.status_code();
             if status != 200 && status != 404 {
                 return Err(ApiError::new(
@@ -225,7 +238,7 @@ async fn start_stage(
             format!("stage {} unlocks when stage {} is completed", index + 1, index),
         ));
     }
-    let ip_hash = check_load(req, env).await?;
+    let ip_hash = check_load(req, env, Some(&player)).await?;
     abandon_current(env, db, &st.id, &player).await?;
     let linked = current_player(req, db).await?.is_some_and(|p| p.linked);
     let pos = stage.position;
@@ -331,14 +344,17 @@ async fn player_info(db: &D1Database, id: &str) -> Res<Value> {
         result: String,
         finished_at: Option<f64>,
         rated: f64,
+        self_play: f64,
     }
     let games: Vec<G> = rows(
         db,
         "SELECT g.id, g.south_faction, g.north_faction, g.mode, \
                  CASE WHEN g.south_player = ?1 THEN 'south' ELSE 'north' END AS side, \
                  g.winner, g.result, g.finished_at, \
-                 EXISTS (SELECT 1 FROM rated_games r WHERE r.game_id = g.id) AS rated \
+                 EXISTS (SELECT 1 FROM rated_games r WHERE r.game_id = g.id) AS rated, \
+                 COALESCE(g.south_player = g.north_player, 0) AS self_play \
              FROM games g WHERE (g.south_player = ?1 OR g.north_player = ?1) AND g.result IS NOT NULL \
+                 AND g.result NOT LIKE 'aborted%' \
              ORDER BY g.finished_at DESC",
         &[s(id)],
     )
@@ -346,7 +362,8 @@ async fn player_info(db: &D1Database, id: &str) -> Res<Value> {
     let mut by_faction: std::collections::BTreeMap<String, (u32, u32)> = Default::default();
     let mut by_matchup: std::collections::BTreeMap<(String, String, String), (u32, u32)> = Default::default();
     let (mut played, mut won) = (0, 0);
-    for g in &games {
+    // A game against oneself (both seats the same player) is listed but not counted.
+    for g in games.iter().filter(|g| g.self_play == 0.0) {
         let mine = if g.side == "south" { &g.south_faction } else { &g.north_faction };
         let w = u32::from(g.winner.as_deref() == Some(g.side.as_str()));
         played += 1;
@@ -379,6 +396,7 @@ async fn player_info(db: &D1Database, id: &str) -> Res<Value> {
             "result": g.result,
             "won": g.winner.as_deref() == Some(g.side.as_str()),
             "rated": g.rated != 0.0,
+            "self_play": g.self_play != 0.0,
             "finished_at": g.finished_at.map(|t| t as i64),
             "record": format!("/api/games/{}/record", g.id),
         })).collect::<Vec<_>>(),
@@ -432,6 +450,8 @@ async fn matchups(db: &D1Database) -> Res<Value> {
                  SUM(winner = 'south') AS south_wins, SUM(winner = 'north') AS north_wins, \
                  SUM(winner IS NULL) AS draws \
              FROM games WHERE mode = 'link' AND result IS NOT NULL AND plies > 0 \
+                 AND result NOT LIKE 'aborted%' \
+                 AND NOT COALESCE(south_player = north_player, 0) \
              GROUP BY south_faction, north_faction",
         &[],
     )
@@ -451,5 +471,7 @@ async fn matchups(db: &D1Database) -> Res<Value> {
             }));
         }
     }
-    Ok(json!({ "matchups": out, "counted": "finished link games (human vs human) with at least one move" }))
+    Ok(
+        json!({ "matchups": out, "counted": "finished link games (human vs human, two different players) with at least one move, aborted games aside" }),
+    )
 }

@@ -1,9 +1,10 @@
 //! The fetch entry: API routes and game creation; each game's requests go to its
 //! Durable Object; everything else is a static asset.
 
-use service::create::{check_capacity, CreateGame};
+use service::create::{check_capacity, CreateGame, MINUTE_MS};
 use service::game::valid_id;
-use service::tokens::{self, Random};
+use service::guard::Rate;
+use service::tokens::Random;
 use service::ApiError;
 use worker::{Env, Method, Request, RequestInit, Response, Result};
 
@@ -18,10 +19,17 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
     if !path.starts_with("/api/") && path != "/api" {
         return env.assets("ASSETS")?.fetch_request(req).await;
     }
-    match api(req, &env, &path).await {
-        Ok(resp) => Ok(resp),
-        Err(e) => glue::error(&e),
-    }
+    // Route, limits and tokens are checked before any body is read; a write's
+    // Content-Type and Origin before anything else.
+    let answer = match crate::guard::check_write(&req) {
+        Ok(()) => api(req, &env, &path).await,
+        Err(e) => Err(e),
+    };
+    let resp = match answer {
+        Ok(resp) => resp,
+        Err(e) => glue::error(&e)?,
+    };
+    crate::guard::secure(resp)
 }
 
 async fn api(mut req: Request, env: &Env, path: &str) -> std::result::Result<Response, ApiError> {
@@ -59,6 +67,9 @@ async fn api(mut req: Request, env: &Env, path: &str) -> std::result::Result<Res
             if !valid_id(&id) {
                 return Err(ApiError::not_found("no such game"));
             }
+            // The route first (no object woken for a bad one); joins and WebSocket opens
+            // count against the address's rates.
+            crate::guard::route_limits(&req, env, p).await?;
             // Only the Worker says who the player is: drop any client-sent claim, and for
             // a join (which links the seat to the player) or a write without a seat token
             // (the session acts for its own seat) set it from the session.
@@ -83,11 +94,12 @@ async fn api(mut req: Request, env: &Env, path: &str) -> std::result::Result<Res
 
 async fn create(req: &mut Request, env: &Env) -> std::result::Result<Response, ApiError> {
     let internal = |e: worker::Error| ApiError::internal(e.to_string());
-    let api = glue::api_request(req).await?;
-    let game = CreateGame::parse(&api.body)?;
-    let ip_hash = check_load(req, env).await?;
     let db = env.d1("DB").map_err(internal)?;
     let creator = crate::accounts::current_player(req, &db).await?;
+    // The limits before the body: a refused client costs no parsing.
+    let ip_hash = check_load(req, env, creator.as_ref().map(|c| c.id.as_str())).await?;
+    let api = glue::api_request(req).await?;
+    let game = CreateGame::parse(&api.body)?;
     let id = OsRandom.id()?;
     let call =
         CreateCall { id: id.clone(), game, origin: api.origin, ip_hash, creator, start: None, stage: None };
@@ -109,16 +121,36 @@ pub async fn internal_call<T: serde::Serialize>(
     game_stub(env, id)?.fetch_with_request(inner).await.map_err(internal)
 }
 
-/// Counts games for the capacity check and refuses when a limit is reached.
-pub async fn check_load(req: &Request, env: &Env) -> std::result::Result<String, ApiError> {
-    let internal = |e: worker::Error| ApiError::internal(e.to_string());
-    let ip = req.headers().get("CF-Connecting-IP").ok().flatten().unwrap_or_else(|| "unknown".into());
-    let ip_hash = tokens::hash(&ip);
-    let db = env.d1("DB").map_err(internal)?;
-    let load = index::load(&db, &ip_hash, glue::now_ms())
+/// The creation limits, before a game is made: the address bucket's and the overall
+/// rate (atomic, in the limiter), then the unfinished games overall and of this creator
+/// (D1). Returns the address bucket's keyed hash (what the index stores).
+pub async fn check_load(
+    req: &Request,
+    env: &Env,
+    creator: Option<&str>,
+) -> std::result::Result<String, ApiError> {
+    let limits = config::limits(env);
+    let ip_hash = crate::limiter::ip_key(req, env);
+    let minute = |limit| Rate { limit, window_ms: MINUTE_MS };
+    crate::limiter::hit(
+        env,
+        &format!("create:ip:{ip_hash}"),
+        minute(limits.per_ip_per_minute),
+        "too many new games from your address this minute",
+    )
+    .await?;
+    crate::limiter::hit(
+        env,
+        "create:all",
+        minute(limits.overall_per_minute),
+        "too many new games this minute",
+    )
+    .await?;
+    let db = env.d1("DB").map_err(|e| ApiError::internal(e.to_string()))?;
+    let load = index::load(&db, &ip_hash, creator)
         .await
         .map_err(|e| ApiError::new(503, "index_unavailable", e.to_string()))?;
-    check_capacity(load, config::limits(env))?;
+    check_capacity(load, limits)?;
     Ok(ip_hash)
 }
 

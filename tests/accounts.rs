@@ -23,10 +23,12 @@ fn sign_in_with_discord_links_the_guest_and_reaches_the_same_player_elsewhere() 
     assert_eq!(guest["discord_linked"], false);
     let first = a.send("GET", &s.url("/api/me"), None);
     assert!(first.set_cookie.is_empty(), "an existing session is kept");
-    // The cookie a new browser gets is HttpOnly, Secure, SameSite.
+    // The cookie a new browser gets (at its first write) is __Host-, HttpOnly, Secure,
+    // SameSite.
     let mut fresh = Browser::new();
-    let r = fresh.send("GET", &s.url("/api/me"), None);
+    let r = fresh.send("POST", &s.url("/api/me"), None);
     let c = &r.set_cookie[0];
+    assert!(c.starts_with("__Host-ia_session=") && c.contains("Path=/;"), "{c}");
     assert!(c.contains("HttpOnly") && c.contains("Secure") && c.contains("SameSite=Lax"), "{c}");
     // The authorize URL carries state and a PKCE challenge, never the verifier.
     let login = a.send("GET", &s.url("/api/auth/discord/login"), None);
@@ -34,8 +36,13 @@ fn sign_in_with_discord_links_the_guest_and_reaches_the_same_player_elsewhere() 
     assert!(loc.starts_with(&discord) && loc.contains("state=") && loc.contains("code_challenge="), "{loc}");
     assert!(!loc.contains("code_verifier"));
 
+    let before = a.cookie.clone();
     let done = a.sign_in(&s, "4242", false);
     assert_eq!((done.status, done.location.as_deref()), (302, Some("/")), "{}", done.body);
+    // Regression (issue 11 item 4): a fresh session at sign-in; the old token is dead.
+    assert_ne!(a.cookie, before, "a new session token at sign-in");
+    let mut old = Browser { cookie: before, agent: Browser::new().agent };
+    assert!(old.send("GET", &s.url("/api/me"), None).body.contains(r#""id":null"#));
     let me = a.me(&s);
     assert_eq!(me["id"], guest["id"], "the guest became the account");
     assert_eq!(me["discord_linked"], true);
@@ -153,4 +160,120 @@ fn display_names_are_validated_and_stored_safely() {
     let r = a.send("GET", &s.url("/api/auth/discord/login"), None);
     assert_eq!(r.status, 503);
     assert!(r.body.contains("discord_unconfigured"));
+}
+
+/// Regression (issue 11 item 4): signing in with another Discord account on a session
+/// already linked re-bound the player to the new id (or merged a non-guest).
+#[test]
+fn a_linked_session_signing_in_as_another_discord_account_switches_without_rebinding() {
+    let (discord, _) = stand_in();
+    let s = server(&discord);
+    let mut a = Browser::new();
+    a.me(&s);
+    assert_eq!(a.sign_in(&s, "100", false).status, 302);
+    let first = a.me(&s);
+    assert_eq!(first["discord_linked"], true);
+    assert_eq!(a.sign_in(&s, "200", false).status, 302);
+    let second = a.me(&s);
+    assert_ne!(second["id"], first["id"], "another account, another player");
+    // The first account is untouched: still linked to 100, not merged, not deleted.
+    let row = s.d1(&format!("SELECT discord_id FROM players WHERE id = '{}'", first["id"].as_str().unwrap()));
+    assert_eq!(row[0]["discord_id"], "100");
+    let row =
+        s.d1(&format!("SELECT discord_id FROM players WHERE id = '{}'", second["id"].as_str().unwrap()));
+    assert_eq!(row[0]["discord_id"], "200");
+    assert_eq!(s.d1("SELECT COUNT(*) AS n FROM player_merges")[0]["n"], 0);
+    // Back to the first account: the same player again.
+    assert_eq!(a.sign_in(&s, "100", false).status, 302);
+    assert_eq!(a.me(&s)["id"], first["id"]);
+}
+
+#[test]
+fn sign_out_everywhere_ends_every_session_of_the_player() {
+    let (discord, _) = stand_in();
+    let s = server(&discord);
+    let (mut a, mut b) = (Browser::new(), Browser::new());
+    a.me(&s);
+    b.me(&s);
+    assert_eq!(a.sign_in(&s, "55", false).status, 302);
+    assert_eq!(b.sign_in(&s, "55", false).status, 302);
+    let id = a.me(&s)["id"].clone();
+    assert_eq!(b.me(&s)["id"], id);
+    let r = a.send("POST", &s.url("/api/auth/logout/all"), None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.set_cookie.iter().all(|c| c.contains("Max-Age=0")));
+    // b's session is gone too: its cookie now reads as no session.
+    let r = b.send("GET", &s.url("/api/me"), None);
+    assert!(r.body.contains(r#""id":null"#), "{}", r.body);
+    assert_eq!(
+        s.d1(&format!("SELECT COUNT(*) AS n FROM sessions WHERE player_id = '{}'", id.as_str().unwrap()))[0]
+            ["n"],
+        0
+    );
+}
+
+/// Regression (issue 11 item 4): every cookieless GET made a guest (players row + session).
+#[test]
+fn cookieless_reads_create_no_guest_and_a_first_write_does() {
+    let s = Server::start(&[]);
+    for path in ["/api/me", "/api/stories", "/api/leaderboard", "/api/me", "/api/stats/matchups"] {
+        let r = s.get(path);
+        assert_eq!(r.status, 200, "{path}: {}", r.text);
+    }
+    assert_eq!(players(&s), 0);
+    assert!(s.get("/api/me").json()["id"].is_null());
+    let mut a = Browser::new();
+    let me = a.me(&s); // POST /api/me: the write that starts a session
+    assert!(me["id"].is_string());
+    assert_eq!(players(&s), 1);
+}
+
+#[test]
+fn look_alike_and_invisible_names_are_refused() {
+    let s = Server::start(&[]);
+    let (mut a, mut b) = (Browser::new(), Browser::new());
+    a.me(&s);
+    b.me(&s);
+    let r = a.send("POST", &s.url("/api/me/name"), Some(&json!({ "name": "Ada" })));
+    assert_eq!(r.status, 200, "{}", r.body);
+    // Fullwidth letters fold to the same normalised name; a zero-width space or a Hangul
+    // filler is refused outright.
+    for (name, status, code) in [
+        ("Ａｄａ", 409, "name_taken"),
+        ("ADA", 409, "name_taken"),
+        ("Ada\u{200B}", 422, "invalid_name"),
+        ("Ad\u{3164}a", 422, "invalid_name"),
+    ] {
+        let r = b.send("POST", &s.url("/api/me/name"), Some(&json!({ "name": name })));
+        assert_eq!((r.status, r.body.contains(code)), (status, true), "{name:?}: {}", r.body);
+    }
+    // The normalised form is what the unique index holds.
+    assert_eq!(s.d1("SELECT name_key FROM player_names")[0]["name_key"], "ada");
+    // Renaming frees the old name.
+    assert_eq!(a.send("POST", &s.url("/api/me/name"), Some(&json!({ "name": "Ada Two" }))).status, 200);
+    assert_eq!(b.send("POST", &s.url("/api/me/name"), Some(&json!({ "name": "Ａｄａ" }))).status, 200);
+}
+
+/// Regression (issue 11 item 4): a guest that started a story stage and then signed in
+/// (merged into an existing account) could not exit the stage: the game named the guest,
+/// the session the account (503 `stage_not_ended`).
+#[test]
+fn a_merged_guest_can_still_exit_its_story_stage() {
+    let (discord, _) = stand_in();
+    let s = server(&discord);
+    let mut account = Browser::new();
+    account.me(&s);
+    assert_eq!(account.sign_in(&s, "900", false).status, 302);
+    let mut guest = Browser::new();
+    guest.me(&s);
+    let r = guest.send("POST", &s.url("/api/stories/clockwork/stages/0"), None);
+    assert_eq!(r.status, 201, "{}", r.body);
+    let game: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    let id = game["id"].as_str().unwrap().to_owned();
+    assert_eq!(guest.sign_in(&s, "900", false).status, 302, "merged into the account");
+    assert_eq!(guest.me(&s)["id"], account.me(&s)["id"]);
+    let r = guest.send("POST", &s.url("/api/stories/clockwork/exit"), None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let state = s.state(&id);
+    assert_eq!(state["result"]["reason"], "abandoned", "{state}");
 }

@@ -17,6 +17,8 @@ pub struct Discord {
     codes: HashMap<String, (String, String, String, bool)>,
     tokens: HashMap<String, String>,
     next: u64,
+    /// Direct messages the bot sent: (recipient's Discord id, content).
+    pub messages: Vec<(String, String)>,
 }
 
 fn b64url(bytes: &[u8]) -> String {
@@ -99,6 +101,32 @@ pub fn stand_in() -> (String, Arc<Mutex<Discord>>) {
                         None => tiny_http::Response::from_string("{}").with_status_code(401),
                     }
                 }
+                // The bot (issue 14): a DM channel per recipient, then a message in it.
+                ("POST", "/api/users/@me/channels") | ("POST", _)
+                    if path == "/api/users/@me/channels"
+                        || (path.starts_with("/api/channels/dm-") && path.ends_with("/messages")) =>
+                {
+                    let bot = req.headers().iter().any(|h| {
+                        h.field.as_str().as_str().eq_ignore_ascii_case("Authorization")
+                            && h.value.as_str() == "Bot test-bot-token"
+                    });
+                    let mut body = String::new();
+                    req.as_reader().read_to_string(&mut body).unwrap();
+                    let v: Value = serde_json::from_str(&body).unwrap_or_default();
+                    if !bot {
+                        tiny_http::Response::from_string("{}").with_status_code(401)
+                    } else if path == "/api/users/@me/channels" {
+                        let to = v["recipient_id"].as_str().unwrap_or_default();
+                        tiny_http::Response::from_string(
+                            json!({ "id": format!("dm-{to}"), "type": 1 }).to_string(),
+                        )
+                    } else {
+                        let to = path.trim_start_matches("/api/channels/dm-").trim_end_matches("/messages");
+                        d.messages
+                            .push((to.to_owned(), v["content"].as_str().unwrap_or_default().to_owned()));
+                        tiny_http::Response::from_string(json!({ "id": "m" }).to_string())
+                    }
+                }
                 _ => tiny_http::Response::from_string("{}").with_status_code(404),
             };
             drop(d);
@@ -155,14 +183,17 @@ impl Browser {
             "GET" => {
                 let mut r = self.agent.get(url);
                 if let Some(c) = &self.cookie {
-                    r = r.header("Cookie", &format!("ia_session={c}"));
+                    r = r.header("Cookie", &format!("{}={c}", service::accounts::SESSION_COOKIE));
                 }
                 r.call().unwrap()
             }
             _ => {
-                let mut r = self.agent.post(url).header("Content-Type", "application/json");
+                // As a browser does: JSON, and this site's Origin on every POST.
+                let origin = url.splitn(4, '/').take(3).collect::<Vec<_>>().join("/");
+                let mut r =
+                    self.agent.post(url).header("Content-Type", "application/json").header("Origin", &origin);
                 if let Some(c) = &self.cookie {
-                    r = r.header("Cookie", &format!("ia_session={c}"));
+                    r = r.header("Cookie", &format!("{}={c}", service::accounts::SESSION_COOKIE));
                 }
                 r.send(body.map(Value::to_string).unwrap_or_default()).unwrap()
             }
@@ -175,8 +206,10 @@ impl Browser {
             .map(str::to_owned)
             .collect();
         for c in &set_cookie {
-            let v = c.split(';').next().unwrap_or_default().trim_start_matches("ia_session=").to_owned();
-            self.cookie = (!v.is_empty()).then_some(v);
+            let (name, v) = c.split(';').next().unwrap_or_default().split_once('=').unwrap_or_default();
+            if name == service::accounts::SESSION_COOKIE {
+                self.cookie = (!v.is_empty()).then(|| v.to_owned());
+            }
         }
         let location = resp.headers().get("location").and_then(|v| v.to_str().ok()).map(str::to_owned);
         Reply {
@@ -187,8 +220,16 @@ impl Browser {
         }
     }
 
+    /// This browser's player, starting its session (a guest) if it has none, as the
+    /// client does before a write (`GET /api/me` alone creates nothing).
     pub fn me(&mut self, s: &Server) -> Value {
         let r = self.send("GET", &s.url("/api/me"), None);
+        assert_eq!(r.status, 200, "{}", r.body);
+        let me: Value = serde_json::from_str(&r.body).unwrap();
+        if !me["id"].is_null() {
+            return me;
+        }
+        let r = self.send("POST", &s.url("/api/me"), None);
         assert_eq!(r.status, 200, "{}", r.body);
         serde_json::from_str(&r.body).unwrap()
     }

@@ -4,7 +4,11 @@
 
 use sha2::{Digest, Sha256};
 
-pub const SESSION_COOKIE: &str = "ia_session";
+/// `__Host-`: the browser keeps it only if Secure, host-only (no Domain) and `Path=/`, so
+/// a sibling subdomain cannot plant or overwrite it.
+pub const SESSION_COOKIE: &str = "__Host-ia_session";
+/// The name sessions had before; still read (not written) so signed-in browsers stay so.
+pub const LEGACY_SESSION_COOKIE: &str = "ia_session";
 /// Sessions last 180 days.
 pub const SESSION_MAX_AGE_S: i64 = 180 * 24 * 3600;
 /// An OAuth `state` must come back within 10 minutes.
@@ -65,14 +69,18 @@ pub fn token_form(
     )
 }
 
-/// The session token in a `Cookie` header, if any.
+/// The session token in a `Cookie` header, if any (the `__Host-` cookie first).
 pub fn session_from_cookie(header: Option<&str>) -> Option<String> {
-    header?
-        .split(';')
-        .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == SESSION_COOKIE)
-        .map(|(_, v)| v.trim().to_owned())
-        .filter(|v| v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()))
+    let header = header?;
+    let find = |name: &str| {
+        header
+            .split(';')
+            .filter_map(|kv| kv.trim().split_once('='))
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.trim().to_owned())
+            .filter(|v| v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    find(SESSION_COOKIE).or_else(|| find(LEGACY_SESSION_COOKIE))
 }
 
 /// `Set-Cookie` for a session: HttpOnly (no script reads it), Secure, SameSite=Lax (sent on
@@ -81,8 +89,10 @@ pub fn session_cookie(token: &str) -> String {
     format!("{SESSION_COOKIE}={token}; Path=/; Max-Age={SESSION_MAX_AGE_S}; HttpOnly; Secure; SameSite=Lax")
 }
 
-pub fn clear_cookie() -> String {
-    format!("{SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax")
+/// Clears the session cookie (and the legacy one): two `Set-Cookie` values.
+pub fn clear_cookies() -> [String; 2] {
+    [SESSION_COOKIE, LEGACY_SESSION_COOKIE]
+        .map(|name| format!("{name}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax"))
 }
 
 /// A query parameter of a URL's query string (application/x-www-form-urlencoded:
@@ -107,11 +117,21 @@ mod tests {
     #[test]
     fn cookies_are_parsed_strictly() {
         let t = "a".repeat(64);
-        assert_eq!(session_from_cookie(Some(&format!("x=1; ia_session={t}; y=2"))), Some(t.clone()));
-        assert_eq!(session_from_cookie(Some("ia_session=short")), None);
+        assert_eq!(session_from_cookie(Some(&format!("x=1; __Host-ia_session={t}; y=2"))), Some(t.clone()));
+        assert_eq!(
+            session_from_cookie(Some(&format!("ia_session={t}"))),
+            Some(t.clone()),
+            "legacy name read"
+        );
+        let u = "b".repeat(64);
+        assert_eq!(session_from_cookie(Some(&format!("ia_session={t}; __Host-ia_session={u}"))), Some(u));
+        assert_eq!(session_from_cookie(Some("__Host-ia_session=short")), None);
         assert_eq!(session_from_cookie(None), None);
         let c = session_cookie(&t);
         assert!(c.contains("HttpOnly") && c.contains("Secure") && c.contains("SameSite=Lax"));
+        // __Host- rules: Secure, Path=/, no Domain.
+        assert!(c.starts_with("__Host-") && c.contains("Path=/;") && !c.contains("Domain"));
+        assert!(clear_cookies().iter().all(|c| c.contains("Max-Age=0")));
     }
 
     #[test]

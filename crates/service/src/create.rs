@@ -74,46 +74,68 @@ impl CreateGame {
     }
 }
 
-/// Capacity limits for game creation (from the Worker's configuration).
+/// Capacity limits (from the Worker's configuration). The per-minute rates are applied
+/// atomically by the limiter Durable Object ([`crate::guard::hit`]); the counts of
+/// unfinished games come from the D1 index ([`check_capacity`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
+    /// New games per client address bucket (IPv6 by /64) per minute.
     pub per_ip_per_minute: u32,
+    /// New games overall per minute.
     pub overall_per_minute: u32,
+    /// Unfinished games overall.
     pub max_active_games: u32,
+    /// Unfinished games one creator (its player, or without a session its address
+    /// bucket) may have.
+    pub open_per_creator: u32,
+    /// Joins per address bucket per minute.
+    pub joins_per_ip_per_minute: u32,
+    /// Moves in AI games (each costs the server a search) per address bucket per minute.
+    pub ai_moves_per_ip_per_minute: u32,
+    /// WebSocket connections per address bucket per minute, per game, and per address
+    /// bucket in one game.
+    pub ws_per_ip_per_minute: u32,
+    pub ws_per_game: u32,
+    pub ws_per_ip_per_game: u32,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { per_ip_per_minute: 20, overall_per_minute: 600, max_active_games: 100_000 }
+        Limits {
+            per_ip_per_minute: 20,
+            overall_per_minute: 600,
+            max_active_games: 100_000,
+            open_per_creator: 50,
+            joins_per_ip_per_minute: 30,
+            ai_moves_per_ip_per_minute: 120,
+            ws_per_ip_per_minute: 60,
+            ws_per_game: 100,
+            ws_per_ip_per_game: 8,
+        }
     }
 }
 
-/// What the Worker counted before creating a game.
+/// A minute, for the per-minute rates.
+pub const MINUTE_MS: i64 = 60_000;
+
+/// What the Worker counted in the D1 index before creating a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Load {
-    pub created_last_minute_by_ip: u32,
-    pub created_last_minute: u32,
     pub active_games: u32,
+    /// Unfinished games of this creator.
+    pub open_by_creator: u32,
 }
 
 /// 503 `server_busy` with a `Retry-After` when a limit is reached.
 pub fn check_capacity(load: Load, limits: Limits) -> Result<(), ApiError> {
-    let busy = |why: &str, retry: u32| ApiError {
-        retry_after: Some(retry),
-        ..ApiError::new(
-            503,
-            "server_busy",
-            format!("The server is too busy to set up new games ({why}); please try again later."),
-        )
-    };
     if load.active_games >= limits.max_active_games {
-        return Err(busy("too many games in progress", 300));
+        return Err(crate::guard::busy("too many games in progress", 300));
     }
-    if load.created_last_minute >= limits.overall_per_minute {
-        return Err(busy("too many new games this minute", 60));
-    }
-    if load.created_last_minute_by_ip >= limits.per_ip_per_minute {
-        return Err(busy("too many new games from your address this minute", 60));
+    if load.open_by_creator >= limits.open_per_creator {
+        return Err(crate::guard::busy(
+            "you have too many unfinished games: finish, resign or abort some first",
+            300,
+        ));
     }
     Ok(())
 }
@@ -155,13 +177,12 @@ mod tests {
 
     #[test]
     fn capacity_limits_answer_server_busy() {
-        let limits = Limits { per_ip_per_minute: 2, overall_per_minute: 5, max_active_games: 10 };
+        let limits = Limits { max_active_games: 10, open_per_creator: 3, ..Limits::default() };
         assert!(check_capacity(Load::default(), limits).is_ok());
-        for load in [
-            Load { created_last_minute_by_ip: 2, ..Load::default() },
-            Load { created_last_minute: 5, ..Load::default() },
-            Load { active_games: 10, ..Load::default() },
-        ] {
+        assert!(check_capacity(Load { active_games: 9, open_by_creator: 2 }, limits).is_ok());
+        for load in
+            [Load { open_by_creator: 3, ..Load::default() }, Load { active_games: 10, ..Load::default() }]
+        {
             let e = check_capacity(load, limits).unwrap_err();
             assert_eq!((e.status, e.code), (503, "server_busy"));
             assert!(e.retry_after.is_some());

@@ -66,6 +66,9 @@ pub enum Route {
     Draw,
     Record,
     WebSocket,
+    /// The creator (or, once joined, either player) ends the game before it really
+    /// started: no one joined, or neither side has played its second move.
+    Abort,
     /// After the game (see [`crate::rematch`]; the Durable Object's glue runs it).
     Rematch,
 }
@@ -85,8 +88,9 @@ pub fn route(method: Method, path: &str) -> Result<(String, Route), ApiError> {
         (Method::Post, "draw") => Route::Draw,
         (Method::Get, "record") => Route::Record,
         (Method::Get, "ws") => Route::WebSocket,
+        (Method::Post, "abort") => Route::Abort,
         (Method::Post, "rematch") => Route::Rematch,
-        (_, "" | "join" | "moves" | "resign" | "draw" | "record" | "ws" | "rematch") => {
+        (_, "" | "join" | "moves" | "resign" | "draw" | "record" | "ws" | "abort" | "rematch") => {
             return Err(ApiError::new(
                 405,
                 "method_not_allowed",
@@ -374,6 +378,13 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 if rec.mode != Mode::Link {
                     return Err(ApiError::new(409, "not_a_link_game", "only link games have a seat to join"));
                 }
+                if rec.result.is_some() {
+                    return Err(ApiError::conflict(
+                        "game_over",
+                        "the game is over: no one can join it",
+                        rec.view(&game),
+                    ));
+                }
                 let Some(invite_hash) = rec.invite_hash.clone() else {
                     return Err(ApiError::conflict(
                         "seat_taken",
@@ -480,6 +491,35 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 save(store, &rec)?;
                 Ok((ApiResponse::json(200, reply), effects(was_finished, &rec), rec))
             }
+            Route::Abort => {
+                authorise_request(&rec, req, game.position().turn())?;
+                if let Some(late) = forfeit_first(store, &mut rec, &game, ctx.now)? {
+                    return Ok(late);
+                }
+                if rec.result.is_some() {
+                    return Err(ApiError::conflict("game_over", "the game is over", rec.view(&game)));
+                }
+                if rec.stage.is_some() {
+                    return Err(ApiError::conflict(
+                        "not_abortable",
+                        "a story stage is left with Exit Stage",
+                        rec.view(&game),
+                    ));
+                }
+                if !abortable(&rec) {
+                    return Err(ApiError::conflict(
+                        "too_late_to_abort",
+                        "a game can be aborted only until either side has played its second move; resign instead",
+                        rec.view(&game),
+                    ));
+                }
+                rec.result = Some(Finish::aborted(ABORTED, ctx.now));
+                settle(&mut rec, &game, ctx.now, ctx.day_ms);
+                owe_result(&mut rec, was_finished, ctx.now);
+                save(store, &rec)?;
+                let view = rec.view(&game);
+                Ok((ApiResponse::json(200, json!({ "state": view })), effects(was_finished, &rec), rec))
+            }
             Route::Resign => {
                 let side = authorise_request(&rec, req, game.position().turn())?;
                 if let Some(late) = forfeit_first(store, &mut rec, &game, ctx.now)? {
@@ -559,17 +599,32 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
     finish(result)
 }
 
+/// The reason of a game a player aborted (`aborted: by a player`, no winner): like every
+/// `aborted: …` result it counts for nothing — no statistics, no rating, no game played.
+pub const ABORTED: &str = "by a player";
+
+/// Whether the game may still be aborted: neither side has played its second move.
+pub fn abortable(rec: &GameRecord) -> bool {
+    Side::ALL.into_iter().all(|side| rec.moves.iter().filter(|m| m.by == side).count() < 2)
+}
+
 /// "Exit Stage": the player leaves the story stage this game plays; the game ends as a
 /// loss for them (reason `abandoned`) so the stage counts as not completed. Idempotent:
 /// an already finished game is left as it is.
 pub fn abandon(store: &mut dyn GameStore, player: &str, ctx: &mut Ctx) -> Handled {
+    abandon_as(store, &[player], ctx)
+}
+
+/// [`abandon`] by a player known by several ids: its own and those of the guests merged
+/// into it (a guest that started a stage and then signed in is still the stage's player).
+pub fn abandon_as(store: &mut dyn GameStore, players: &[&str], ctx: &mut Ctx) -> Handled {
     let result = (|| {
         let (mut rec, game) = load(store)?;
         let was_finished = rec.result.is_some();
         let Some(st) = rec.stage.clone() else {
             return Err(ApiError::new(409, "not_a_stage", "this game is not a story stage"));
         };
-        if rec.seat(st.player).player.as_deref() != Some(player) {
+        if !rec.seat(st.player).player.as_deref().is_some_and(|p| players.contains(&p)) {
             return Err(ApiError::new(403, "forbidden", "this stage is another player's"));
         }
         if was_finished {

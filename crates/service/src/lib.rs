@@ -12,6 +12,7 @@ pub mod challenge;
 pub mod create;
 pub mod error;
 pub mod game;
+pub mod guard;
 pub mod http;
 pub mod me_games;
 pub mod model;

@@ -17,10 +17,53 @@ pub fn validate(raw: &str) -> Result<String, ApiError> {
     if raw.starts_with(' ') || raw.ends_with(' ') || raw.contains("  ") {
         return Err(bad("may not start or end with a space or have two in a row"));
     }
+    if let Some(c) = raw.chars().find(|&c| invisible(c)) {
+        return Err(bad(&format!("may not contain the invisible character U+{:04X}", u32::from(c))));
+    }
     if let Some(c) = raw.chars().find(|&c| !(c.is_alphanumeric() || " -_.'".contains(c))) {
         return Err(bad(&format!("may not contain {c:?}: use letters, digits, spaces and - _ . '")));
     }
     Ok(raw.to_owned())
+}
+
+/// Characters that show nothing (or nothing of their own): Unicode's
+/// Default_Ignorable_Code_Point set (Unicode 15.1 DerivedCoreProperties: soft hyphen,
+/// zero-width and joiner characters, bidi controls, variation selectors, Hangul fillers,
+/// tags, …) and the blank look-alikes that are letters or symbols (Braille blank,
+/// ideographic space). Some of them count as letters for `char::is_alphanumeric`.
+pub fn invisible(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        0x00AD
+            | 0x034F
+            | 0x061C
+            | 0x115F..=0x1160
+            | 0x17B4..=0x17B5
+            | 0x180B..=0x180F
+            | 0x200B..=0x200F
+            | 0x202A..=0x202E
+            | 0x2060..=0x206F
+            | 0x2800
+            | 0x3000
+            | 0x3164
+            | 0xFE00..=0xFE0F
+            | 0xFEFF
+            | 0xFFA0
+            | 0xFFF0..=0xFFF8
+            | 0x1BCA0..=0x1BCA3
+            | 0x1D173..=0x1D17A
+            | 0xE0000..=0xE0FFF
+    )
+}
+
+/// The form two names are compared in for uniqueness: NFKC (fullwidth and other
+/// compatibility look-alikes fold to their plain letters), lowercased, NFKC again (so
+/// the result is stable). `players.name_key` holds it under a unique index; guests'
+/// `Guest-…` names have none (they cannot be chosen, so they cannot clash).
+pub fn key(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let folded: String = name.nfkc().collect::<String>().to_lowercase();
+    folded.nfkc().collect()
 }
 
 /// A name a player chooses: [`validate`], and not in the guests' `Guest-…` form (that
@@ -56,6 +99,37 @@ mod tests {
         let long = disambiguate(&"x".repeat(MAX_LEN), "abcdef");
         assert_eq!(long.chars().count(), MAX_LEN);
         assert!(validate(&long).is_ok() && long.ends_with("-abcd"));
+    }
+
+    #[test]
+    fn invisible_and_default_ignorable_characters_are_refused() {
+        for bad in [
+            "Ada\u{200B}",         // zero-width space
+            "A\u{200D}da",         // zero-width joiner
+            "Ada\u{3164}",         // Hangul filler (a letter to is_alphanumeric)
+            "\u{115F}\u{1160}Ada", // Hangul choseong/jungseong fillers
+            "Ad\u{FFA0}a",         // halfwidth Hangul filler
+            "Ada\u{FE0F}",         // variation selector
+            "Ad\u{00AD}a",         // soft hyphen
+            "\u{202E}adA",         // right-to-left override
+            "Ada\u{E0041}",        // tag character
+            "Ada\u{2800}",         // Braille blank
+            "Ada\u{17B4}",         // Khmer inherent vowel
+        ] {
+            let e = validate(bad).unwrap_err();
+            assert_eq!((e.status, e.code), (422, "invalid_name"), "{bad:?}");
+        }
+        assert!(invisible('\u{3164}') && !invisible('a') && !invisible('東'));
+    }
+
+    #[test]
+    fn uniqueness_keys_fold_case_and_compatibility_forms() {
+        assert_eq!(key("Ada"), key("ADA"));
+        assert_eq!(key("Ａｄａ"), key("ada"), "fullwidth");
+        assert_eq!(key("Zoë"), key("ZOË"));
+        assert_eq!(key("Zoe\u{0308}"), key("Zoë"), "composed and decomposed");
+        assert_eq!(key("ﬁsh"), key("fish"), "ligature");
+        assert_ne!(key("Ada"), key("Ad a"));
     }
 
     #[test]

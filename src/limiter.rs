@@ -1,0 +1,114 @@
+//! The rate limiter: one Durable Object per bucket (`create:ip:<hmac>`, `create:all`,
+//! `join:ip:<hmac>`, `ai:ip:<hmac>`, `ws:ip:<hmac>`). A Durable Object runs one event at
+//! a time, and the read-decide-write below has no await in it, so parallel requests
+//! cannot all pass on the same count (the D1 count they replace could be raced: 22
+//! parallel creates passed a limit of 20). The rule is `service::guard::hit`.
+
+use service::guard::{self, Decision, Rate};
+use service::ApiError;
+use worker::{
+    durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, SqlStorage, State,
+};
+
+use crate::glue;
+
+// Holds a runtime handle only (SqlStorage), which is not Debug.
+#[allow(missing_debug_implementations)]
+#[durable_object]
+pub struct Limiter {
+    state: State,
+    sql: SqlStorage,
+}
+
+impl DurableObject for Limiter {
+    fn new(state: State, _env: Env) -> Self {
+        let sql = state.storage().sql();
+        Self { state, sql }
+    }
+
+    async fn fetch(&self, req: Request) -> Result<Response> {
+        let url = req.url()?;
+        let q = |k: &str| url.query_pairs().find(|(n, _)| n == k).and_then(|(_, v)| v.parse::<i64>().ok());
+        let (Some(limit), Some(window_ms)) = (q("limit"), q("window_ms")) else {
+            return Response::error("limit and window_ms are required", 400);
+        };
+        let rate = Rate { limit: limit.clamp(0, u32::MAX as i64) as u32, window_ms: window_ms.max(1) };
+        let decision = self.hit(glue::now_ms(), rate)?;
+        // Once a window passes with no hit, the object forgets the bucket (after the
+        // decision: the await cannot split it).
+        self.state.storage().set_alarm(rate.window_ms + 1000).await?;
+        Response::from_json(&decision)
+    }
+
+    async fn alarm(&self) -> Result<Response> {
+        self.state.storage().delete_all().await?;
+        Response::ok("")
+    }
+}
+
+impl Limiter {
+    /// Synchronous storage only: atomic within this object.
+    fn hit(&self, now: i64, rate: Rate) -> Result<Decision> {
+        #[derive(serde::Deserialize)]
+        struct Row {
+            at: i64,
+        }
+        self.sql.exec("CREATE TABLE IF NOT EXISTS hits (at INTEGER NOT NULL)", None)?;
+        self.sql.exec(
+            "DELETE FROM hits WHERE at <= ? OR at > ?",
+            vec![(now - rate.window_ms).into(), (now + rate.window_ms).into()],
+        )?;
+        let rows: Vec<Row> = self.sql.exec("SELECT at FROM hits", None)?.to_array()?;
+        let mut hits: Vec<i64> = rows.into_iter().map(|r| r.at).collect();
+        let decision = guard::hit(&mut hits, now, rate);
+        if decision.allowed {
+            self.sql.exec("INSERT INTO hits (at) VALUES (?)", vec![now.into()])?;
+        }
+        Ok(decision)
+    }
+}
+
+/// One hit on bucket `name`: `Ok` if allowed, 503 `server_busy` with `Retry-After`
+/// otherwise (also when the limiter cannot be reached: refusing is the safe side).
+pub async fn hit(env: &Env, name: &str, rate: Rate, why: &str) -> std::result::Result<(), ApiError> {
+    let unavailable = |e: worker::Error| {
+        worker::console_error!("limiter {name} unavailable: {e}");
+        guard::busy("the limiter is unavailable", 5)
+    };
+    let ns = env.durable_object("LIMITER").map_err(unavailable)?;
+    let stub = ns.id_from_name(name).map_err(unavailable)?.get_stub().map_err(unavailable)?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post);
+    let url = format!("https://limiter/hit?limit={}&window_ms={}", rate.limit, rate.window_ms);
+    let req = Request::new_with_init(&url, &init).map_err(unavailable)?;
+    let mut resp = stub.fetch_with_request(req).await.map_err(unavailable)?;
+    let d: Decision = resp.json().await.map_err(unavailable)?;
+    if d.allowed {
+        Ok(())
+    } else {
+        Err(guard::busy(why, d.retry_after_s))
+    }
+}
+
+/// The keyed hash of the request's client address bucket (see `service::guard`). The
+/// key is the `IP_HASH_KEY` secret; without one (local development) a fixed development
+/// key is used and the log says so.
+pub fn ip_key(req: &Request, env: &Env) -> String {
+    let ip = req.headers().get("CF-Connecting-IP").ok().flatten().unwrap_or_default();
+    let key = env
+        .secret("IP_HASH_KEY")
+        .map(|s| s.to_string())
+        .or_else(|_| env.var("IP_HASH_KEY").map(|v| v.to_string()))
+        .ok()
+        .filter(|k| !k.is_empty());
+    let key = key.unwrap_or_else(|| {
+        worker::console_warn!(
+            "IP_HASH_KEY is not set: using the development key (set the secret in production)"
+        );
+        DEV_IP_HASH_KEY.to_owned()
+    });
+    guard::ip_key(key.as_bytes(), &ip)
+}
+
+/// Only for local runs without the `IP_HASH_KEY` secret.
+const DEV_IP_HASH_KEY: &str = "iron-arena-development-ip-hash-key";

@@ -1,0 +1,320 @@
+//! Abuse on the real runtime (issue 11): the atomic limiter under parallel creates, IPv6
+//! buckets, keyed address hashes, the cap on a creator's unfinished games, abort, no join
+//! after the end, JSON-only writes and Origin on cookie writes, capped and streamed
+//! bodies, WebSocket caps, security headers, generic internal errors, and statistics that
+//! leave out games against oneself.
+
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use support::discord::Browser;
+use support::{agent, Reply, Server};
+
+const AI_GAME: &str = r#"{"south":"axiom","north":"blades","mode":"ai","seat":"south"}"#;
+
+/// A raw POST with the given headers.
+fn post(s: &Server, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut r = agent().post(&s.url(path));
+    for (k, v) in headers {
+        r = r.header(*k, *v);
+    }
+    let mut resp = r.send(body.as_bytes()).unwrap();
+    let h = |n: &str| resp.headers().get(n).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let (retry_after, content_type) = (h("retry-after"), h("content-type"));
+    Reply {
+        status: resp.status().as_u16(),
+        text: resp.body_mut().read_to_string().unwrap_or_default(),
+        retry_after,
+        content_type,
+    }
+}
+
+fn create_from(s: &Server, ip: &str) -> Reply {
+    post(s, "/api/games", &[("Content-Type", "application/json"), ("CF-Connecting-IP", ip)], AI_GAME)
+}
+
+fn games(s: &Server) -> u64 {
+    s.d1("SELECT COUNT(*) AS n FROM games")[0]["n"].as_u64().unwrap()
+}
+
+/// Waits (bounded) until `f` holds: the D1 index is written after the answer.
+fn eventually(what: &str, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(t.elapsed() < Duration::from_secs(20), "never: {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Regression (issue 11 item 1): the per-address limit counted rows written after
+/// creation, so 22 parallel creates all passed a limit of 20.
+#[test]
+fn parallel_creates_beyond_the_limit_get_503_with_retry_after() {
+    let s = Server::start(&[("LIMIT_PER_IP_PER_MINUTE", "5")]);
+    let replies: Vec<Reply> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..16).map(|_| sc.spawn(|| create_from(&s, "203.0.113.9"))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let created = replies.iter().filter(|r| r.status == 201).count();
+    assert_eq!(created, 5, "{:?}", replies.iter().map(|r| r.status).collect::<Vec<_>>());
+    for r in replies.iter().filter(|r| r.status != 201) {
+        assert_eq!((r.status, r.error().as_str()), (503, "server_busy"), "{}", r.text);
+        let wait: u32 = r.retry_after.as_deref().unwrap().parse().unwrap();
+        assert!((1..=60).contains(&wait), "Retry-After {wait}");
+    }
+    eventually("5 games indexed", || games(&s) == 5);
+    // Another address is not affected.
+    assert_eq!(create_from(&s, "198.51.100.1").status, 201);
+
+    // IPv6 is bucketed by /64: other addresses in the same /64 share the limit, the next
+    // /64 does not.
+    for i in 1..=5 {
+        assert_eq!(create_from(&s, &format!("2001:db8:aa:1::{i}")).status, 201);
+    }
+    let r = create_from(&s, "2001:db8:aa:1:ffff:ffff:ffff:fffe");
+    assert_eq!((r.status, r.error().as_str()), (503, "server_busy"), "{}", r.text);
+    assert_eq!(create_from(&s, "2001:db8:aa:2::1").status, 201);
+}
+
+#[test]
+fn addresses_are_stored_only_as_keyed_hashes_and_creators_have_a_cap_on_open_games() {
+    let key = "test-ip-hash-key";
+    let s = Server::start(&[("IP_HASH_KEY", key), ("LIMIT_OPEN_GAMES_PER_CREATOR", "2")]);
+    let ip = "192.0.2.44";
+    let first = create_from(&s, ip);
+    assert_eq!(first.status, 201, "{}", first.text);
+    let token = first.json()["token"].as_str().unwrap().to_owned();
+    let id = first.json()["id"].as_str().unwrap().to_owned();
+    assert_eq!(create_from(&s, ip).status, 201);
+    eventually("2 games indexed", || games(&s) == 2);
+    let stored = s.d1("SELECT DISTINCT creator_ip_hash AS h FROM games");
+    assert_eq!(stored.len(), 1);
+    let h = stored[0]["h"].as_str().unwrap();
+    assert_eq!(h, service::guard::keyed_hash(key.as_bytes(), ip), "HMAC-SHA256 under the key");
+    assert_ne!(h, service::tokens::hash(ip), "never plain SHA-256");
+    assert!(!s.d1("SELECT * FROM games").iter().any(|g| g.to_string().contains(ip)));
+
+    // A third unfinished game: refused with Retry-After, nothing created.
+    let r = create_from(&s, ip);
+    assert_eq!((r.status, r.error().as_str()), (503, "server_busy"), "{}", r.text);
+    assert!(r.retry_after.is_some());
+    assert_eq!(games(&s), 2);
+    // Aborting one (the creator, with its seat token) frees a place.
+    let a = post(
+        &s,
+        &format!("/api/games/{id}/abort"),
+        &[("Content-Type", "application/json"), ("Authorization", &format!("Bearer {token}"))],
+        "",
+    );
+    assert_eq!(a.status, 200, "{}", a.text);
+    assert_eq!(a.json()["state"]["result"]["text"], "aborted: by a player");
+    eventually("the abort indexed", || {
+        s.d1(&format!("SELECT result FROM games WHERE id = '{id}'"))[0]["result"] == "aborted: by a player"
+    });
+    assert_eq!(create_from(&s, ip).status, 201);
+}
+
+/// Regression (issue 11 item 5): a join was accepted after the game had ended.
+#[test]
+fn no_join_after_the_end_and_abort_only_before_the_second_moves() {
+    let s = Server::start(&[]);
+    let c = s.create(json!({"south": "axiom", "north": "blades", "mode": "link", "seat": "south"}));
+    let (id, token) = (c["id"].as_str().unwrap(), c["token"].as_str().unwrap());
+    let invite = c["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap();
+    let r = s.post(&format!("/api/games/{id}/abort"), Some(token), &json!({}));
+    assert_eq!(r.status, 200, "{}", r.text);
+    let r = s.post(&format!("/api/games/{id}/join"), None, &json!({ "invite": invite }));
+    assert_eq!((r.status, r.error().as_str()), (409, "game_over"), "{}", r.text);
+    assert_eq!(s.state(id)["north"]["claimed"], false);
+
+    // Too late after South's second move.
+    let (id, south, north) = s.link_game("axiom", "blades", None);
+    for (t, ply) in [(&south, 0), (&north, 1), (&south, 2)] {
+        let mv = support::legal(&s.state(&id))[0].clone();
+        assert_eq!(s.play(&id, t, &mv, ply).status, 200);
+    }
+    let r = s.post(&format!("/api/games/{id}/abort"), Some(&north), &json!({}));
+    assert_eq!((r.status, r.error().as_str()), (409, "too_late_to_abort"), "{}", r.text);
+    // No token: 401 before anything is read.
+    assert_eq!(s.post(&format!("/api/games/{id}/abort"), None, &json!({})).status, 401);
+}
+
+/// Regression (issue 11 item 1): a cross-site `text/plain` POST created games.
+#[test]
+fn writes_need_json_and_cookie_writes_need_this_sites_origin() {
+    let s = Server::start(&[]);
+    for ct in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
+        let r = post(&s, "/api/games", &[("Content-Type", ct)], AI_GAME);
+        assert_eq!((r.status, r.error().as_str()), (415, "unsupported_media_type"), "{ct}: {}", r.text);
+    }
+    let r = post(&s, "/api/games", &[], AI_GAME);
+    assert_eq!(r.status, 415);
+    assert_eq!(games(&s), 0);
+
+    let mut b = Browser::new();
+    let me = b.me(&s);
+    let cookie = format!("{}={}", service::accounts::SESSION_COOKIE, b.cookie.clone().unwrap());
+    let name = r#"{"name":"Mallory"}"#;
+    for origin in [Some("https://evil.example"), Some("null"), None] {
+        let mut h = vec![("Content-Type", "application/json"), ("Cookie", cookie.as_str())];
+        if let Some(o) = origin {
+            h.push(("Origin", o));
+        }
+        let r = post(&s, "/api/me/name", &h, name);
+        assert_eq!((r.status, r.error().as_str()), (403, "bad_origin"), "{origin:?}: {}", r.text);
+        let r = post(&s, "/api/games", &h, AI_GAME);
+        assert_eq!(r.status, 403, "{origin:?}: {}", r.text);
+    }
+    assert_eq!(b.me(&s)["name"], me["name"], "nothing changed");
+    assert_eq!(games(&s), 0);
+    // The same write from this site passes.
+    let r = b.send("POST", &s.url("/api/me/name"), Some(&json!({ "name": "Mallory" })));
+    assert_eq!(r.status, 200, "{}", r.body);
+}
+
+#[test]
+fn bodies_are_capped_while_streaming_and_routes_and_tokens_come_first() {
+    let s = Server::start(&[]);
+    let big = format!(r#"{{"south":"axiom","north":"blades","mode":"ai","x":"{}"}}"#, "y".repeat(64 * 1024));
+    // Chunked (no Content-Length): refused once past the cap, not read whole.
+    let chunked = |path: &str, extra: &[(&str, &str)]| {
+        let mut r = agent().post(&s.url(path)).header("Content-Type", "application/json");
+        for (k, v) in extra {
+            r = r.header(*k, *v);
+        }
+        let mut reader = std::io::Cursor::new(big.clone().into_bytes());
+        let mut resp = r.send(ureq::SendBody::from_reader(&mut reader)).unwrap();
+        (resp.status().as_u16(), resp.body_mut().read_to_string().unwrap_or_default())
+    };
+    let (status, text) = chunked("/api/games", &[]);
+    assert_eq!(status, 413, "{text}");
+    assert!(text.contains("body_too_large"));
+    assert_eq!(games(&s), 0);
+    let id = s.create(serde_json::from_str::<Value>(AI_GAME).unwrap())["id"].as_str().unwrap().to_owned();
+    let (status, _) = chunked(&format!("/api/games/{id}/moves"), &[("Authorization", "Bearer x")]);
+    assert_eq!(status, 413);
+    // No seat token, an unknown route: answered before the body.
+    let (status, text) = chunked(&format!("/api/games/{id}/moves"), &[]);
+    assert_eq!(status, 401, "{text}");
+    let (status, _) = chunked(&format!("/api/games/{id}/nothing"), &[]);
+    assert_eq!(status, 404);
+}
+
+#[test]
+fn websocket_connections_are_capped_per_game_and_address() {
+    let s = Server::start(&[("LIMIT_WS_PER_IP_PER_GAME", "2"), ("LIMIT_WS_PER_GAME", "3")]);
+    let id = s.create(serde_json::from_str::<Value>(AI_GAME).unwrap())["id"].as_str().unwrap().to_owned();
+    let url = format!("{}/api/games/{id}/ws", s.base.replace("http://", "ws://"));
+    let connect = |ip: &str| {
+        let mut req = tungstenite::client::IntoClientRequest::into_client_request(url.as_str()).unwrap();
+        req.headers_mut().insert("CF-Connecting-IP", ip.parse().unwrap());
+        tungstenite::connect(req)
+    };
+    let mut open = vec![connect("192.0.2.1").unwrap().0, connect("192.0.2.1").unwrap().0];
+    match connect("192.0.2.1") {
+        Err(tungstenite::Error::Http(r)) => assert_eq!(r.status().as_u16(), 503),
+        other => panic!("a third socket from one address: {:?}", other.map(|_| ())),
+    }
+    open.push(connect("192.0.2.2").unwrap().0);
+    match connect("192.0.2.3") {
+        Err(tungstenite::Error::Http(r)) => assert_eq!(r.status().as_u16(), 503),
+        other => panic!("a fourth socket on the game: {:?}", other.map(|_| ())),
+    }
+    // Closing one frees a place.
+    let mut first = open.remove(0);
+    first.close(None).unwrap();
+    while first.read().is_ok() {}
+    eventually("a place frees", || connect("192.0.2.3").is_ok());
+}
+
+#[test]
+fn every_answer_has_security_headers_and_internal_errors_say_nothing_inside() {
+    let s = Server::start(&[]);
+    let resp = agent().get(&s.url("/api/health")).call().unwrap();
+    let h = |n: &str| resp.headers().get(n).map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
+    assert_eq!(h("x-content-type-options"), "nosniff");
+    assert!(h("strict-transport-security").contains("max-age="));
+    assert_eq!(h("referrer-policy"), "no-referrer");
+    assert!(h("content-security-policy").contains("frame-ancestors 'none'"));
+    // An error answer and one from a game's object too.
+    let resp = agent().get(&s.url("/api/games/0123456789abcdef01234567")).call().unwrap();
+    assert_eq!(resp.status(), 404);
+    assert_eq!(resp.headers().get("x-content-type-options").unwrap(), "nosniff");
+    // The client (static assets, public/_headers).
+    for path in ["/", "/g/0123456789abcdef01234567", "/app.js"] {
+        let resp = agent().get(&s.url(path)).call().unwrap();
+        let csp = resp.headers().get("content-security-policy").unwrap().to_str().unwrap().to_owned();
+        assert!(
+            csp.contains("default-src 'self'") && csp.contains("frame-ancestors 'none'"),
+            "{path}: {csp}"
+        );
+        assert_eq!(resp.headers().get("x-content-type-options").unwrap(), "nosniff", "{path}");
+        assert!(
+            resp.headers().get("referrer-policy").is_some()
+                && resp.headers().get("strict-transport-security").is_some()
+        );
+    }
+    assert_ne!(
+        s.get("/_headers").text.lines().next().unwrap_or_default(),
+        "# Security headers for the client"
+    );
+
+    // A storage failure: the client gets the code and a generic message, the log the detail.
+    let mut b = Browser::new();
+    b.me(&s);
+    s.d1("DROP TABLE player_names");
+    let r = b.send("POST", &s.url("/api/me/name"), Some(&json!({ "name": "Nadia" })));
+    assert!(r.status >= 500, "{}", r.body);
+    assert!(!r.body.contains("player_names") && !r.body.to_lowercase().contains("sqlite"), "{}", r.body);
+    assert!(r.body.contains("Something went wrong"), "{}", r.body);
+    eventually("the detail in the log", || s.log().contains("player_names"));
+}
+
+/// Regression (issue 11 item 5): games a player played against itself counted in the
+/// match-up statistics and its Player Info wins.
+#[test]
+fn games_against_oneself_do_not_count() {
+    let s = Server::start(&[]);
+    let mut b = Browser::new();
+    let me = b.me(&s);
+    let pid = me["id"].as_str().unwrap().to_owned();
+    let c = b.send(
+        "POST",
+        &s.url("/api/games"),
+        Some(&json!({"south": "axiom", "north": "blades", "mode": "link", "seat": "south"})),
+    );
+    assert_eq!(c.status, 201, "{}", c.body);
+    let c: Value = serde_json::from_str(&c.body).unwrap();
+    let id = c["id"].as_str().unwrap().to_owned();
+    let invite = c["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap().to_owned();
+    let j = b.send("POST", &s.url(&format!("/api/games/{id}/join")), Some(&json!({ "invite": invite })));
+    assert_eq!(j.status, 200, "{}", j.body);
+    let j: Value = serde_json::from_str(&j.body).unwrap();
+    assert_eq!(
+        j["state"]["south"]["player_id"], j["state"]["north"]["player_id"],
+        "both seats are this player"
+    );
+    // Three moves (past abort), then North resigns: South, the same player, "wins".
+    let (south, north) = (c["token"].as_str().unwrap(), j["token"].as_str().unwrap());
+    for (t, ply) in [(south, 0), (north, 1), (south, 2)] {
+        let mv = support::legal(&s.state(&id))[0].clone();
+        assert_eq!(s.play(&id, t, &mv, ply).status, 200);
+    }
+    assert_eq!(s.post(&format!("/api/games/{id}/resign"), Some(north), &json!({})).status, 200);
+    eventually("the result indexed", || {
+        s.d1(&format!("SELECT result FROM games WHERE id = '{id}'"))[0]["result"].is_string()
+    });
+    let stats = s.get("/api/stats/matchups").json();
+    assert!(stats["matchups"].as_array().unwrap().iter().all(|m| m["games"] == 0), "{stats}");
+    let info = s.get(&format!("/api/players/{pid}")).json();
+    assert_eq!(
+        (info["games"]["played"].as_u64(), info["games"]["won"].as_u64()),
+        (Some(0), Some(0)),
+        "{info}"
+    );
+    assert_eq!(info["recent"][0]["self_play"], true, "{info}");
+}
