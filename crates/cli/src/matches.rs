@@ -322,5 +322,17 @@ pub fn bench_ai() -> String {
             1000.0 * t.elapsed().as_secs_f64() / positions.len() as f64
         ));
     }
+    for depth in [2u32, 3, 4] {
+        let t = Instant::now();
+        let mut nodes = 0;
+        for p in &positions {
+            nodes += ai::alphabeta::alphabeta(p, &[p.hash()], depth).nodes;
+        }
+        out.push_str(&format!(
+            "alphabeta:{depth} ({:>7} positions per move): {:>7.2} ms per move (native)\n",
+            nodes / positions.len() as u64,
+            1000.0 * t.elapsed().as_secs_f64() / positions.len() as f64
+        ));
+    }
     out
 }
