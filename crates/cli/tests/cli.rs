@@ -204,6 +204,13 @@ fn arena_and_balance_report_results() {
 }
 
 #[test]
+fn the_alpha_beta_partner_plays_in_arena() {
+    let out = ok(&["arena", "alphabeta:2", "random", "--games", "2", "--matchups", "blades-axiom"]);
+    assert!(out.starts_with("alphabeta:2 vs random: +2 =0 -0 (2 games)"), "{out}");
+    assert!(err(&["arena", "alphabeta:9", "random"]).contains("depths are 1-6"));
+}
+
+#[test]
 fn selfplay_writes_training_records_in_the_layout_format() {
     let path = std::env::temp_dir().join(format!("ia-selfplay-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&path);
