@@ -146,3 +146,10 @@ CREATE TABLE IF NOT EXISTS challenges (
 CREATE INDEX IF NOT EXISTS challenges_open ON challenges (expires_at) WHERE game_id IS NULL;
 CREATE INDEX IF NOT EXISTS challenges_by_poster ON challenges (poster_id, created_at);
 CREATE INDEX IF NOT EXISTS challenges_by_address ON challenges (ip_hash, created_at);
+
+-- Discord direct messages (issue 14): players signed in with Discord who asked for a
+-- message from the bot when it is their move, a draw is offered, a game ends.
+CREATE TABLE IF NOT EXISTS discord_dm (
+    player_id   TEXT PRIMARY KEY REFERENCES players(id),
+    created_at  INTEGER NOT NULL
+);

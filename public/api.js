@@ -54,6 +54,8 @@ export const api = {
   postChallenge: (body) => call("POST", "/api/challenges", { body }),
   acceptChallenge: (id) => call("POST", `/api/challenges/${id}/accept`, { body: {} }),
   cancelChallenge: (id) => call("POST", `/api/challenges/${id}/cancel`, { body: {} }),
+  discordDm: () => call("GET", "/api/me/discord-dm"),
+  setDiscordDm: (enabled) => call("POST", "/api/me/discord-dm", { body: { enabled } }),
   // Players and accounts (the session cookie goes with every same-origin request).
   me: () => call("GET", "/api/me"),
   // Starts this browser's session (a guest) when it has none; reads never create one.

@@ -59,3 +59,28 @@ export async function pushToggle() {
   });
   return btn;
 }
+
+/** The Discord-messages toggle for players signed in with Discord (null where the server
+ * has no bot or the player is not signed in with Discord). */
+export async function discordToggle() {
+  let st;
+  try { st = await api.discordDm(); } catch { return null; }
+  if (!st.available) return null;
+  const btn = el(`<button type="button" class="discord-dm-toggle" aria-pressed="false"></button>`);
+  const show = (on) => {
+    btn.setAttribute("aria-pressed", String(on));
+    btn.textContent = on ? "Discord messages on (turn off)" : "Message me on Discord when it is my move";
+  };
+  show(!!st.enabled);
+  btn.addEventListener("click", async () => {
+    btn.disabled = true;
+    try {
+      show((await api.setDiscordDm(btn.getAttribute("aria-pressed") !== "true")).enabled);
+    } catch (e) {
+      toast(e.message, "error");
+    } finally {
+      btn.disabled = false;
+    }
+  });
+  return btn;
+}

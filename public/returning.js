@@ -4,7 +4,7 @@
 // toggle.
 
 import { api, seats } from "./api.js";
-import { pushToggle } from "./push.js";
+import { discordToggle, pushToggle } from "./push.js";
 import { mountChallenges } from "./challenges.js";
 
 /** Adds the server's games this browser does not hold yet (session seats). */
@@ -23,11 +23,13 @@ export async function syncServerGames() {
 export function mountReturning(root, render) {
   syncServerGames().finally(render);
   mountChallenges(root.querySelector(".home-side") || root);
-  pushToggle().then((btn) => {
-    if (!btn) return;
-    const p = document.createElement("p");
-    p.className = "push-row";
-    p.append(btn);
-    root.querySelector(".hero")?.append(p);
-  }).catch(() => {});
+  for (const make of [pushToggle, discordToggle]) {
+    make().then((btn) => {
+      if (!btn) return;
+      const p = document.createElement("p");
+      p.className = "push-row";
+      p.append(btn);
+      root.querySelector(".hero")?.append(p);
+    }).catch(() => {});
+  }
 }

@@ -13,6 +13,7 @@
 mod accounts;
 mod challenges;
 mod config;
+mod discord_dm;
 mod game_object;
 mod glue;
 mod guard;

@@ -171,23 +171,42 @@ pub async fn after_change(env: &Env, sql: &SqlStorage, rec: &GameRecord) {
     if notices.is_empty() {
         return;
     }
-    let Some(vapid) = vapid(env) else { return };
     let Ok(db) = env.d1("DB") else { return };
+    let vapid = vapid(env);
     for n in notices {
-        if let Err(e) = notify(env, &db, &vapid, &n).await {
-            worker::console_error!("push for game {} failed: {e}", rec.id);
+        if let Some(v) = &vapid {
+            if let Err(e) = notify(env, &db, v, &n).await {
+                worker::console_error!("push for game {} failed: {e}", rec.id);
+            }
         }
+        direct_message(env, &db, &n).await;
+    }
+}
+
+/// The same notice as a Discord direct message, for players who opted in.
+async fn direct_message(env: &Env, db: &D1Database, n: &Notice) {
+    let v: serde_json::Value = serde_json::from_slice(&n.payload).unwrap_or_default();
+    let text = format!(
+        "Iron Arena: {}: {} ({})",
+        v["title"].as_str().unwrap_or_default(),
+        v["body"].as_str().unwrap_or_default(),
+        v["url"].as_str().unwrap_or_default()
+    );
+    if let Err(e) = crate::discord_dm::send(env, db, &n.player, &text).await {
+        worker::console_error!("Discord message ({}) failed: {e}", n.kind);
     }
 }
 
 /// One notification to a player outside a game's change (an accepted challenge).
 pub async fn notify_player(env: &Env, player: &str, kind: &'static str, game: &str, title: &str, body: &str) {
-    let Some(vapid) = vapid(env) else { return };
     let Ok(db) = env.d1("DB") else { return };
     let n = Notice { player: player.to_owned(), kind, payload: push::message(kind, game, title, body) };
-    if let Err(e) = notify(env, &db, &vapid, &n).await {
-        worker::console_error!("push for game {game} failed: {e}");
+    if let Some(vapid) = vapid(env) {
+        if let Err(e) = notify(env, &db, &vapid, &n).await {
+            worker::console_error!("push for game {game} failed: {e}");
+        }
     }
+    direct_message(env, &db, &n).await;
 }
 
 #[derive(Deserialize)]

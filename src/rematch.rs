@@ -24,7 +24,7 @@ fn failed(e: &ApiError) -> Handled {
 /// [`Handled`] is applied like any other (state pushed to WebSockets).
 pub async fn handle(
     env: &Env,
-    _req: &Request,
+    req: &Request,
     api: &ApiRequest,
     store: &mut dyn GameStore,
     ctx: &mut Ctx<'_>,
@@ -34,6 +34,8 @@ pub async fn handle(
         Step::Create(call, rec) => (call, rec),
     };
     let made = async {
+        let creator = api.player.as_ref().map(|p| p.id.as_str());
+        crate::router::check_load(req, env, creator).await?;
         let resp = crate::router::internal_call(env, &call.id, CREATE_PATH, &*call).await?;
         if resp.status_code() != 201 {
             return Err(ApiError::new(503, "rematch_failed", "the rematch could not be created; try again"));

@@ -55,6 +55,7 @@ async fn api(mut req: Request, env: &Env, path: &str) -> std::result::Result<Res
         (_, p) if p == "/api/challenges" || p.starts_with("/api/challenges/") => {
             crate::challenges::handle(&mut req, env, p).await
         }
+        (_, "/api/me/discord-dm") => crate::discord_dm::handle(&mut req, env).await,
         (_, "/api/push/key" | "/api/me/push" | "/api/me/push/unsubscribe") => {
             crate::push::handle(&mut req, env, path).await
         }
