@@ -48,13 +48,14 @@ const OPEN_LIMITS: [(&str, &str); 6] = [
 // --- item 1: idle games end on their own and free capacity --------------------------------
 
 /// Regression (issue 11 item 1): abandoned games kept `LIMIT_ACTIVE_GAMES` full forever,
-/// so every creation answered `server_busy`. `IDLE_TEST_GAMES` sets how many (default 150;
+/// so every creation answered `server_busy`. `IDLE_TEST_GAMES` sets how many (default 100;
 /// the README reports a run with 1000).
 #[test]
 fn abandoned_games_end_by_alarm_and_creation_works_again_under_the_active_games_limit() {
-    let n: usize = std::env::var("IDLE_TEST_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(150);
-    // The idle time must outlast the creation of all n games (checked below).
-    let idle = (n / 5).max(30).to_string();
+    let n: usize = std::env::var("IDLE_TEST_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
+    // The idle time must outlast the creation of all n games (checked below): generous,
+    // as the machine may be busy (2 games/s still passes).
+    let idle = (n / 2).max(60).to_string();
     let limit = n.to_string();
     let mut vars = OPEN_LIMITS.to_vec();
     vars.extend([
