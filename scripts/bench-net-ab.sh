@@ -13,8 +13,10 @@ a=$1 b=$2 rounds=${3:-7} N=${4:-200}
 model=models/$(sed -n 's/^pub const MODEL_FILE: &str = "\(.*\)";/\1/p' src/net.rs)
 pids=()
 trap 'for p in "${pids[@]}"; do kill -- -$p 2>/dev/null; done' EXIT
+# Starts a `wrangler dev` on module $1 and sets $port (not in a subshell: the trap must
+# see every process group it started).
 start() {
-    local port state
+    local state
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     state=$(mktemp -d)
     setsid wrangler dev "$1/worker/shim.mjs" --ip 127.0.0.1 --port "$port" --persist-to "$state" \
@@ -22,11 +24,11 @@ start() {
         --var AI_ENGINE:network --var AI_BENCH:on >"$state/log" 2>&1 &
     pids+=($!)
     for _ in $(seq 300); do curl -sf "http://127.0.0.1:$port/api/health" >/dev/null && break; sleep 0.2; done
-    echo "$port"
 }
 bench() { curl -s -o /dev/null -w '%{time_total}' -X POST -H 'Content-Type: application/json' \
     -d "{\"evaluations\": $2, \"session\": $3}" "http://127.0.0.1:$1/api/ai/bench"; }
-pa=$(start "$a"); pb=$(start "$b")
+start "$a"; pa=$port
+start "$b"; pb=$port
 for p in $pa $pb; do bench $p 0 false >/dev/null; bench $p $N false >/dev/null; bench $p $N true >/dev/null; done
 out=$(mktemp)
 for r in $(seq "$rounds"); do
