@@ -1,4 +1,4 @@
-// This browser's player (GET /api/me: a guest session cookie on the first visit), badges
+// This browser's player (GET /api/me; a guest session starts at the first write), badges
 // as small emblems, player names with their badges, and the account panel (display name,
 // Sign in with Discord / Sign out). Names and every other server text are inserted as
 // text (ui.h), never as HTML.
@@ -20,16 +20,14 @@ export const account = {
   /** The player, or null until loaded (or when the server could not be reached). */
   get me() { return me; },
   /**
-   * Loads the player once. The server's reads never create a player (crawlers and link
-   * previews make none); the client starts this browser's session (a guest) with
-   * POST /api/me when GET /api/me says it has none. Every request that may need the
-   * session (stories, stages, new games) waits for this first, so that a first visit
-   * makes one guest, not several.
+   * Loads the player once (GET /api/me). Reading never creates a player, here as on the
+   * server: a visit that only looks (a crawler, a link preview, a first look at the home
+   * page) leaves no guest behind. Without a session the answer has `id: null`; the guest
+   * is made by `session()`, only before a write that needs one.
    */
   ready() {
     if (!loading) {
       loading = api.me()
-        .then((p) => (p && p.id ? p : api.session()))
         .then((p) => { set(p); return p; }, (e) => { loading = null; throw e; });
     }
     return loading.catch(() => null);
@@ -69,6 +67,7 @@ export const account = {
     return off;
   },
   async setName(name) {
+    await this.session(); // naming is a write: it needs this browser's player
     const p = await api.setName(name);
     set(p);
     return p;
@@ -76,7 +75,7 @@ export const account = {
   async signOut() {
     await api.logout();
     loading = null;
-    set(await this.ready()); // a new guest session
+    set(await this.ready()); // no session now: the next write starts a new guest
   },
 };
 
@@ -193,7 +192,7 @@ export function accountPanel() {
         h("button", {
           type: "button", class: "sign-out", text: "Sign out",
           onclick: async () => {
-            try { await account.signOut(); toast("Signed out. You are playing as a guest."); } catch (ex) { derr.hidden = false; derr.textContent = `Signing out failed: ${ex.message}`; }
+            try { await account.signOut(); toast("Signed out. Your next game starts a new guest player."); } catch (ex) { derr.hidden = false; derr.textContent = `Signing out failed: ${ex.message}`; }
           },
         }), derr);
     } else if (!p.discord_available) {

@@ -235,7 +235,9 @@ export async function showSupport() {
 export async function showPlayerInfo() {
   const body = h("div", { class: "player-info-modal" }, h("p", { class: "loading", text: "Loading your player…" }));
   const p = openModal({ title: "Player Info", body, id: "player-dialog" });
-  const me = await account.ready();
+  // The account panel edits the player (its name, sign-in): opening it starts this
+  // browser's session if it has none, as any other write would.
+  const me = await account.session().catch(() => null);
   if (!me) {
     body.replaceChildren(h("p", { class: "form-error", role: "alert", text: "Your player could not be loaded: the server could not be reached. Please try again." }));
     return p;

@@ -25,6 +25,18 @@ const getState = async (id) => (await api(server.base, "GET", `/api/games/${id}`
 const gameId = (page) => /\/g\/([0-9a-f]{24})/.exec(page.url())[1];
 /** This page's player (its session cookie). */
 const meOf = (page) => page.evaluate(async () => (await fetch("/api/me")).json());
+/**
+ * Starts this page's player the way a person does without playing: opening Player Info
+ * (the account panel) makes the guest; the header's "My profile" link then shows it.
+ */
+async function startSession(page) {
+  await page.waitForSelector("html[data-app=ready]");
+  await page.click("#btn-player");
+  await page.waitForSelector("#player-dialog[open] .account-panel");
+  await page.keyboard.press("Escape");
+  await page.waitForSelector("#player-dialog", { state: "detached" });
+  await page.waitForSelector("#me-link:not([hidden])");
+}
 const story = (page, id) => page.locator(`.story-card[data-story="${id}"]`);
 const stage = (page, id, i) => story(page, id).locator(`.stage[data-stage="${i}"]`);
 
@@ -223,7 +235,7 @@ test("story: the last stage's Stage complete! modal announces the badge", T, asy
 test("a badge is shown next to the player's name: header, Player Info, game panel (own and opponent's)", T, async () => {
   const a = await newPage(browser, server.base);
   await a.goto("/");
-  await a.waitForSelector("#me-link:not([hidden])");
+  await startSession(a);
   const me = await meOf(a);
   assert.equal(await a.textContent("#me-link .me-name"), me.name);
   assert.equal(await a.locator("#me-link .badge").count(), 0);
@@ -310,7 +322,7 @@ test("a badge is shown next to the player's name: header, Player Info, game pane
 test("display name: HTML is refused with the server's message and never inserted; a good name is saved", T, async () => {
   const page = await newPage(browser, server.base);
   await page.goto("/");
-  await page.waitForSelector("#me-link:not([hidden])");
+  await startSession(page);
   await page.click("#me-link");
   await page.waitForSelector(".account-panel .name-form");
   const input = page.locator(".account-panel .name-form input");
@@ -353,7 +365,7 @@ test("display name: HTML is refused with the server's message and never inserted
 test("rated link games: the checkbox needs Discord; signed in, a rated game is created; sign out", T, async () => {
   const page = await newPage(browser, server.base);
   await page.goto("/");
-  await page.waitForSelector("#me-link:not([hidden])");
+  await startSession(page);
   const rated = page.locator('.link-form input[name="rated"]');
   assert.ok(await rated.isDisabled(), "disabled for a guest");
   assert.match(await page.textContent("#rated-note"), /signed in with Discord/);
@@ -376,14 +388,16 @@ test("rated link games: the checkbox needs Discord; signed in, a rated game is c
   await guest.click("#join-dialog .primary");
   await guest.waitForSelector(".toast");
   assert.match(await guest.textContent("#toasts"), /signed in with Discord/);
-  // Sign out: a new guest, the checkbox is disabled again.
+  // Sign out: no player on this browser until its next write; the checkbox is disabled again.
   await page.click("#me-link");
   await page.waitForSelector(".account-panel .sign-out");
   await page.click(".account-panel .sign-out");
   await page.waitForSelector(".account-panel .guest-note");
-  assert.notEqual((await meOf(page)).id, me.id);
+  assert.equal((await meOf(page)).id, null);
+  await page.waitForSelector("#me-link", { state: "hidden" });
   await page.goto("/");
-  await page.waitForSelector("#me-link:not([hidden])");
+  await page.waitForSelector("html[data-app=ready]");
+  await page.waitForFunction(() => /signed in with Discord/.test(document.querySelector("#rated-note")?.textContent || ""));
   assert.ok(await rated.isDisabled());
   assert.deepEqual(page.errors, []);
 });
@@ -391,6 +405,7 @@ test("rated link games: the checkbox needs Discord; signed in, a rated game is c
 test("leaderboard: empty state without rated players, and the match-up table", T, async () => {
   const page = await newPage(browser, server.base);
   await page.goto("/");
+  await startSession(page);
   await page.click(".site-footer a[href='/leaderboard']");
   await page.waitForURL(/\/leaderboard$/);
   await page.waitForSelector(".mu-table");
@@ -414,5 +429,29 @@ test("leaderboard: empty state without rated players, and the match-up table", T
   await page.waitForURL(new RegExp(`/p/${me.id}$`));
   await page.waitForSelector(".profile-head .rating");
   assert.equal(await page.textContent(".profile-head .rating"), "1612 ± 140");
+  assert.deepEqual(page.errors, []);
+});
+
+// Regression (issue 11, item 4): the client started a guest on every page load, so a
+// visit that only looked (or a crawler running scripts) left a player behind.
+test("a visit that only looks makes no player; the first game does", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  await page.waitForSelector("html[data-app=ready]");
+  await page.goto("/leaderboard");
+  await page.waitForSelector(".lb-grid, .data-table, .empty-state");
+  await page.goto("/story");
+  await page.waitForSelector(".story-card");
+  const before = await meOf(page);
+  assert.equal(before.id, null, "no player after looking at home, leaderboard and stories");
+  assert.equal(await page.locator("#me-link").isHidden(), true);
+  assert.equal((await page.context().cookies()).filter((c) => c.name.includes("session")).length, 0, "no session cookie");
+  await page.goto("/");
+  await page.waitForSelector("html[data-app=ready]");
+  await page.click(".start-ai");
+  await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
+  await page.waitForSelector("#me-link:not([hidden])");
+  const after = await meOf(page);
+  assert.ok(after.id, "the first game starts the player");
   assert.deepEqual(page.errors, []);
 });
