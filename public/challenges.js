@@ -1,4 +1,7 @@
-// Open challenges on the home page (GET /api/challenges, refreshed every 15 s while shown):
+// Open challenges on the home page, live: the list comes over the lobby's WebSocket
+// (/api/challenges/ws: at once, then after every post, accept and cancel), with
+// reconnection; only while the socket is down is it polled (GET /api/challenges, every
+// 15 s). Expired entries go at their list's earliest expires_at (one GET then).
 // accept one (a link game begins: this browser keeps its seat token), post one (factions
 // or random, your side, days per move), cancel your own.
 
@@ -53,14 +56,46 @@ export function mountChallenges(host) {
     </div><button type="submit" class="post-challenge">Post a challenge</button></form></section>`);
   host.append(section);
   const ul = section.querySelector(".challenge-list");
+  let ws = null;
+  let expiry = null;
+  const render = (challenges) => {
+    const me = account.me?.id || null;
+    ul.replaceChildren(...challenges.map((c) => item(c, me, refresh)));
+    section.querySelector(".ch-empty").hidden = challenges.length > 0;
+    // The server pushes no expiry: ask again when the first one expires.
+    clearTimeout(expiry);
+    const next = Math.min(...challenges.map((c) => c.expires_at));
+    if (Number.isFinite(next)) expiry = setTimeout(refresh, Math.min(Math.max(next - Date.now(), 0) + 1000, 2 ** 31 - 1));
+  };
   const refresh = async () => {
     if (!section.isConnected) return;
     try {
-      const { challenges } = await api.challenges();
-      const me = account.me?.id || null;
-      ul.replaceChildren(...challenges.map((c) => item(c, me, refresh)));
-      section.querySelector(".ch-empty").hidden = challenges.length > 0;
+      render((await api.challenges()).challenges);
     } catch { /* keep the last list */ }
+  };
+  let backoff = 1000;
+  const connect = () => {
+    if (!section.isConnected) return;
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    let sock;
+    try { sock = new WebSocket(`${proto}//${location.host}/api/challenges/ws`); } catch { refresh(); return; }
+    ws = sock;
+    sock.addEventListener("open", () => { backoff = 1000; });
+    sock.addEventListener("message", (ev) => {
+      if (!section.isConnected) { sock.close(); return; }
+      try {
+        const m = JSON.parse(ev.data);
+        if (m.type === "challenges") render(m.challenges);
+      } catch { /* ignore a malformed message */ }
+    });
+    sock.addEventListener("close", () => {
+      if (ws !== sock) return;
+      ws = null;
+      if (!section.isConnected) return;
+      refresh();
+      setTimeout(connect, backoff);
+      backoff = Math.min(backoff * 2, 30_000);
+    });
   };
   const form = section.querySelector(".challenge-form");
   form.addEventListener("submit", async (e) => {
@@ -80,6 +115,15 @@ export function mountChallenges(host) {
       btn.disabled = false;
     }
   });
-  refresh();
-  const timer = setInterval(() => (section.isConnected ? refresh() : clearInterval(timer)), 15_000);
+  connect();
+  // While shown: poll only while the socket is down; once the page leaves, close it.
+  const timer = setInterval(() => {
+    if (!section.isConnected) {
+      clearInterval(timer);
+      clearTimeout(expiry);
+      const s = ws;
+      ws = null;
+      s?.close();
+    } else if (ws?.readyState !== WebSocket.OPEN) refresh();
+  }, 15_000);
 }

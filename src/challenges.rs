@@ -1,8 +1,8 @@
 //! Open challenges (glue over `service::challenge`), in D1: `GET /api/challenges` (the
 //! public list), `POST /api/challenges` (post), `POST /api/challenges/{id}/accept` (makes a
 //! link game: the poster's seat is bound to the poster, who plays it by session; the
-//! accepter joins and gets a seat token), `POST /api/challenges/{id}/cancel`. A challenge
-//! expires after `CHALLENGE_SECONDS` (default a day). The poster is notified (Web Push).
+//! accepter joins and gets a seat token), `POST /api/challenges/{id}/cancel`, and
+//! `GET /api/challenges/ws` (the list, live: [`crate::lobby`]). A challenge expires after `CHALLENGE_SECONDS` (default a day). The poster is notified (Web Push).
 
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -45,14 +45,28 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
     let parts: Vec<&str> = if rest.is_empty() { Vec::new() } else { rest.split('/').collect() };
     match (req.method(), parts.as_slice()) {
         (Method::Get, []) => json_resp(200, &json!({ "challenges": list(&db).await? }), None),
-        (Method::Post, []) => post(req, env, &db).await,
-        (Method::Post, [id, "accept"]) if service::game::valid_id(id) => accept(req, env, &db, id).await,
-        (Method::Post, [id, "cancel"]) if service::game::valid_id(id) => cancel(req, &db, id).await,
-        (_, [] | [_, "accept" | "cancel"]) => {
+        (Method::Get, ["ws"]) => crate::lobby::connect(req, env).await,
+        (Method::Post, []) => changed(env, post(req, env, &db).await).await,
+        (Method::Post, [id, "accept"]) if service::game::valid_id(id) => {
+            changed(env, accept(req, env, &db, id).await).await
+        }
+        (Method::Post, [id, "cancel"]) if service::game::valid_id(id) => {
+            changed(env, cancel(req, &db, id).await).await
+        }
+        (_, [] | ["ws"] | [_, "accept" | "cancel"]) => {
             Err(ApiError::new(405, "method_not_allowed", "wrong method for this route"))
         }
         _ => Err(ApiError::not_found("no such challenge")),
     }
+}
+
+/// After a write: if it changed the list, the lobby pushes the new list to home pages (a
+/// failed notification is logged, and the write's answer stands).
+async fn changed(env: &Env, answer: Res<Response>) -> Res<Response> {
+    if answer.is_ok() {
+        crate::lobby::notify(env).await;
+    }
+    answer
 }
 
 #[derive(Deserialize)]
@@ -81,7 +95,7 @@ fn row_json(r: &Row) -> Option<Value> {
 }
 
 /// The open challenges, newest first (at most 50).
-async fn list(db: &D1Database) -> Res<Vec<Value>> {
+pub(crate) async fn list(db: &D1Database) -> Res<Vec<Value>> {
     let rows: Vec<Row> = db
         .prepare(
             "SELECT c.id, c.poster_id, p.display_name AS poster_name, c.spec, c.created_at, c.expires_at \

@@ -109,13 +109,26 @@ pub async fn ai_move_limit(
 /// tag to accept the socket with (its bucket).
 pub fn websocket_caps(state: &State, env: &Env, req: &Request) -> std::result::Result<String, ApiError> {
     let limits = crate::config::limits(env);
+    socket_caps(state, env, req, limits.ws_per_game, limits.ws_per_ip_per_game, "this game")
+}
+
+/// The caps on an object's open WebSockets (`what`: "this game", "the lobby"): `total`
+/// in all, `per_ip` per address bucket; returns the tag to accept the socket with.
+pub fn socket_caps(
+    state: &State,
+    env: &Env,
+    req: &Request,
+    total: u32,
+    per_ip: u32,
+    what: &str,
+) -> std::result::Result<String, ApiError> {
     let key = crate::limiter::ip_key(req, env);
     let tag = format!("ip:{}", &key[..32]);
-    if state.get_websockets().len() >= limits.ws_per_game as usize {
-        return Err(service::guard::busy("too many connections to this game", 30));
+    if state.get_websockets().len() >= total as usize {
+        return Err(service::guard::busy(&format!("too many connections to {what}"), 30));
     }
-    if state.get_websockets_with_tag(&tag).len() >= limits.ws_per_ip_per_game as usize {
-        return Err(service::guard::busy("too many connections to this game from your address", 30));
+    if state.get_websockets_with_tag(&tag).len() >= per_ip as usize {
+        return Err(service::guard::busy(&format!("too many connections to {what} from your address"), 30));
     }
     Ok(tag)
 }

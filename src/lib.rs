@@ -4,6 +4,7 @@
 //! - [`router`]: the fetch entry: `/api/*` routes, game creation, forwarding each game's
 //!   requests to its Durable Object; everything else is a static asset from `public/`.
 //! - [`game_object`]: the Durable Object class, one per game, the only writer of it.
+//! - [`lobby`]: the Durable Object pushing the open-challenge list to home pages.
 //! - [`index`]: the D1 index of games (capacity counts, finished results).
 //! - `net` (feature `net`): the network AI, loaded lazily once per isolate.
 //! - [`players`]: story mode, Player Info, leaderboard, match-up statistics.
@@ -20,6 +21,7 @@ mod guard;
 mod housekeeping;
 mod index;
 mod limiter;
+mod lobby;
 mod me_games;
 #[cfg(feature = "net")]
 mod net;
@@ -32,6 +34,7 @@ use worker::{event, Context, Env, Request, Response, Result};
 
 pub use game_object::GameObject;
 pub use limiter::Limiter;
+pub use lobby::Lobby;
 
 #[event(start)]
 fn start() {

@@ -96,3 +96,72 @@ fn a_challenge_is_posted_listed_accepted_bounded_cancelled_and_expires() {
     let (st, r) = post(&mut b, &s, &format!("/api/challenges/{}/accept", ids[1]), json!({}));
     assert_eq!((st, r["error"].as_str()), (409, Some("challenge_gone")));
 }
+
+/// Reads the lobby socket until a list satisfies `done` (each message is a full list),
+/// within a deadline; returns that list's ids.
+fn wait_list(
+    ws: &mut tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<std::net::TcpStream>>,
+    what: &str,
+    done: impl Fn(&[String]) -> bool,
+) -> Vec<String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        assert!(!left.is_zero(), "no list {what} within 20 s");
+        if let tungstenite::stream::MaybeTlsStream::Plain(s) = ws.get_mut() {
+            s.set_read_timeout(Some(left)).unwrap();
+        }
+        let msg = ws.read().unwrap_or_else(|e| panic!("no list {what}: {e}"));
+        let Ok(text) = msg.to_text() else { continue };
+        let v: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(v["type"], "challenges", "{v}");
+        let ids: Vec<String> = v["challenges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap().to_owned())
+            .collect();
+        if done(&ids) {
+            return ids;
+        }
+    }
+}
+
+#[test]
+fn the_lobby_socket_pushes_the_list_on_post_accept_and_cancel() {
+    let s = Server::start(&[]);
+    let (mut a, mut b) = (Browser::new(), Browser::new());
+    a.me(&s);
+    b.me(&s);
+    let (st, r) = post(&mut a, &s, "/api/challenges", json!({"south": "axiom", "north": "blades"}));
+    assert_eq!(st, 201, "{r}");
+    let first = r["challenge"]["id"].as_str().unwrap().to_owned();
+
+    // Not a WebSocket: 426; other methods: 405.
+    assert_eq!(s.get("/api/challenges/ws").status, 426);
+    assert_eq!(post(&mut a, &s, "/api/challenges/ws", json!({})).0, 405);
+
+    // The current list at once (the first message).
+    let url = s.url("/api/challenges/ws").replace("http://", "ws://");
+    let (mut ws, _) = tungstenite::connect(&url).unwrap();
+    let ids = wait_list(&mut ws, "at once", |_| true);
+    assert_eq!(ids, vec![first.clone()]);
+
+    // Another client posts: a new list arrives.
+    let (st, r) = post(&mut b, &s, "/api/challenges", json!({"south": "clockwork", "north": "random"}));
+    assert_eq!(st, 201, "{r}");
+    let second = r["challenge"]["id"].as_str().unwrap().to_owned();
+    let ids = wait_list(&mut ws, "after a post", |ids| ids.contains(&second));
+    assert_eq!(ids, [second.clone(), first.clone()], "newest first");
+
+    // Accepted: off the list.
+    let (st, r) = post(&mut a, &s, &format!("/api/challenges/{second}/accept"), json!({}));
+    assert_eq!(st, 200, "{r}");
+    let ids = wait_list(&mut ws, "after an accept", |ids| !ids.contains(&second));
+    assert_eq!(ids, vec![first.clone()]);
+
+    // Cancelled: off the list.
+    assert_eq!(post(&mut a, &s, &format!("/api/challenges/{first}/cancel"), json!({})).0, 200);
+    let ids = wait_list(&mut ws, "after a cancel", |ids| ids.is_empty());
+    assert!(ids.is_empty());
+}

@@ -162,3 +162,30 @@ test("the challenge list shows another player's challenge; accepting it opens th
   await page.context().close();
   await poster.context().close();
 });
+
+test("the challenge list is live: another player's challenge appears on an open home page without reload", T, async () => {
+  const page = await newPage(browser, server.base);
+  const gets = [];
+  page.on("request", (r) => { if (r.method() === "GET" && new URL(r.url()).pathname === "/api/challenges") gets.push(r.url()); });
+  const socket = page.waitForEvent("websocket", (ws) => ws.url().endsWith("/api/challenges/ws"));
+  await page.goto("/");
+  await socket;
+  await page.locator(".challenge-list").waitFor({ state: "attached" });
+  // Another player (a second browser context) posts, and then cancels.
+  const poster = await newPage(browser, server.base);
+  await poster.goto("/");
+  await fetchIn(poster, "POST", "/api/me", {});
+  const posted = await fetchIn(poster, "POST", "/api/challenges", { south: "clockwork", north: "clockwork", seat: "north", days_per_move: 7 });
+  assert.equal(posted.status, 201);
+  // Within 10 s (the fallback poll is every 15 s and only while the socket is down).
+  const row = page.locator(".challenge-list .challenge-item", { hasText: "Clockwork vs Clockwork" });
+  await row.waitFor({ timeout: 10_000 });
+  await shot(page, "i14-challenges-live");
+  assert.equal((await fetchIn(poster, "POST", `/api/challenges/${posted.json.challenge.id}/cancel`, {})).status, 200);
+  await row.waitFor({ state: "detached", timeout: 10_000 });
+  assert.deepEqual(gets, [], "the list came over the socket, not by polling");
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(poster.errors, []);
+  await page.context().close();
+  await poster.context().close();
+});

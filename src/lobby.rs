@@ -1,0 +1,186 @@
+//! The lobby: one Durable Object (named "lobby") holding the home pages' hibernatable
+//! WebSockets on `GET /api/challenges/ws`. A socket gets the open-challenge list at once
+//! (`{"type":"challenges","challenges":[...]}`, as `GET /api/challenges` answers), and
+//! again after every change: the Worker notifies the lobby after a post, an accept and a
+//! cancel ([`notify`]), and the lobby reads the list from D1 and pushes it to every
+//! socket. Expiry is not pushed: a client refreshes at its list's earliest `expires_at`.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
+
+use service::ApiError;
+use worker::{
+    durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State, WebSocket,
+    WebSocketIncomingMessage, WebSocketPair,
+};
+
+use crate::glue;
+
+/// The internal path of a change notification (never forwarded from a client).
+const NOTIFY_PATH: &str = "/_internal/changed";
+/// The lobby's name: there is one.
+const NAME: &str = "lobby";
+/// Home pages connected at once, in all (a hibernating object may hold about 32k).
+const MAX_SOCKETS: u32 = 10_000;
+
+// Holds runtime handles only (State, Env), which are not Debug.
+#[allow(missing_debug_implementations)]
+#[durable_object]
+pub struct Lobby {
+    state: State,
+    env: Env,
+    /// Lists read (`read`) and pushed to all (`pushed`), numbered in order: a read that
+    /// finishes after a newer one was pushed is stale and dropped (D1 reads interleave).
+    read: Cell<u64>,
+    pushed: Cell<u64>,
+    /// The reads for a push to all still under way.
+    pushing: RefCell<BTreeSet<u64>>,
+}
+
+impl DurableObject for Lobby {
+    fn new(state: State, env: Env) -> Self {
+        Self { state, env, read: Cell::new(0), pushed: Cell::new(0), pushing: RefCell::default() }
+    }
+
+    async fn fetch(&self, req: Request) -> Result<Response> {
+        if req.path() == NOTIFY_PATH {
+            let seq = self.read.get() + 1;
+            self.read.set(seq);
+            self.pushing.borrow_mut().insert(seq);
+            let read = self.message().await;
+            self.pushing.borrow_mut().remove(&seq);
+            let msg = match read {
+                Ok(m) => m,
+                Err(e) => return glue::error(&e),
+            };
+            self.push_all(seq, &msg);
+            return Response::ok("");
+        }
+        self.upgrade(&req).await
+    }
+
+    async fn websocket_message(&self, ws: WebSocket, message: WebSocketIncomingMessage) -> Result<()> {
+        // Clients may ask for the list again ("list"); anything else is ignored.
+        if matches!(message, WebSocketIncomingMessage::String(ref s) if s.trim() == "list") {
+            self.send_to(&ws).await;
+        }
+        Ok(())
+    }
+
+    async fn websocket_close(&self, ws: WebSocket, code: usize, reason: String, _clean: bool) -> Result<()> {
+        let code =
+            if (1000..5000).contains(&code) && code != 1005 && code != 1006 { code as u16 } else { 1000 };
+        let _ = ws.close(Some(code), Some(reason));
+        Ok(())
+    }
+
+    async fn websocket_error(&self, _ws: WebSocket, _error: worker::Error) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl Lobby {
+    /// `{"type":"challenges","challenges":[...]}` from D1.
+    async fn message(&self) -> std::result::Result<String, ApiError> {
+        let db = self.env.d1("DB").map_err(|e| ApiError::new(503, "storage_unavailable", e.to_string()))?;
+        let list = crate::challenges::list(&db).await?;
+        Ok(serde_json::json!({ "type": "challenges", "challenges": list }).to_string())
+    }
+
+    /// `msg` (read as number `seq`) to every socket, unless a newer list went out.
+    fn push_all(&self, seq: u64, msg: &str) {
+        if seq > self.pushed.get() {
+            self.pushed.set(seq);
+            for ws in self.state.get_websockets() {
+                let _ = ws.send_with_str(msg);
+            }
+        }
+    }
+
+    /// The current list to one socket (accepted before this read began). If a newer list
+    /// went to all meanwhile, this socket has it and this read may be stale: nothing. If
+    /// an older push to all is still under way, it would overtake this one with a stale
+    /// list: this list goes to all instead (and that push is dropped). If the list cannot
+    /// be read, the socket is closed (1011): the client reconnects.
+    async fn send_to(&self, ws: &WebSocket) {
+        let seq = self.read.get() + 1;
+        self.read.set(seq);
+        match self.message().await {
+            Ok(msg) if self.pushing.borrow().first().is_some_and(|&older| older < seq) => {
+                self.push_all(seq, &msg);
+            }
+            Ok(msg) if self.pushed.get() < seq => {
+                let _ = ws.send_with_str(msg);
+            }
+            Ok(_) => {}
+            Err(e) => {
+                worker::console_error!("lobby: the list could not be read: {}", e.message);
+                let _ = ws.close(Some(1011), Some("the list could not be read"));
+            }
+        }
+    }
+
+    async fn upgrade(&self, req: &Request) -> Result<Response> {
+        let is_ws =
+            req.headers().get("Upgrade").ok().flatten().is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
+        if !is_ws {
+            return glue::error(&ApiError::new(426, "upgrade_required", "this route speaks WebSocket only"));
+        }
+        let limits = crate::config::limits(&self.env);
+        let tag = match crate::guard::socket_caps(
+            &self.state,
+            &self.env,
+            req,
+            MAX_SOCKETS,
+            limits.ws_per_ip_per_game,
+            "the lobby",
+        ) {
+            Ok(t) => t,
+            Err(e) => return glue::error(&e),
+        };
+        // Accepted before the list is read: a change meanwhile reaches this socket too.
+        let pair = WebSocketPair::new()?;
+        self.state.accept_websocket_with_tags(&pair.server, &[&tag]);
+        self.send_to(&pair.server).await;
+        Response::from_websocket(pair.client)
+    }
+}
+
+/// `GET /api/challenges/ws`: counts against the address bucket's WebSocket opens per
+/// minute (as a game's socket does), then goes to the lobby.
+pub async fn connect(req: &Request, env: &Env) -> std::result::Result<Response, ApiError> {
+    let internal = |e: worker::Error| ApiError::internal(e.to_string());
+    let limits = crate::config::limits(env);
+    let key = crate::limiter::ip_key(req, env);
+    crate::limiter::hit(
+        env,
+        &format!("ws:ip:{key}"),
+        service::guard::Rate { limit: limits.ws_per_ip_per_minute, window_ms: service::create::MINUTE_MS },
+        "too many live connections opened from your address this minute",
+    )
+    .await?;
+    let fwd = req.clone().map_err(internal)?;
+    stub(env).map_err(internal)?.fetch_with_request(fwd).await.map_err(internal)
+}
+
+fn stub(env: &Env) -> Result<worker::Stub> {
+    env.durable_object("LOBBY")?.id_from_name(NAME)?.get_stub()
+}
+
+/// Tells the lobby that the list changed. A failure is logged, never the caller's: the
+/// challenge write it follows has succeeded.
+pub async fn notify(env: &Env) {
+    let sent = async {
+        let mut init = RequestInit::new();
+        init.with_method(Method::Post);
+        let req = Request::new_with_init(&format!("https://lobby{NOTIFY_PATH}"), &init)?;
+        let resp = stub(env)?.fetch_with_request(req).await?;
+        if resp.status_code() != 200 {
+            return Err(worker::Error::RustError(format!("status {}", resp.status_code())));
+        }
+        Ok(())
+    };
+    if let Err(e) = sent.await {
+        worker::console_error!("lobby notification failed: {e}");
+    }
+}
