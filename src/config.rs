@@ -25,6 +25,7 @@ pub fn limits(env: &Env) -> Limits {
         ws_per_ip_per_minute: n("LIMIT_WS_PER_IP_PER_MINUTE", d.ws_per_ip_per_minute),
         ws_per_game: n("LIMIT_WS_PER_GAME", d.ws_per_game),
         ws_per_ip_per_game: n("LIMIT_WS_PER_IP_PER_GAME", d.ws_per_ip_per_game),
+        ws_per_ip: n("LIMIT_WS_PER_IP", d.ws_per_ip),
     }
 }
 

@@ -98,6 +98,9 @@ pub const CREATE_PATH: &str = "/_internal/create";
 /// retry what it owes D1 (games whose alarm was never set, e.g. made before idle ends).
 pub const WAKE_PATH: &str = "/_internal/wake";
 
+/// The prefix of each WebSocket's own tag (beside its address bucket's `ip:` tag).
+const SOCK_TAG: &str = "sock:";
+
 // Holds runtime handles only (State, Env, SqlStorage), none of which is Debug.
 #[allow(missing_debug_implementations)]
 #[durable_object]
@@ -172,7 +175,7 @@ impl DurableObject for GameObject {
             Err(e) => return glue::error(&e),
         };
         if route == Route::WebSocket {
-            return self.upgrade(&req, &mut store, &mut ctx);
+            return self.upgrade(&req, &mut store, &mut ctx).await;
         }
         if route == Route::Rematch {
             let handled = crate::rematch::handle(&self.env, &req, &api, &mut store, &mut ctx).await;
@@ -219,10 +222,12 @@ impl DurableObject for GameObject {
         let code =
             if (1000..5000).contains(&code) && code != 1005 && code != 1006 { code as u16 } else { 1000 };
         let _ = ws.close(Some(code), Some(reason));
+        self.socket_gone(&ws).await;
         Ok(())
     }
 
-    async fn websocket_error(&self, _ws: WebSocket, _error: worker::Error) -> Result<()> {
+    async fn websocket_error(&self, ws: WebSocket, _error: worker::Error) -> Result<()> {
+        self.socket_gone(&ws).await;
         Ok(())
     }
 }
@@ -246,7 +251,7 @@ impl GameObject {
         Box::new(MctsAi)
     }
 
-    fn upgrade(&self, req: &Request, store: &mut SqlStore, ctx: &mut Ctx) -> Result<Response> {
+    async fn upgrade(&self, req: &Request, store: &mut SqlStore<'_>, ctx: &mut Ctx<'_>) -> Result<Response> {
         let is_ws =
             req.headers().get("Upgrade").ok().flatten().is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
         if !is_ws {
@@ -273,13 +278,53 @@ impl GameObject {
             Ok(t) => t,
             Err(e) => return glue::error(&e),
         };
+        // The cap over all games: the address bucket's limiter counts this game's sockets
+        // from it as a lease (reported again at every close, see `socket_gone`).
+        let have = self.state.get_websockets_with_tag(&tag).len() as u32;
+        let cap = config::limits(&self.env).ws_per_ip;
+        if let Err(e) = crate::limiter::ws_acquire(&self.env, &tag, &self.game_key(), have, cap).await {
+            return glue::error(&e);
+        }
+        // Each socket carries its own tag too, so a close can count the others.
+        let mut id = [0u8; 12];
+        let sock = match getrandom::fill(&mut id) {
+            Ok(()) => format!("{SOCK_TAG}{}", service::tokens::hex(&id)),
+            Err(e) => {
+                // Nothing accepted: hand the slot back.
+                crate::limiter::ws_report(&self.env, &tag, &self.game_key(), have).await;
+                return glue::error(&ApiError::new(503, "no_randomness", format!("{e}")));
+            }
+        };
         let pair = WebSocketPair::new()?;
-        self.state.accept_websocket_with_tags(&pair.server, &[&tag]);
+        self.state.accept_websocket_with_tags(&pair.server, &[&tag, &sock]);
         // A (re)connecting client gets the current state at once.
         if let Some(msg) = state_message(&rec) {
             let _ = pair.server.send_with_str(msg);
         }
         Response::from_websocket(pair.client)
+    }
+
+    /// This object's id: the key of its leases in the address buckets' limiters.
+    fn game_key(&self) -> String {
+        self.state.id().to_string()
+    }
+
+    /// A socket closed or failed: reports to its address bucket's limiter how many this
+    /// game still holds open from it (an absolute count: a repeated report is harmless).
+    async fn socket_gone(&self, ws: &WebSocket) {
+        let tags = self.state.get_tags(ws);
+        let (Some(ip), Some(sock)) =
+            (tags.iter().find(|t| t.starts_with("ip:")), tags.iter().find(|t| t.starts_with(SOCK_TAG)))
+        else {
+            return;
+        };
+        let rest = self
+            .state
+            .get_websockets_with_tag(ip)
+            .iter()
+            .filter(|w| !self.state.get_tags(w).contains(sock))
+            .count() as u32;
+        crate::limiter::ws_report(&self.env, ip, &self.game_key(), rest).await;
     }
 
     /// Carries out the effects of a handled request, then answers it. The record is

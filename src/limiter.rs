@@ -1,10 +1,12 @@
 //! The rate limiter: one Durable Object per bucket (`create:ip:<hmac>`, `create:all`,
-//! `join:ip:<hmac>`, `ai:ip:<hmac>`, `ws:ip:<hmac>`). A Durable Object runs one event at
+//! `join:ip:<hmac>`, `ai:ip:<hmac>`, `ws:ip:<hmac>`), and per address bucket the count
+//! of its open WebSockets over all games (`wsopen:ip:<hmac prefix>`, leases by game:
+//! `service::guard::ws_acquire`). A Durable Object runs one event at
 //! a time, and the read-decide-write below has no await in it, so parallel requests
 //! cannot all pass on the same count (the D1 count they replace could be raced: 22
 //! parallel creates passed a limit of 20). The rule is `service::guard::hit`.
 
-use service::guard::{self, Decision, Rate};
+use service::guard::{self, Decision, Rate, SocketLease, WS_LEASE_MS};
 use service::ApiError;
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, SqlStorage, State,
@@ -29,6 +31,18 @@ impl DurableObject for Limiter {
     async fn fetch(&self, req: Request) -> Result<Response> {
         let url = req.url()?;
         let q = |k: &str| url.query_pairs().find(|(n, _)| n == k).and_then(|(_, v)| v.parse::<i64>().ok());
+        if url.path() == WS_ACQUIRE || url.path() == WS_REPORT {
+            let game = url.query_pairs().find(|(n, _)| n == "game").map(|(_, v)| v.into_owned());
+            let (Some(game), Some(count)) = (game, q("count")) else {
+                return Response::error("game and count are required", 400);
+            };
+            let count = count.clamp(0, u32::MAX as i64) as u32;
+            let cap = q("cap").map(|c| c.clamp(0, u32::MAX as i64) as u32);
+            let decision = self.sockets(&game, count, cap, glue::now_ms())?;
+            // Every lease lapses by then: the object forgets the bucket.
+            self.state.storage().set_alarm(WS_LEASE_MS + 1000).await?;
+            return Response::from_json(&decision);
+        }
         let (Some(limit), Some(window_ms)) = (q("limit"), q("window_ms")) else {
             return Response::error("limit and window_ms are required", 400);
         };
@@ -46,7 +60,40 @@ impl DurableObject for Limiter {
     }
 }
 
+const WS_ACQUIRE: &str = "/ws/acquire";
+const WS_REPORT: &str = "/ws/report";
+
 impl Limiter {
+    /// The bucket's socket leases: with `cap`, one more socket for `game` (which holds
+    /// `count` open now); without, `game`'s report of its open count. Synchronous
+    /// storage only: atomic within this object.
+    fn sockets(&self, game: &str, count: u32, cap: Option<u32>, now: i64) -> Result<Decision> {
+        self.sql.exec(
+            "CREATE TABLE IF NOT EXISTS sockets (game TEXT PRIMARY KEY, count INTEGER NOT NULL, expires_at INTEGER NOT NULL)",
+            None,
+        )?;
+        let mut leases: Vec<SocketLease> =
+            self.sql.exec("SELECT game, count, expires_at FROM sockets", None)?.to_array()?;
+        let before = leases.clone();
+        let decision = match cap {
+            Some(cap) => guard::ws_acquire(&mut leases, game, count, now, cap, WS_LEASE_MS),
+            None => {
+                guard::ws_report(&mut leases, game, count, now, WS_LEASE_MS);
+                Decision { allowed: true, retry_after_s: 0 }
+            }
+        };
+        if leases != before {
+            self.sql.exec("DELETE FROM sockets", None)?;
+            for l in &leases {
+                self.sql.exec(
+                    "INSERT INTO sockets (game, count, expires_at) VALUES (?, ?, ?)",
+                    vec![l.game.clone().into(), i64::from(l.count).into(), l.expires_at.into()],
+                )?;
+            }
+        }
+        Ok(decision)
+    }
+
     /// Synchronous storage only: atomic within this object.
     fn hit(&self, now: i64, rate: Rate) -> Result<Decision> {
         #[derive(serde::Deserialize)]
@@ -88,6 +135,50 @@ pub async fn hit(env: &Env, name: &str, rate: Rate, why: &str) -> std::result::R
     } else {
         Err(guard::busy(why, d.retry_after_s))
     }
+}
+
+/// Asks the address bucket `tag`'s limiter for one more open socket in game `game`
+/// (which holds `have` from the bucket now): `Ok`, or 503 `server_busy` with
+/// `Retry-After` over `cap` (also when the limiter cannot be reached).
+pub async fn ws_acquire(
+    env: &Env,
+    tag: &str,
+    game: &str,
+    have: u32,
+    cap: u32,
+) -> std::result::Result<(), ApiError> {
+    let q = format!("{WS_ACQUIRE}?game={game}&count={have}&cap={cap}");
+    let unavailable = |e: worker::Error| {
+        worker::console_error!("socket limiter for {tag} unavailable: {e}");
+        guard::busy("the limiter is unavailable", 5)
+    };
+    let d = ws_call(env, tag, &q).await.map_err(unavailable)?;
+    if d.allowed {
+        Ok(())
+    } else {
+        Err(guard::busy("too many live connections open from your address", d.retry_after_s))
+    }
+}
+
+/// Tells the address bucket `tag`'s limiter how many sockets game `game` holds open
+/// from it (after a close); a failure is logged (the lease lapses on its own).
+pub async fn ws_report(env: &Env, tag: &str, game: &str, count: u32) {
+    let q = format!("{WS_REPORT}?game={game}&count={count}");
+    if let Err(e) = ws_call(env, tag, &q).await {
+        worker::console_error!("socket limiter for {tag}: report failed: {e}");
+    }
+}
+
+async fn ws_call(env: &Env, tag: &str, path_and_query: &str) -> Result<Decision> {
+    let stub = env.durable_object("LIMITER")?.id_from_name(&format!("wsopen:{tag}"))?.get_stub()?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post);
+    let req = Request::new_with_init(&format!("https://limiter{path_and_query}"), &init)?;
+    let mut resp = stub.fetch_with_request(req).await?;
+    if resp.status_code() != 200 {
+        return Err(worker::Error::RustError(format!("limiter answered {}", resp.status_code())));
+    }
+    resp.json().await
 }
 
 /// The keyed hash of the request's client address bucket (see `service::guard`). The

@@ -231,6 +231,88 @@ fn websocket_connections_are_capped_per_game_and_address() {
     eventually("a place frees", || connect("192.0.2.3").is_ok());
 }
 
+/// A WebSocket upgrade request over a raw connection: the whole answer as text.
+fn raw_upgrade(s: &Server, id: &str, ip: &str) -> String {
+    use std::io::{Read, Write};
+    let host = s.base.trim_start_matches("http://").trim_end_matches('/');
+    let mut c = std::net::TcpStream::connect(host).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(
+        c,
+        "GET /api/games/{id}/ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\
+         CF-Connecting-IP: {ip}\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    // Until the JSON body's end (the server may keep the connection open).
+    while let Ok(n) = c.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        out.extend_from_slice(&buf[..n]);
+        if out.ends_with(b"}") {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Issue 11 item 6: the cap on sockets open at once from one address over all games.
+#[test]
+fn websocket_connections_are_capped_per_address_across_games() {
+    let s = Server::start(&[("LIMIT_WS_PER_IP", "3")]);
+    let ids: Vec<String> = (0..4)
+        .map(|_| s.create(serde_json::from_str::<Value>(AI_GAME).unwrap())["id"].as_str().unwrap().to_owned())
+        .collect();
+    let connect = |id: &str, ip: &str| {
+        let url = format!("{}/api/games/{id}/ws", s.base.replace("http://", "ws://"));
+        let mut req = tungstenite::client::IntoClientRequest::into_client_request(url.as_str()).unwrap();
+        req.headers_mut().insert("CF-Connecting-IP", ip.parse().unwrap());
+        tungstenite::connect(req)
+    };
+    let refused = |what: &str, r: Result<_, tungstenite::Error>| match r {
+        Err(tungstenite::Error::Http(r)) => {
+            assert_eq!(r.status().as_u16(), 503, "{what}");
+            let retry: u32 = r.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+            assert!((1..=60).contains(&retry), "{what}: Retry-After {retry}");
+        }
+        Err(e) => panic!("{what}: {e}"),
+        Ok(_) => panic!("{what}: accepted"),
+    };
+    // Three games, one socket each, then a second on the first: the cap of 3 is reached
+    // with sockets in three different games.
+    let ip = "198.51.100.7";
+    let mut open: Vec<_> = ids[..3].iter().map(|id| connect(id, ip).unwrap().0).collect();
+    refused("a fourth socket from the address, to a fourth game", connect(&ids[3], ip));
+    refused("a fourth socket from the address, to a game it watches", connect(&ids[0], ip));
+    // The refusal's body is the JSON error (read raw: the client library drops it).
+    let raw = raw_upgrade(&s, &ids[3], ip);
+    assert!(raw.starts_with("HTTP/1.1 503"), "{raw}");
+    let body: Value = serde_json::from_str(raw.split("\r\n\r\n").nth(1).unwrap_or_default()).unwrap();
+    assert_eq!(body["error"], "server_busy", "{raw}");
+    // Another address is unaffected, and a refused open counted nothing.
+    let other = connect(&ids[3], "198.51.100.8").unwrap().0;
+    // Closing one frees a slot (once the game has told the limiter).
+    let mut first = open.remove(0);
+    first.close(None).unwrap();
+    while first.read().is_ok() {}
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let fourth = loop {
+        match connect(&ids[3], ip) {
+            Ok((ws, _)) => break ws,
+            Err(tungstenite::Error::Http(r)) if r.status().as_u16() == 503 => {
+                assert!(Instant::now() < deadline, "closing a socket never freed a slot");
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(e) => panic!("{e}"),
+        }
+    };
+    refused("the slot is taken again", connect(&ids[0], ip));
+    drop((open, other, fourth));
+}
+
 #[test]
 fn every_answer_has_security_headers_and_internal_errors_say_nothing_inside() {
     let s = Server::start(&[]);

@@ -97,6 +97,8 @@ pub struct Limits {
     pub ws_per_ip_per_minute: u32,
     pub ws_per_game: u32,
     pub ws_per_ip_per_game: u32,
+    /// WebSocket connections open at once from one address bucket, over all games.
+    pub ws_per_ip: u32,
 }
 
 impl Default for Limits {
@@ -111,6 +113,7 @@ impl Default for Limits {
             ws_per_ip_per_minute: 60,
             ws_per_game: 100,
             ws_per_ip_per_game: 8,
+            ws_per_ip: 20,
         }
     }
 }

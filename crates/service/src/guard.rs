@@ -118,6 +118,57 @@ pub fn hit(hits: &mut Vec<i64>, now: i64, rate: Rate) -> Decision {
     Decision { allowed: false, retry_after_s: ((wait_ms + 999) / 1000).clamp(1, u32::MAX as i64) as u32 }
 }
 
+/// One game's open WebSockets from one address bucket, as the bucket's limiter holds
+/// them: a lease that the game renews whenever it reports its count, and that lapses
+/// at `expires_at` (a lost close report cannot lock the address out for longer).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SocketLease {
+    /// The game's Durable Object id.
+    pub game: String,
+    pub count: u32,
+    pub expires_at: i64,
+}
+
+/// How long a socket lease lasts after its game last reported it.
+pub const WS_LEASE_MS: i64 = 3_600_000;
+
+/// How long a refused WebSocket open is told to wait.
+pub const WS_RETRY_AFTER_S: u32 = 30;
+
+/// A game asks for one more socket from the address bucket; `have` is how many it holds
+/// open from the bucket now. Lapsed leases are dropped first; the game's count is the
+/// larger of its lease and `have` (two opens racing in one game cannot count one); the
+/// socket is admitted if all leases together stay below `cap`, and the game's lease is
+/// then renewed until `now + ttl_ms` with one more. A refusal changes nothing but the
+/// drop of lapsed leases.
+pub fn ws_acquire(
+    leases: &mut Vec<SocketLease>,
+    game: &str,
+    have: u32,
+    now: i64,
+    cap: u32,
+    ttl_ms: i64,
+) -> Decision {
+    leases.retain(|l| l.expires_at > now && l.expires_at <= now + ttl_ms);
+    let mine = leases.iter().find(|l| l.game == game).map_or(0, |l| l.count).max(have);
+    let others: u64 = leases.iter().filter(|l| l.game != game).map(|l| u64::from(l.count)).sum();
+    if others + u64::from(mine) >= u64::from(cap) {
+        return Decision { allowed: false, retry_after_s: WS_RETRY_AFTER_S };
+    }
+    ws_report(leases, game, mine + 1, now, ttl_ms);
+    Decision { allowed: true, retry_after_s: 0 }
+}
+
+/// A game reports how many sockets it holds open from the bucket (after a close: the
+/// rest), which replaces its lease. Zero removes it; lapsed leases (and any dated past
+/// `now + ttl_ms`, after a clock step back) are dropped.
+pub fn ws_report(leases: &mut Vec<SocketLease>, game: &str, count: u32, now: i64, ttl_ms: i64) {
+    leases.retain(|l| l.expires_at > now && l.expires_at <= now + ttl_ms && l.game != game);
+    if count > 0 {
+        leases.push(SocketLease { game: game.to_owned(), count, expires_at: now + ttl_ms });
+    }
+}
+
 /// 503 `server_busy` with `Retry-After`, for a refused limiter hit.
 pub fn busy(why: &str, retry_after_s: u32) -> ApiError {
     ApiError {
@@ -228,6 +279,42 @@ mod tests {
         // Zero means nothing passes; the wait is the window.
         let d = hit(&mut Vec::new(), 0, Rate { limit: 0, window_ms: 60_000 });
         assert_eq!(d, Decision { allowed: false, retry_after_s: 60 });
+    }
+
+    #[test]
+    fn open_sockets_are_capped_across_games_and_leases_lapse() {
+        let (cap, ttl) = (3, 60_000);
+        let mut l = Vec::new();
+        assert!(ws_acquire(&mut l, "a", 0, 0, cap, ttl).allowed);
+        assert!(ws_acquire(&mut l, "b", 0, 1, cap, ttl).allowed);
+        assert!(ws_acquire(&mut l, "a", 1, 2, cap, ttl).allowed);
+        let d = ws_acquire(&mut l, "c", 0, 3, cap, ttl);
+        assert_eq!(d, Decision { allowed: false, retry_after_s: WS_RETRY_AFTER_S });
+        assert_eq!(l.iter().map(|x| x.count).sum::<u32>(), 3, "a refusal counts nothing");
+        assert!(!l.iter().any(|x| x.game == "c"));
+        // Game a's socket closes: a slot frees.
+        ws_report(&mut l, "a", 1, 4, ttl);
+        assert!(ws_acquire(&mut l, "c", 0, 5, cap, ttl).allowed);
+        assert!(!ws_acquire(&mut l, "c", 1, 6, cap, ttl).allowed);
+        // A game's report replaces its lease; zero removes it.
+        ws_report(&mut l, "b", 0, 7, ttl);
+        assert!(!l.iter().any(|x| x.game == "b"));
+        assert!(ws_acquire(&mut l, "d", 0, 8, cap, ttl).allowed);
+        // Two opens racing in one game (both saw `have` 0) still count two.
+        let mut r = Vec::new();
+        assert!(ws_acquire(&mut r, "g", 0, 0, cap, ttl).allowed);
+        assert!(ws_acquire(&mut r, "g", 0, 0, cap, ttl).allowed);
+        assert_eq!(r[0].count, 2);
+        // A lease never renewed lapses: no address is locked out for good.
+        let mut l = vec![SocketLease { game: "x".into(), count: 99, expires_at: 1000 }];
+        assert!(!ws_acquire(&mut l, "y", 0, 999, cap, ttl).allowed);
+        assert!(ws_acquire(&mut l, "y", 0, 1000, cap, ttl).allowed);
+        assert_eq!(l.len(), 1);
+        // A lease dated past now + ttl (a clock step back) is dropped too.
+        let mut l = vec![SocketLease { game: "x".into(), count: 99, expires_at: i64::MAX }];
+        assert!(ws_acquire(&mut l, "y", 0, 0, cap, ttl).allowed);
+        // A cap of zero admits nothing.
+        assert!(!ws_acquire(&mut Vec::new(), "a", 0, 0, 0, ttl).allowed);
     }
 
     #[test]
