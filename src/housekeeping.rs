@@ -7,6 +7,11 @@
 //! deadline, idle end or D1 retry — a due one fires at once — and retries what it owes D1):
 //! games made before idle ends existed, or whose alarm was lost, end all the same.
 //!
+//! It also backfills `player_names` (migration 0004) for names chosen before it existed:
+//! the normalised key (`service::names::key`) of each such player without a row, where
+//! no other player holds the key; a clash between two legacy names keeps both names as
+//! they are and is logged.
+//!
 //! Locally: `wrangler dev --test-scheduled`, then `GET /cdn-cgi/handler/scheduled?cron=0+*+*+*+*`.
 
 use service::accounts::STATE_MAX_AGE_MS;
@@ -25,6 +30,10 @@ pub struct Swept {
     pub oauth_states: u64,
     pub guests: u64,
     pub woken: u64,
+    /// Legacy chosen names given their `player_names` key, and those whose key another
+    /// player holds (left as they are).
+    pub names_keyed: u64,
+    pub name_clashes: u64,
 }
 
 /// Unfinished games woken per run (a random sample: long correspondence games stay
@@ -50,6 +59,8 @@ pub async fn run(env: &Env, now_ms: i64) -> Result<Swept> {
         &[state_cutoff, limit.clone()],
     )
     .await?;
+    // Before the guest sweep: a legacy named guest has a name row by then.
+    let (names_keyed, name_clashes) = backfill_name_keys(&db).await?;
     let guests = changes(
         &db,
         "DELETE FROM players WHERE id IN (SELECT p.id FROM players p \
@@ -61,6 +72,7 @@ pub async fn run(env: &Env, now_ms: i64) -> Result<Swept> {
                AND NOT EXISTS (SELECT 1 FROM player_merges m WHERE m.from_id = p.id OR m.into_id = p.id) \
                AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.poster_id = p.id OR c.accepted_by = p.id) \
                AND NOT EXISTS (SELECT 1 FROM player_names n WHERE n.player_id = p.id) \
+               AND (p.display_name IS NULL OR p.display_name LIKE 'Guest-%') \
              LIMIT ?2)",
         &[now, limit],
     )
@@ -90,7 +102,62 @@ pub async fn run(env: &Env, now_ms: i64) -> Result<Swept> {
             Err(e) => worker::console_error!("waking game {} failed: {e}", g.id),
         }
     }
-    Ok(Swept { sessions, oauth_states, guests, woken })
+    Ok(Swept { sessions, oauth_states, guests, woken, names_keyed, name_clashes })
+}
+
+/// Legacy names keyed per run (in random order, so clashes left without a key cannot
+/// hold the others back).
+const NAME_BATCH: f64 = 500.0;
+
+/// Gives chosen names from before `player_names` existed their normalised key: one
+/// `INSERT OR IGNORE` per player in one batch (the key and the player are both unique,
+/// so a key another player holds, or a name chosen meanwhile, is left alone). Returns
+/// how many were keyed and how many clashed.
+async fn backfill_name_keys(db: &D1Database) -> Result<(u64, u64)> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        id: String,
+        display_name: String,
+    }
+    let legacy: Vec<Named> = db
+        .prepare(
+            "SELECT p.id, p.display_name FROM players p \
+             WHERE p.display_name IS NOT NULL AND p.display_name NOT LIKE 'Guest-%' \
+               AND NOT EXISTS (SELECT 1 FROM player_names n WHERE n.player_id = p.id) \
+             ORDER BY random() LIMIT ?1",
+        )
+        .bind(&[JsValue::from_f64(NAME_BATCH)])?
+        .all()
+        .await?
+        .results()?;
+    let legacy: Vec<Named> =
+        legacy.into_iter().filter(|p| service::names::is_chosen(&p.display_name)).collect();
+    if legacy.is_empty() {
+        return Ok((0, 0));
+    }
+    let mut inserts = Vec::with_capacity(legacy.len());
+    for p in &legacy {
+        let key = service::names::key(&p.display_name);
+        inserts.push(
+            db.prepare("INSERT OR IGNORE INTO player_names (name_key, player_id) VALUES (?1, ?2)")
+                .bind(&[JsValue::from_str(&key), JsValue::from_str(&p.id)])?,
+        );
+    }
+    let results = db.batch(inserts).await?;
+    let (mut keyed, mut clashes) = (0, 0);
+    for (p, r) in legacy.iter().zip(&results) {
+        if r.meta()?.and_then(|m| m.changes).unwrap_or(0) > 0 {
+            keyed += 1;
+        } else {
+            clashes += 1;
+            worker::console_warn!(
+                "legacy display name of player {} ({:?}) has a key another player holds: left as it is",
+                p.id,
+                p.display_name
+            );
+        }
+    }
+    Ok((keyed, clashes))
 }
 
 /// Runs a statement and returns how many rows it changed.

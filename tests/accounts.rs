@@ -277,3 +277,51 @@ fn a_merged_guest_can_still_exit_its_story_stage() {
     let state = s.state(&id);
     assert_eq!(state["result"]["reason"], "abandoned", "{state}");
 }
+
+/// Issue 11 item 4: names chosen before `player_names` (migration 0004) existed get
+/// their normalised key from the Cron Trigger, so look-alikes of them are refused too; a
+/// clash between two legacy names keeps both names (one gets the key) and nothing fails.
+#[test]
+fn the_cron_trigger_keys_legacy_names_and_keeps_clashing_ones() {
+    let s = Server::start(&[]);
+    let old = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
+        - 3_600_000;
+    s.d1(&format!(
+        "INSERT INTO players (id, display_name, created_at) VALUES ('legacy-zoe', 'Zoë', {old}), \
+             ('legacy-bob-1', 'ＢＯＢ', {old}), ('legacy-bob-2', 'bob', {old}), \
+             ('keyed-carol', 'Carol', {old}), ('a-guest', 'Guest-abc123', {old}); \
+         INSERT INTO player_names (name_key, player_id) VALUES ('carol', 'keyed-carol');"
+    ));
+    let keys = || -> Vec<(String, String)> {
+        s.d1("SELECT name_key, player_id FROM player_names ORDER BY name_key")
+            .iter()
+            .map(|r| {
+                (r["name_key"].as_str().unwrap().to_owned(), r["player_id"].as_str().unwrap().to_owned())
+            })
+            .collect()
+    };
+    assert_eq!(s.get("/cdn-cgi/handler/scheduled?cron=0+*+*+*+*").status, 200);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while keys().len() < 3 {
+        assert!(std::time::Instant::now() < deadline, "never keyed: {:?}", keys());
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    let k = keys();
+    assert_eq!(k.len(), 3, "{k:?}");
+    assert_eq!(k[0].0, "bob");
+    assert!(k[0].1.starts_with("legacy-bob-"), "{k:?}");
+    assert_eq!(k[1], ("carol".to_owned(), "keyed-carol".to_owned()));
+    assert_eq!(k[2], ("zoë".to_owned(), "legacy-zoe".to_owned()));
+    // Both clashing names are kept, and no player went (the named guests are not empty).
+    let names = s.d1("SELECT display_name FROM players WHERE id LIKE 'legacy-%' ORDER BY id");
+    let names: Vec<&str> = names.iter().map(|r| r["display_name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["ＢＯＢ", "bob", "Zoë"]);
+    // Another run finds the clash again, logs it and changes nothing.
+    assert_eq!(s.get("/cdn-cgi/handler/scheduled?cron=0+*+*+*+*").status, 200);
+    assert_eq!(keys(), k);
+    // A look-alike of a legacy name is now refused.
+    let mut b = Browser::new();
+    b.me(&s);
+    let r = b.send("POST", &s.url("/api/me/name"), Some(&json!({ "name": "ZOË" })));
+    assert_eq!((r.status, r.body.contains("name_taken")), (409, true), "{}", r.body);
+}

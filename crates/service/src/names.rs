@@ -66,11 +66,17 @@ pub fn key(name: &str) -> String {
     folded.nfkc().collect()
 }
 
+/// Whether a stored display name is a chosen one (not a guest's `Guest-…` name, any
+/// case): the names that have a normalised key in `player_names`.
+pub fn is_chosen(name: &str) -> bool {
+    !name.to_lowercase().starts_with("guest-")
+}
+
 /// A name a player chooses: [`validate`], and not in the guests' `Guest-…` form (that
 /// would pass for another, unnamed player).
 pub fn validate_chosen(raw: &str) -> Result<String, ApiError> {
     let name = validate(raw)?;
-    if name.to_lowercase().starts_with("guest-") {
+    if !is_chosen(&name) {
         return Err(ApiError::new(422, "invalid_name", "names starting with 'Guest-' are kept for guests"));
     }
     Ok(name)
@@ -94,7 +100,9 @@ mod tests {
         assert_eq!(validate_chosen("Ada").unwrap(), "Ada");
         for bad in ["Guest-1a2b3c", "guest-x", "GUEST-Ada"] {
             assert_eq!(validate_chosen(bad).unwrap_err().code, "invalid_name", "{bad}");
+            assert!(!is_chosen(bad), "{bad}");
         }
+        assert!(is_chosen("Ada") && is_chosen("Guest") && is_chosen("Guestx"));
         assert_eq!(disambiguate("Ada", "0123456789abcdef01234567"), "Ada-0123");
         let long = disambiguate(&"x".repeat(MAX_LEN), "abcdef");
         assert_eq!(long.chars().count(), MAX_LEN);
