@@ -14,6 +14,7 @@ setsid wrangler dev --ip 127.0.0.1 --port $port --persist-to "$state" --log-leve
     --var LIMIT_PER_IP_PER_MINUTE:1000000 --var LIMIT_PER_MINUTE:1000000 \
     --var LIMIT_OPEN_GAMES_PER_CREATOR:1000000 --var LIMIT_AI_MOVES_PER_IP_PER_MINUTE:1000000 \
     --var LIMIT_JOINS_PER_IP_PER_MINUTE:1000000 --var LIMIT_WS_PER_IP_PER_MINUTE:1000000 \
+    --var LIMIT_WS_PER_IP:1000000 --var LIMIT_WS_PER_IP_PER_GAME:1000000 \
     --show-interactive-dev-session=false >"$state/wrangler.log" 2>&1 &
 pid=$!
 trap 'kill -TERM -- -$pid 2>/dev/null; rm -rf "$state"' EXIT

@@ -46,7 +46,7 @@ export async function startServer(vars = {}) {
   const inspector = await freePort();
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persist,
     "--inspector-port", String(inspector), "--log-level", "warn", "--show-interactive-dev-session=false"];
-  for (const [k, v] of Object.entries({ LIMIT_PER_IP_PER_MINUTE: "1000", LIMIT_OPEN_GAMES_PER_CREATOR: "1000", LIMIT_AI_MOVES_PER_IP_PER_MINUTE: "1000", LIMIT_JOINS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP_PER_MINUTE: "1000", ...vars })) args.push("--var", `${k}:${v}`);
+  for (const [k, v] of Object.entries({ LIMIT_PER_IP_PER_MINUTE: "1000", LIMIT_OPEN_GAMES_PER_CREATOR: "1000", LIMIT_AI_MOVES_PER_IP_PER_MINUTE: "1000", LIMIT_JOINS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP: "1000", LIMIT_WS_PER_IP_PER_GAME: "1000", ...vars })) args.push("--var", `${k}:${v}`);
   const log = openSync(join(persist, "wrangler.log"), "a");
   const child = spawn(join(ROOT, "node_modules/.bin/wrangler"), args,
     { cwd: ROOT, env: ENV, detached: true, stdio: ["ignore", log, log] });
