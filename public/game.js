@@ -60,6 +60,17 @@ class GameView {
       return;
     }
     if (badInvite) history.replaceState(null, "", `/g/${this.id}`);
+    // A seat this browser holds no token for but whose player is this session's (the game
+    // was made or joined on another device, or before a sign-in): played by the session.
+    // The server decides; this only says which side to offer.
+    if (!this.seat && !inviteToken) {
+      const me = await account.ready();
+      const side = me?.id ? ["south", "north"].find((k) => state[k]?.player_id === me.id) : null;
+      if (side) {
+        this.seat = { seat: side, token: null, session: true, mode: state.mode, south: state.south.faction, north: state.north.faction, created: Date.now() };
+        seats.put(this.id, this.seat);
+      }
+    }
     if (inviteToken && !this.seat) {
       const joined = await this.offerJoin(state, inviteToken);
       if (joined) state = joined;

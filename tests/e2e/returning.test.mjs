@@ -91,6 +91,36 @@ test("My games lists a game from the server and the session plays it without a t
   await page.context().close();
 });
 
+// Regression: a game opened by its address on a device that holds no token for it (made on
+// another device) was only watched until the home page had listed it in My games.
+test("a game opened by its address is played by the session that holds its seat, without the home page first", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  await fetchIn(page, "POST", "/api/me", {}); // this browser's session (a guest)
+  const c = await fetchIn(page, "POST", "/api/games", { south: "blades", north: "clockwork", mode: "link", seat: "north", days_per_move: 2 });
+  assert.equal(c.status, 201);
+  const id = c.json.id;
+  const invite = c.json.invite_url.split("#invite=")[1];
+  const south = await api(server.base, "POST", `/api/games/${id}/join`, { invite });
+  assert.equal(south.status, 200);
+  const s0 = (await api(server.base, "GET", `/api/games/${id}`)).json;
+  const first = s0.legal_moves[0];
+  assert.equal((await api(server.base, "POST", `/api/games/${id}/moves`, { move: first, ply: 0 }, south.json.token)).status, 200);
+  await page.goto(`/g/${id}`); // straight to the game: no home page, no token in this browser
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+  const s = (await api(server.base, "GET", `/api/games/${id}`)).json;
+  const mv = s.legal_moves[0];
+  await page.click(`.board [data-sq="${mv.slice(0, 2)}"]`);
+  await page.waitForSelector(`.board [data-sq="${mv.slice(2, 4)}"].target`);
+  await page.click(`.board [data-sq="${mv.slice(2, 4)}"]`);
+  const ask = page.locator(".ability-choice button, .skip-ability").first();
+  if (await ask.isVisible().catch(() => false)) await ask.click();
+  await page.waitForFunction(() => document.querySelector(".game")?.dataset.ply === "2", null, { timeout: 20_000 });
+  assert.equal((await api(server.base, "GET", `/api/games/${id}`)).json.ply, 2);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
 test("the notification toggle subscribes this browser and unsubscribes it", T, async () => {
   const page = await newPage(browser, server.base);
   // Headless Chromium reaches no push service: a stand-in PushManager hands out a
