@@ -96,19 +96,15 @@ fn row_json(r: &Row) -> Option<Value> {
 
 /// The open challenges, newest first (at most 50).
 pub(crate) async fn list(db: &D1Database) -> Res<Vec<Value>> {
-    let rows: Vec<Row> = db
-        .prepare(
-            "SELECT c.id, c.poster_id, p.display_name AS poster_name, c.spec, c.created_at, c.expires_at \
-             FROM challenges c LEFT JOIN players p ON p.id = c.poster_id \
-             WHERE c.game_id IS NULL AND c.expires_at > ?1 ORDER BY c.created_at DESC LIMIT 50",
-        )
-        .bind(&[JsValue::from_f64(glue::now_ms() as f64)])
-        .map_err(internal)?
-        .all()
-        .await
-        .map_err(internal)?
-        .results()
-        .map_err(internal)?;
+    let rows: Vec<Row> = glue::d1_rows(
+        db,
+        "SELECT c.id, c.poster_id, p.display_name AS poster_name, c.spec, c.created_at, c.expires_at \
+         FROM challenges c LEFT JOIN players p ON p.id = c.poster_id \
+         WHERE c.game_id IS NULL AND c.expires_at > ?1 ORDER BY c.created_at DESC LIMIT 50",
+        &[JsValue::from_f64(glue::now_ms() as f64)],
+    )
+    .await
+    .map_err(internal)?;
     Ok(rows.iter().filter_map(row_json).collect())
 }
 

@@ -19,6 +19,7 @@ use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Result};
 
 use crate::game_object::WAKE_PATH;
+use crate::glue;
 
 /// Rows deleted per statement and run.
 const BATCH: f64 = 5000.0;
@@ -81,12 +82,12 @@ pub async fn run(env: &Env, now_ms: i64) -> Result<Swept> {
     struct Game {
         id: String,
     }
-    let stale: Vec<Game> = db
-        .prepare("SELECT id FROM games WHERE result IS NULL AND created_at < ?1 ORDER BY random() LIMIT ?2")
-        .bind(&[JsValue::from_f64((now_ms - 3_600_000) as f64), JsValue::from_f64(WAKE_SAMPLE)])?
-        .all()
-        .await?
-        .results()?;
+    let stale: Vec<Game> = glue::d1_rows(
+        &db,
+        "SELECT id FROM games WHERE result IS NULL AND created_at < ?1 ORDER BY random() LIMIT ?2",
+        &[JsValue::from_f64((now_ms - 3_600_000) as f64), JsValue::from_f64(WAKE_SAMPLE)],
+    )
+    .await?;
     let mut woken = 0;
     for g in stale.iter().filter(|g| service::game::valid_id(&g.id)) {
         match crate::router::internal_call(env, &g.id, WAKE_PATH, &()).await {
@@ -119,17 +120,15 @@ async fn backfill_name_keys(db: &D1Database) -> Result<(u64, u64)> {
         id: String,
         display_name: String,
     }
-    let legacy: Vec<Named> = db
-        .prepare(
-            "SELECT p.id, p.display_name FROM players p \
+    let legacy: Vec<Named> = glue::d1_rows(
+        db,
+        "SELECT p.id, p.display_name FROM players p \
              WHERE p.display_name IS NOT NULL AND p.display_name NOT LIKE 'Guest-%' \
                AND NOT EXISTS (SELECT 1 FROM player_names n WHERE n.player_id = p.id) \
              ORDER BY random() LIMIT ?1",
-        )
-        .bind(&[JsValue::from_f64(NAME_BATCH)])?
-        .all()
-        .await?
-        .results()?;
+        &[JsValue::from_f64(NAME_BATCH)],
+    )
+    .await?;
     let legacy: Vec<Named> =
         legacy.into_iter().filter(|p| service::names::is_chosen(&p.display_name)).collect();
     if legacy.is_empty() {

@@ -32,9 +32,9 @@ pub async fn list(req: &Request, env: &Env) -> Res<Response> {
         return json(&json!({ "games": [] }));
     };
     let since = glue::now_ms() - me_games::RECENT_MS;
-    let rows: Vec<Row> = db
-        .prepare(
-            "SELECT g.id, g.mode, g.south_faction, g.north_faction, g.south_player, g.north_player, \
+    let rows: Vec<Row> = glue::d1_rows(
+        &db,
+        "SELECT g.id, g.mode, g.south_faction, g.north_faction, g.south_player, g.north_player, \
                     sp.display_name AS south_name, np.display_name AS north_name, g.days_per_move, \
                     g.created_at, g.finished_at, g.result, g.winner, g.reason, \
                     COALESCE(t.plies, g.plies) AS plies, t.turn, t.seated, t.deadline, t.draw_offer, t.updated_at \
@@ -44,18 +44,14 @@ pub async fn list(req: &Request, env: &Env) -> Res<Response> {
              LEFT JOIN players np ON np.id = g.north_player \
              WHERE (g.south_player = ?1 OR g.north_player = ?1) AND (g.result IS NULL OR g.finished_at > ?2) \
              ORDER BY (g.result IS NULL) DESC, COALESCE(g.finished_at, g.created_at) DESC LIMIT ?3",
-        )
-        .bind(&[
+        &[
             JsValue::from_str(&player.id),
             JsValue::from_f64(since as f64),
             JsValue::from_f64(f64::from(me_games::MAX_GAMES)),
-        ])
-        .map_err(internal)?
-        .all()
-        .await
-        .map_err(internal)?
-        .results()
-        .map_err(internal)?;
+        ],
+    )
+    .await
+    .map_err(internal)?;
     json(&me_games::list(rows, &player.id))
 }
 
@@ -117,15 +113,13 @@ pub async fn aliases(db: &D1Database, player: &str) -> Res<Vec<String>> {
     struct R {
         from_id: String,
     }
-    let rows: Vec<R> = db
-        .prepare("SELECT from_id FROM player_merges WHERE into_id = ?1 LIMIT 50")
-        .bind(&[JsValue::from_str(player)])
-        .map_err(internal)?
-        .all()
-        .await
-        .map_err(internal)?
-        .results()
-        .map_err(internal)?;
+    let rows: Vec<R> = glue::d1_rows(
+        db,
+        "SELECT from_id FROM player_merges WHERE into_id = ?1 LIMIT 50",
+        &[JsValue::from_str(player)],
+    )
+    .await
+    .map_err(internal)?;
     Ok(rows.into_iter().map(|r| r.from_id).collect())
 }
 

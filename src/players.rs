@@ -99,7 +99,7 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
 
 /// Every row of a query (bound parameters only).
 async fn rows<T: serde::de::DeserializeOwned>(db: &D1Database, sql: &str, args: &[JsValue]) -> Res<Vec<T>> {
-    db.prepare(sql).bind(args).map_err(internal)?.all().await.map_err(internal)?.results().map_err(internal)
+    glue::d1_rows(db, sql, args).await.map_err(internal)
 }
 
 fn json_response(v: &Value, cookie: Option<&str>) -> Res<Response> {

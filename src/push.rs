@@ -219,18 +219,14 @@ struct SubRow {
 async fn notify(env: &Env, db: &D1Database, vapid: &Vapid, n: &Notice) -> Res<()> {
     // The seat may name a guest since merged into an account: its subscriptions are the
     // account's.
-    let subs: Vec<SubRow> = db
-        .prepare(
-            "SELECT endpoint, p256dh, auth FROM push_subscriptions \
-             WHERE player_id = COALESCE((SELECT into_id FROM player_merges WHERE from_id = ?1), ?1) LIMIT 10",
-        )
-        .bind(&[JsValue::from_str(&n.player)])
-        .map_err(internal)?
-        .all()
-        .await
-        .map_err(internal)?
-        .results()
-        .map_err(internal)?;
+    let subs: Vec<SubRow> = glue::d1_rows(
+        db,
+        "SELECT endpoint, p256dh, auth FROM push_subscriptions \
+         WHERE player_id = COALESCE((SELECT into_id FROM player_merges WHERE from_id = ?1), ?1) LIMIT 10",
+        &[JsValue::from_str(&n.player)],
+    )
+    .await
+    .map_err(internal)?;
     for s in subs {
         let sub = Subscription {
             endpoint: s.endpoint.clone(),
