@@ -304,7 +304,7 @@ fn finish(result: Result<(ApiResponse, Effects, GameRecord), ApiError>) -> Handl
 
 /// Which seat the request holds: by its bearer token, or else by its session's player
 /// (a seat is bound to the player who took it; see [`crate::me_games::session_seat`]).
-fn authorise_request(rec: &GameRecord, req: &ApiRequest, turn: Side) -> Result<Side, ApiError> {
+pub(crate) fn authorise_request(rec: &GameRecord, req: &ApiRequest, turn: Side) -> Result<Side, ApiError> {
     match (&req.bearer, &req.player) {
         (None, Some(p)) => crate::me_games::session_seat(rec, &p.id, turn),
         (bearer, _) => authorise(rec, bearer.as_deref()),

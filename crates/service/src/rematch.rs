@@ -19,7 +19,6 @@ use crate::game::{self, Ctx, Effects, Handled};
 use crate::http::{parse_json, ApiRequest, ApiResponse};
 use crate::model::{Controller, GameRecord, Mode, Seat};
 use crate::store::GameStore;
-use crate::tokens;
 
 /// A finished game's rematch state (in the record, shown in the view).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,30 +65,6 @@ pub enum Step {
     Create(Box<RematchCall>, GameRecord),
 }
 
-/// Which seat the request holds: its bearer token (both seats compared in constant
-/// time), or else its session's player (see [`crate::me_games::session_seat`]).
-fn seat_of(rec: &GameRecord, req: &ApiRequest, turn: Side) -> Result<Side, ApiError> {
-    if let (None, Some(p)) = (&req.bearer, &req.player) {
-        return crate::me_games::session_seat(rec, &p.id, turn);
-    }
-    let token = req.bearer.as_deref().ok_or_else(|| {
-        ApiError::new(
-            401,
-            "unauthorized",
-            "this request needs the seat token as 'Authorization: Bearer <token>'",
-        )
-    })?;
-    let mut found = None;
-    for side in Side::ALL {
-        if let Some(h) = &rec.seat(side).token_hash {
-            if tokens::matches(token, h) {
-                found = Some(side);
-            }
-        }
-    }
-    found.ok_or_else(|| ApiError::new(403, "forbidden", "this token holds no seat in this game"))
-}
-
 fn load(store: &dyn GameStore) -> Result<(GameRecord, engine::Game), ApiError> {
     let rec = store
         .load()
@@ -126,7 +101,7 @@ pub fn request(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> St
 
 fn request_inner(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> Result<Step, ApiError> {
     let (mut rec, game) = load(store)?;
-    let side = seat_of(&rec, req, game.position().turn())?;
+    let side = game::authorise_request(&rec, req, game.position().turn())?;
     let body: Body = parse_json(&req.body)?;
     if rec.result.is_none() {
         return Err(ApiError::conflict("game_not_over", "a rematch comes after the game", rec.view(&game)));
@@ -273,5 +248,5 @@ pub fn release(store: &mut dyn GameStore, id: &str) {
 /// The requester's side for [`created`] (the seat the request holds).
 pub fn requester(rec: &GameRecord, req: &ApiRequest) -> Option<Side> {
     let game = rec.replay().ok()?;
-    seat_of(rec, req, game.position().turn()).ok()
+    game::authorise_request(rec, req, game.position().turn()).ok()
 }
