@@ -32,6 +32,23 @@ const fetchIn = (page, method, path, body, token) => page.evaluate(async ([m, p,
   return { status: r.status, json: await r.json().catch(() => null) };
 }, [method, path, body ?? null, token ?? null]);
 
+/**
+ * Plays the server's first legal move by clicking (skipping any ability offered) on a page
+ * whose player has the move, and waits until the page and the server both show `ply`.
+ */
+async function playFirstLegal(page, id, ply) {
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+  const s = (await api(server.base, "GET", `/api/games/${id}`)).json;
+  const mv = s.legal_moves[0];
+  await page.click(`.board [data-sq="${mv.slice(0, 2)}"]`);
+  await page.waitForSelector(`.board [data-sq="${mv.slice(2, 4)}"].target`);
+  await page.click(`.board [data-sq="${mv.slice(2, 4)}"]`);
+  const ask = page.locator(".ability-choice button, .skip-ability").first();
+  if (await ask.isVisible().catch(() => false)) await ask.click();
+  await page.waitForFunction((n) => document.querySelector(".game")?.dataset.ply === String(n), ply, { timeout: 20_000 });
+  assert.equal((await api(server.base, "GET", `/api/games/${id}`)).json.ply, ply);
+}
+
 test("the rematch button starts a new AI game with the sides swapped", T, async () => {
   const page = await newPage(browser, server.base);
   await page.goto("/");
@@ -77,16 +94,7 @@ test("My games lists a game from the server and the session plays it without a t
   await item.locator(".gi-status.yours").waitFor();
   await shot(page, "i14-my-games");
   await item.locator("a").click();
-  await page.waitForSelector(".my-turn .board .sq.pickable");
-  const s = (await api(server.base, "GET", `/api/games/${id}`)).json;
-  const mv = s.legal_moves[0];
-  await page.click(`.board [data-sq="${mv.slice(0, 2)}"]`);
-  await page.waitForSelector(`.board [data-sq="${mv.slice(2, 4)}"].target`);
-  await page.click(`.board [data-sq="${mv.slice(2, 4)}"]`);
-  const ask = page.locator(".ability-choice button, .skip-ability").first();
-  if (await ask.isVisible().catch(() => false)) await ask.click();
-  await page.waitForFunction(() => document.querySelector(".game")?.dataset.ply === "1", null, { timeout: 20_000 });
-  assert.equal((await api(server.base, "GET", `/api/games/${id}`)).json.ply, 1);
+  await playFirstLegal(page, id, 1);
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
@@ -107,16 +115,7 @@ test("a game opened by its address is played by the session that holds its seat,
   const first = s0.legal_moves[0];
   assert.equal((await api(server.base, "POST", `/api/games/${id}/moves`, { move: first, ply: 0 }, south.json.token)).status, 200);
   await page.goto(`/g/${id}`); // straight to the game: no home page, no token in this browser
-  await page.waitForSelector(".my-turn .board .sq.pickable");
-  const s = (await api(server.base, "GET", `/api/games/${id}`)).json;
-  const mv = s.legal_moves[0];
-  await page.click(`.board [data-sq="${mv.slice(0, 2)}"]`);
-  await page.waitForSelector(`.board [data-sq="${mv.slice(2, 4)}"].target`);
-  await page.click(`.board [data-sq="${mv.slice(2, 4)}"]`);
-  const ask = page.locator(".ability-choice button, .skip-ability").first();
-  if (await ask.isVisible().catch(() => false)) await ask.click();
-  await page.waitForFunction(() => document.querySelector(".game")?.dataset.ply === "2", null, { timeout: 20_000 });
-  assert.equal((await api(server.base, "GET", `/api/games/${id}`)).json.ply, 2);
+  await playFirstLegal(page, id, 2);
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
