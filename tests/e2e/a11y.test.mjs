@@ -171,6 +171,7 @@ test("axe: a game against the AI at 1280 and 390 px: selection, in progress, rep
 test("axe: Game Rules modal", T, async () => {
   const page = await newPage(suite.browser, suite.server.base);
   await page.goto("/");
+  await page.waitForSelector("html[data-app=ready]"); // the buttons' handlers are attached
   await page.click("#btn-rules");
   await page.waitForSelector("#rules-dialog pre.diagram");
   await check(page, "Game Rules modal (1280 px)");

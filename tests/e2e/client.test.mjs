@@ -354,6 +354,7 @@ test("Server Busy modal when creation is refused", T, async () => {
 test("rules, dev notes, support, player info modals and the sound toggles", T, async () => {
   const page = await newPage(suite.browser, suite.server.base, { width: 390, height: 844 });
   await page.goto("/");
+  await page.waitForSelector("html[data-app=ready]"); // the buttons' handlers are attached
   await page.click("#btn-rules");
   await page.waitForSelector("#rules-dialog pre.diagram");
   assert.match(await page.textContent("#rules-dialog"), /Slash/);
