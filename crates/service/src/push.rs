@@ -43,28 +43,25 @@ fn err(s: impl Into<String>) -> PushError {
 }
 
 /// Decodes base64url (padding and standard-alphabet characters accepted: browsers and
-/// libraries differ).
+/// libraries differ), with the `base64` crate after mapping `+`/`/` to `-`/`_`.
 pub fn base64url_decode(s: &str) -> Result<Vec<u8>, PushError> {
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for c in s.trim_end_matches('=').bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' | b'+' => 62,
-            b'_' | b'/' => 63,
-            _ => return Err(err("not base64url")),
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Ok(out)
+    use base64::engine::{general_purpose::GeneralPurpose, DecodePaddingMode, GeneralPurposeConfig};
+    use base64::Engine as _;
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::URL_SAFE,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let url: String = s
+        .chars()
+        .map(|c| match c {
+            '+' => '-',
+            '/' => '_',
+            c => c,
+        })
+        .collect();
+    LENIENT.decode(url).map_err(|_| err("not base64url"))
 }
 
 /// A browser's push subscription (`PushSubscription.toJSON()`), checked.
@@ -519,6 +516,9 @@ mod tests {
             assert_eq!(base64url_decode(&base64url(&v)).unwrap(), v);
         }
         assert!(base64url_decode("a b").is_err());
+        // Padded and standard-alphabet forms decode the same bytes (browsers differ).
+        assert_eq!(base64url_decode("-_8").unwrap(), vec![0xfb, 0xff]);
+        assert_eq!(base64url_decode("+/8=").unwrap(), vec![0xfb, 0xff]);
     }
 
     #[test]
