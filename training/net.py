@@ -11,7 +11,7 @@ Architecture (the original game's compact CNN, with residual connections):
 
 The layers are written with `lax.conv_general_dilated` in NCHW/OIHW so that jax2onnx emits
 plain ONNX `Conv` nodes with no layout transposes; no BatchNorm (nothing to fold).
-Parameters are a flat dict of numpy/jax arrays (serialised with flax.serialization).
+Parameters are a flat dict of numpy/jax arrays (checkpointed as numpy .npz by train.py).
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ test -s "$TMP/smoke.jsonl"
 
 "$VENV/bin/python" "$ROOT/training/train.py" \
   --data "$TMP/smoke.jsonl" --out "$TMP/smoke.onnx" \
-  --steps 1 --batch 16 --log-every 1 --checkpoint "$TMP/checkpoint.msgpack" --bin "$BIN"
+  --steps 1 --batch 16 --log-every 1 --checkpoint "$TMP/checkpoint.npz" --bin "$BIN"
 test -s "$TMP/smoke.onnx"
 test -s "$TMP/smoke.reference.json"
 

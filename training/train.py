@@ -2,7 +2,7 @@
 """Train the Iron Arena policy/value network on `iron-arena selfplay` records, export ONNX.
 
     python training/train.py --data 'data/*.jsonl' --out models/net.onnx \
-        [--steps N] [--batch B] [--lr X] [--checkpoint training/checkpoints/net.msgpack] [--resume]
+        [--steps N] [--batch B] [--lr X] [--checkpoint training/checkpoints/net.npz] [--resume]
 
 - Records (JSON lines): {"planes": base64 of 22*81 bytes, "policy": [[key, weight], ...],
   "value": -1|0|1, "matchup": "south-north"}. Parsed once and cached as `<file>.cache.npz`.
@@ -36,7 +36,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import optax  # noqa: E402
-from flax import serialization  # noqa: E402
 
 import net  # noqa: E402
 
@@ -205,11 +204,29 @@ def fmt_eval(e):
 
 
 def save_checkpoint(path, state):
+    """Writes the pytree's leaves (params, optimiser state, step) as one .npz, atomically.
+    The tree's structure is not stored: `load_checkpoint` takes it from a template built
+    the same way (plain numpy instead of a framework's serialiser: nothing else needed)."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + ".tmp"
+    leaves = jax.tree_util.tree_leaves(state)
     with open(tmp, "wb") as f:
-        f.write(serialization.to_bytes(state))
+        np.savez(f, *[np.asarray(leaf) for leaf in leaves])
     os.replace(tmp, path)
+
+
+def load_checkpoint(path, template):
+    """The checkpoint at `path` in the shape of `template`; refuses one whose leaves do not
+    match it (another architecture or optimiser) instead of loading garbage."""
+    treedef = jax.tree_util.tree_structure(template)
+    want = jax.tree_util.tree_leaves(template)
+    with np.load(path) as z:
+        leaves = [z[f"arr_{i}"] for i in range(len(z.files))]
+    if len(leaves) != len(want) or any(
+            np.shape(a) != np.shape(b) for a, b in zip(leaves, want)):
+        raise SystemExit(f"checkpoint {path} does not match this model/optimiser "
+                         f"({len(leaves)} arrays, expected {len(want)})")
+    return jax.tree_util.tree_unflatten(treedef, leaves)
 
 
 # ----------------------------------------------------------------------------- export
@@ -302,7 +319,7 @@ def main():
     ap.add_argument("--channels", type=int, default=64)
     ap.add_argument("--blocks", type=int, default=3, help="residual blocks (2 convs each)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--checkpoint", default="training/checkpoints/net.msgpack")
+    ap.add_argument("--checkpoint", default="training/checkpoints/net.npz")
     ap.add_argument("--checkpoint-every", type=int, default=250)
     ap.add_argument("--resume", action="store_true", help="continue from --checkpoint if present")
     ap.add_argument("--log-every", type=int, default=50)
@@ -334,9 +351,8 @@ def main():
     opt_state = optimizer.init(params)
     step = 0
     if args.resume and os.path.exists(args.checkpoint):
-        with open(args.checkpoint, "rb") as f:
-            state = serialization.from_bytes(
-                {"params": params, "opt_state": opt_state, "step": 0}, f.read())
+        state = load_checkpoint(
+            args.checkpoint, {"params": params, "opt_state": opt_state, "step": 0})
         params = jax.tree_util.tree_map(jnp.asarray, state["params"])
         opt_state = state["opt_state"]
         step = int(state["step"])
