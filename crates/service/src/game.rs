@@ -10,7 +10,9 @@ use crate::ai::Opponent;
 use crate::create::CreateGame;
 use crate::error::ApiError;
 use crate::http::{parse_json, ApiRequest, ApiResponse, Method, PlayerRef};
-use crate::model::{Controller, Finish, GameRecord, LastReply, Mode, MoveEntry, Seat, StageRef};
+use crate::model::{
+    Controller, Finish, FinishReason, GameRecord, LastReply, Mode, MoveEntry, Seat, StageRef,
+};
 use crate::store::GameStore;
 use crate::story::Verdict;
 use crate::tokens::{self, Random};
@@ -154,8 +156,10 @@ fn settle_stage(rec: &mut GameRecord, game: &Game, now: i64) {
     }
     let player = st.player;
     match rec.stage_verdict(game) {
-        Some(Verdict::Won) => rec.result = Some(Finish::win(player, "stage goal", now)),
-        Some(Verdict::Lost) => rec.result = Some(Finish::win(player.opponent(), "stage goal", now)),
+        Some(Verdict::Won) => rec.result = Some(Finish::win(player, FinishReason::StageGoal, now)),
+        Some(Verdict::Lost) => {
+            rec.result = Some(Finish::win(player.opponent(), FinishReason::StageGoal, now))
+        }
         _ => {}
     }
 }
@@ -513,7 +517,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                         rec.view(&game),
                     ));
                 }
-                rec.result = Some(Finish::aborted(ABORTED, ctx.now));
+                rec.result = Some(Finish::aborted(FinishReason::ByAPlayer, ctx.now));
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
                 owe_result(&mut rec, was_finished, ctx.now);
                 save(store, &rec)?;
@@ -528,7 +532,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 if rec.result.is_some() {
                     return Err(ApiError::conflict("game_over", "the game is over", rec.view(&game)));
                 }
-                rec.result = Some(Finish::win(side.opponent(), "resignation", ctx.now));
+                rec.result = Some(Finish::win(side.opponent(), FinishReason::Resignation, ctx.now));
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
                 owe_result(&mut rec, was_finished, ctx.now);
                 save(store, &rec)?;
@@ -554,7 +558,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 let offered_to_me = rec.draw_offer == Some(side.opponent());
                 match body.action {
                     DrawAction::Accept | DrawAction::Offer if offered_to_me => {
-                        rec.result = Some(Finish::draw("agreement", ctx.now));
+                        rec.result = Some(Finish::draw(FinishReason::Agreement, ctx.now));
                     }
                     DrawAction::Offer => {
                         if !rec.seats_filled() {
@@ -599,10 +603,6 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
     finish(result)
 }
 
-/// The reason of a game a player aborted (`aborted: by a player`, no winner): like every
-/// `aborted: …` result it counts for nothing — no statistics, no rating, no game played.
-pub const ABORTED: &str = "by a player";
-
 /// Whether the game may still be aborted: neither side has played its second move.
 pub fn abortable(rec: &GameRecord) -> bool {
     Side::ALL.into_iter().all(|side| rec.moves.iter().filter(|m| m.by == side).count() < 2)
@@ -631,7 +631,7 @@ pub fn abandon_as(store: &mut dyn GameStore, players: &[&str], ctx: &mut Ctx) ->
             let view = rec.view(&game);
             return Ok((ApiResponse::json(200, json!({ "state": view })), Effects::default(), rec));
         }
-        rec.result = Some(Finish::win(st.player.opponent(), "abandoned", ctx.now));
+        rec.result = Some(Finish::win(st.player.opponent(), FinishReason::Abandoned, ctx.now));
         settle(&mut rec, &game, ctx.now, ctx.day_ms);
         owe_result(&mut rec, was_finished, ctx.now);
         save(store, &rec)?;

@@ -11,6 +11,7 @@ pub mod ai;
 pub mod challenge;
 pub mod create;
 pub mod error;
+pub mod finish;
 pub mod game;
 pub mod guard;
 pub mod http;

@@ -1,6 +1,6 @@
 //! The stored game: what a game's Durable Object keeps, and the view sent to clients.
 
-use engine::{result_text, Faction, Game, Move, Outcome, Position, Side};
+use engine::{result_text, Faction, Game, Move, Position, Side};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -14,9 +14,22 @@ pub enum Mode {
     Link,
 }
 
+pub use crate::finish::{Finish, FinishReason};
+
 /// Correspondence time controls: days per move.
 pub const DAYS_PER_MOVE: [u32; 6] = [1, 2, 3, 5, 7, 14];
 
+/// Where a game is: its invited seat still open, being played, or over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GameStatus {
+    /// A link game whose invited seat nobody has claimed yet.
+    Waiting,
+    Ongoing,
+    Finished,
+}
+
+/// Who holds a seat: a person (by seat token or session) or the AI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Controller {
@@ -52,42 +65,6 @@ pub struct MoveEntry {
     pub mv: Move,
     pub by: Side,
     pub at: i64,
-}
-
-/// How a game ended: by the rules, or off the board.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Finish {
-    /// `south wins: timeout`, `draw: agreement`, … (the record's result line).
-    pub text: String,
-    pub winner: Option<Side>,
-    pub reason: String,
-    pub at: i64,
-}
-
-impl Finish {
-    pub fn from_outcome(o: Outcome, at: i64) -> Finish {
-        let text = o.to_string();
-        let reason = text.split_once(": ").map(|(_, r)| r.to_owned()).unwrap_or_default();
-        Finish { text, winner: o.winner(), reason, at }
-    }
-
-    pub fn win(winner: Side, reason: &str, at: i64) -> Finish {
-        Finish {
-            text: format!("{winner} wins: {reason}"),
-            winner: Some(winner),
-            reason: reason.to_owned(),
-            at,
-        }
-    }
-
-    pub fn draw(reason: &str, at: i64) -> Finish {
-        Finish { text: format!("draw: {reason}"), winner: None, reason: reason.to_owned(), at }
-    }
-
-    /// A game that ended before it began (no winner, not a draw): `aborted: <reason>`.
-    pub fn aborted(reason: &str, at: i64) -> Finish {
-        Finish { text: format!("aborted: {reason}"), winner: None, reason: reason.to_owned(), at }
-    }
 }
 
 /// Side effects owed to D1 (the index row; once finished, the result, rating, story
@@ -185,17 +162,17 @@ impl GameRecord {
     /// The stage's verdict so far (None outside story games).
     pub fn stage_verdict(&self, game: &Game) -> Option<crate::story::Verdict> {
         let st = self.stage.as_ref()?;
-        let finish = self.result.as_ref().map(|f| (f.winner, f.reason.as_str()));
+        let finish = self.result.as_ref().map(|f| (f.winner, f.reason));
         Some(crate::story::judge(&st.goal, st.player, game, finish))
     }
 
-    pub fn status(&self) -> &'static str {
+    pub fn status(&self) -> GameStatus {
         if self.result.is_some() {
-            "finished"
+            GameStatus::Finished
         } else if !self.seats_filled() {
-            "waiting"
+            GameStatus::Waiting
         } else {
-            "ongoing"
+            GameStatus::Ongoing
         }
     }
 

@@ -523,7 +523,7 @@ mod tests {
 
     #[test]
     fn notices_follow_turns_offers_and_results_once() {
-        use crate::model::{Controller, Finish, GameRecord, Mode, MoveEntry, Seat};
+        use crate::model::{Controller, Finish, FinishReason, GameRecord, Mode, MoveEntry, Seat};
         use engine::{Faction, Game, Side};
         let start = engine::Position::start(Faction::Clockwork, Faction::Blades);
         let seat = |p: &str| Seat {
@@ -578,7 +578,7 @@ mod tests {
         let (n, seen) = notices(Some(seen), &rec);
         assert_eq!(kinds(&n), [("s".to_owned(), "draw_offer")]);
         // Resignation: both.
-        rec.result = Some(Finish::win(Side::North, "resignation", 2));
+        rec.result = Some(Finish::win(Side::North, FinishReason::Resignation, 2));
         rec.draw_offer = None;
         let (n, seen) = notices(Some(seen), &rec);
         assert_eq!(kinds(&n), [("s".to_owned(), "game_over"), ("n".to_owned(), "game_over")]);
@@ -589,7 +589,7 @@ mod tests {
         let (n, _) = notices(Some(Seen { ply: 0, ..seen }), &rec);
         assert!(n.is_empty());
         rec.mode = Mode::Ai;
-        rec.result = Some(Finish::win(Side::North, "resignation", 2));
+        rec.result = Some(Finish::win(Side::North, FinishReason::Resignation, 2));
         assert!(notices(Some(Seen { finished: false, ..seen }), &rec).0.is_empty());
     }
 }

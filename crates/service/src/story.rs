@@ -18,14 +18,13 @@
 
 use std::sync::OnceLock;
 
-use engine::{iapn, Faction, Game, Position, Side, WinReason, MAX_PLY};
+use engine::{iapn, Faction, Game, Position, Side, MAX_PLY};
 use serde::{Deserialize, Serialize};
+
+use crate::finish::FinishReason;
 
 /// Fewest stages a story may have.
 pub const MIN_STAGES: usize = 5;
-
-/// The finish reason the server records for Father Time's Timeout (the engine's text).
-pub const TIMEOUT_REASON: &str = WinReason::Timeout.as_str();
 
 /// What the player must do in a stage. Plies are counted from the stage's start (the
 /// moves of both sides played since the stage's position), not from the position's ply
@@ -45,7 +44,7 @@ pub const TIMEOUT_REASON: &str = WinReason::Timeout.as_str();
 ///   finished with the player not winning before N plies (a draw before N is lost);
 ///   pending otherwise.
 /// - [`Goal::Timeout`]: won iff finished with the player the winner by Timeout (reason
-///   [`TIMEOUT_REASON`]); lost if finished any other way; pending otherwise.
+///   [`FinishReason::Timeout`], not a correspondence time forfeit); lost if finished any other way; pending otherwise.
 ///
 /// In JSON: `{"kind": "win"}`, `{"kind": "win_within", "plies": N}`, `{"kind": "survive",
 /// "plies": N}`, `{"kind": "timeout"}`; other fields are rejected.
@@ -371,16 +370,20 @@ pub enum Verdict {
 /// Judges a stage's game (see [`Goal`] for each rule). `game` is the game replayed from
 /// the stage's start, so `game.moves().len()` is the plies played in the stage. `finish`
 /// is the result recorded by the server once the game has ended: the winner (None for a
-/// draw) and the reason text (`"king destroyed"`, [`TIMEOUT_REASON`], `"repetition"`,
-/// `"no legal moves"`, `"160 plies"`, `"resignation"`, `"deadline"`…). When `finish` is
-/// None but the game is over by the rules, the engine's outcome is used.
-pub fn judge(goal: &Goal, player: Side, game: &Game, finish: Option<(Option<Side>, &str)>) -> Verdict {
+/// draw) and the [`FinishReason`]. When `finish` is None but the game is over by the
+/// rules, the engine's outcome is used.
+pub fn judge(
+    goal: &Goal,
+    player: Side,
+    game: &Game,
+    finish: Option<(Option<Side>, FinishReason)>,
+) -> Verdict {
     let plies = game.moves().len();
     let finish = finish.or_else(|| {
         game.outcome().map(|o| {
             let reason = match o {
-                engine::Outcome::Win { reason, .. } => reason.as_str(),
-                engine::Outcome::Draw { reason } => reason.as_str(),
+                engine::Outcome::Win { reason, .. } => reason.into(),
+                engine::Outcome::Draw { reason } => reason.into(),
             };
             (o.winner(), reason)
         })
@@ -413,7 +416,7 @@ pub fn judge(goal: &Goal, player: Side, game: &Game, finish: Option<(Option<Side
             }
         }
         Goal::Timeout => match finish {
-            Some((_, reason)) if won && reason == TIMEOUT_REASON => Verdict::Won,
+            Some((_, FinishReason::Timeout)) if won => Verdict::Won,
             Some(_) => Verdict::Lost,
             None => Verdict::Pending,
         },
@@ -713,9 +716,15 @@ mod tests {
         assert_eq!(j(goal, Side::South, &game(LATE, &["i1h1", "i9h9"])), Verdict::Lost);
         // Results recorded by the server.
         let g = game(HANDS, &["a1a2"]);
-        assert_eq!(judge(&goal, Side::South, &g, Some((Some(Side::South), "resignation"))), Verdict::Won);
-        assert_eq!(judge(&goal, Side::South, &g, Some((Some(Side::North), "deadline"))), Verdict::Lost);
-        assert_eq!(judge(&goal, Side::South, &g, Some((None, "160 plies"))), Verdict::Lost);
+        assert_eq!(
+            judge(&goal, Side::South, &g, Some((Some(Side::South), FinishReason::Resignation))),
+            Verdict::Won
+        );
+        assert_eq!(
+            judge(&goal, Side::South, &g, Some((Some(Side::North), FinishReason::TimeForfeit))),
+            Verdict::Lost
+        );
+        assert_eq!(judge(&goal, Side::South, &g, Some((None, FinishReason::PlyLimit))), Verdict::Lost);
     }
 
     #[test]
@@ -738,11 +747,11 @@ mod tests {
         assert_eq!(j(within(10), Side::North, &game(SWORD, &["i1h1", "e5e1"])), Verdict::Won);
         // A win recorded by the server (the opponent resigned) within N.
         assert_eq!(
-            judge(&within(3), Side::South, &two, Some((Some(Side::South), "resignation"))),
+            judge(&within(3), Side::South, &two, Some((Some(Side::South), FinishReason::Resignation))),
             Verdict::Won
         );
         assert_eq!(
-            judge(&within(1), Side::South, &two, Some((Some(Side::South), "resignation"))),
+            judge(&within(1), Side::South, &two, Some((Some(Side::South), FinishReason::Resignation))),
             Verdict::Lost
         );
     }
@@ -769,15 +778,15 @@ mod tests {
         assert_eq!(j(survive(2), Side::South, &drawn), Verdict::Won);
         // Results recorded by the server.
         assert_eq!(
-            judge(&survive(2), Side::South, &one, Some((Some(Side::North), "resignation"))),
+            judge(&survive(2), Side::South, &one, Some((Some(Side::North), FinishReason::Resignation))),
             Verdict::Lost
         );
         assert_eq!(
-            judge(&survive(1), Side::South, &one, Some((Some(Side::North), "deadline"))),
+            judge(&survive(1), Side::South, &one, Some((Some(Side::North), FinishReason::TimeForfeit))),
             Verdict::Lost
         );
         assert_eq!(
-            judge(&survive(9), Side::South, &one, Some((Some(Side::South), "deadline"))),
+            judge(&survive(9), Side::South, &one, Some((Some(Side::South), FinishReason::TimeForfeit))),
             Verdict::Won
         );
     }
@@ -794,9 +803,19 @@ mod tests {
         assert_eq!(j(goal, Side::South, &game(SWORD, &["i1h1", "e5e1"])), Verdict::Lost);
         assert_eq!(j(goal, Side::South, &game(LATE, &["i1h1", "i9h9"])), Verdict::Lost);
         let g = game(CLOCK, &[]);
-        assert_eq!(judge(&goal, Side::South, &g, Some((Some(Side::South), "resignation"))), Verdict::Lost);
-        assert_eq!(judge(&goal, Side::South, &g, Some((Some(Side::South), TIMEOUT_REASON))), Verdict::Won);
-        assert_eq!(TIMEOUT_REASON, "timeout");
+        assert_eq!(
+            judge(&goal, Side::South, &g, Some((Some(Side::South), FinishReason::Resignation))),
+            Verdict::Lost
+        );
+        assert_eq!(
+            judge(&goal, Side::South, &g, Some((Some(Side::South), FinishReason::Timeout))),
+            Verdict::Won
+        );
+        // A correspondence time forfeit is not Father Time's Timeout.
+        assert_eq!(
+            judge(&goal, Side::South, &g, Some((Some(Side::South), FinishReason::TimeForfeit))),
+            Verdict::Lost
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@
 
 use engine::Side;
 
-use crate::model::{Controller, Finish, GameRecord, Mode, Outbox};
+use crate::model::{Controller, Finish, FinishReason, GameRecord, Mode, Outbox};
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -137,10 +137,12 @@ pub fn expire(rec: &mut GameRecord, now: i64, t: &Timers) -> bool {
         return false;
     }
     let finish = match (rec.deadline, idle_at(rec, t)) {
-        (Some(d), _) if now >= d => Finish::win(rec.position.turn().opponent(), "time forfeit", now),
+        (Some(d), _) if now >= d => {
+            Finish::win(rec.position.turn().opponent(), FinishReason::TimeForfeit, now)
+        }
         (_, Some((at, end))) if now >= at => match end {
-            IdleEnd::Abandoned(loser) => Finish::win(loser.opponent(), "abandoned", now),
-            IdleEnd::NeverJoined => Finish::aborted("never joined", now),
+            IdleEnd::Abandoned(loser) => Finish::win(loser.opponent(), FinishReason::Abandoned, now),
+            IdleEnd::NeverJoined => Finish::aborted(FinishReason::NeverJoined, now),
         },
         _ => return false,
     };
@@ -159,5 +161,5 @@ pub fn deadline_passed(rec: &GameRecord, now: i64) -> bool {
 /// Whether a finished game moves ratings: not when it ended before it began (aborted by
 /// a player, or an invite nobody claimed).
 pub fn counts_for_rating(finish: &crate::model::Finish) -> bool {
-    !finish.text.starts_with("aborted") && !matches!(finish.reason.as_str(), "aborted" | "never joined")
+    !finish.reason.is_abort()
 }

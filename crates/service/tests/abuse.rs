@@ -9,7 +9,7 @@ use service::create::CreateGame;
 use service::error::ApiError;
 use service::game::{self, Ctx, Extra};
 use service::http::{ApiRequest, Method, PlayerRef};
-use service::model::{Mode, StageRef};
+use service::model::{FinishReason, Mode, StageRef};
 use service::store::MemoryStore;
 use service::tokens::Random;
 
@@ -183,5 +183,5 @@ fn a_story_stage_is_not_aborted_and_a_merged_guest_can_exit_it() {
     // the account (with the guest as an alias) can exit the guest's stage.
     let h = game::abandon_as(&mut t.store, &[account, guest], &mut ctx);
     assert_eq!(h.response.status, 200, "{:?}", h.response);
-    assert_eq!(t.store.record.as_ref().unwrap().result.as_ref().unwrap().reason, "abandoned");
+    assert_eq!(t.store.record.as_ref().unwrap().result.as_ref().unwrap().reason, FinishReason::Abandoned);
 }

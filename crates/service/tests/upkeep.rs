@@ -9,7 +9,7 @@ use service::create::{CreateGame, SeatChoice};
 use service::error::ApiError;
 use service::game::{self, Ctx, Handled};
 use service::http::{ApiRequest, Method};
-use service::model::{GameRecord, Mode};
+use service::model::{FinishReason, GameRecord, Mode};
 use service::store::MemoryStore;
 use service::tokens::Random;
 use service::upkeep::{self, Timers};
@@ -278,7 +278,7 @@ fn a_move_draw_or_resignation_after_the_deadline_first_forfeits_on_time() {
         assert!(h.effects.finished && h.effects.changed, "{action}: the forfeit is pushed and indexed");
         let rec = e.rec();
         assert!(rec.moves.is_empty(), "{action}: the late move was not played");
-        assert_eq!(rec.result.as_ref().unwrap().reason, "time forfeit", "{action}: saved");
+        assert_eq!(rec.result.as_ref().unwrap().reason, FinishReason::TimeForfeit, "{action}: saved");
         assert!(rec.outbox.is_some(), "{action}: the result is owed to D1");
         // The alarm, when it runs, finds nothing more to do.
         let h = e.alarm();
@@ -297,12 +297,12 @@ fn a_move_draw_or_resignation_after_the_deadline_first_forfeits_on_time() {
 #[test]
 fn games_that_never_began_move_no_rating() {
     use service::model::Finish;
-    assert!(upkeep::counts_for_rating(&Finish::win(Side::North, "resignation", T0)));
-    assert!(upkeep::counts_for_rating(&Finish::win(Side::South, "abandoned", T0)));
-    assert!(upkeep::counts_for_rating(&Finish::win(Side::South, "time forfeit", T0)));
-    assert!(upkeep::counts_for_rating(&Finish::draw("agreement", T0)));
-    assert!(!upkeep::counts_for_rating(&Finish::aborted("never joined", T0)));
-    assert!(!upkeep::counts_for_rating(&Finish::draw("aborted", T0)));
+    assert!(upkeep::counts_for_rating(&Finish::win(Side::North, FinishReason::Resignation, T0)));
+    assert!(upkeep::counts_for_rating(&Finish::win(Side::South, FinishReason::Abandoned, T0)));
+    assert!(upkeep::counts_for_rating(&Finish::win(Side::South, FinishReason::TimeForfeit, T0)));
+    assert!(upkeep::counts_for_rating(&Finish::draw(FinishReason::Agreement, T0)));
+    assert!(!upkeep::counts_for_rating(&Finish::aborted(FinishReason::NeverJoined, T0)));
+    assert!(!upkeep::counts_for_rating(&Finish::aborted(FinishReason::ByAPlayer, T0)));
 }
 
 #[test]
