@@ -2,6 +2,7 @@
 //! advance without I/O, so CPU time is budgeted by counting evaluations; the CPU cost per
 //! evaluation of each evaluator is measured by `iron-arena bench-ai`).
 
+use crate::hybrid::HybridConfig;
 use crate::mcts::{RootPolicy, SearchConfig};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,19 +13,72 @@ pub struct Level {
     /// The budget when the evaluator is the network (about 2 ms per evaluation in
     /// wasm with simd128, so level 4 stays near 0.3 s and level 6 near 1 s of CPU).
     pub network_evaluations: u32,
+    /// The hybrid engine's budget: positions its alpha-beta visits
+    /// ([`crate::hybrid`]; the network runs once at the root whatever the level).
+    pub hybrid_nodes: u32,
+    /// The hybrid's variety: it plays a move drawn among those within this many
+    /// hundredths of a pawn of the best (wider at the low levels, which also makes them
+    /// weaker).
+    pub hybrid_margin_cp: u32,
 }
+
+/// The hybrid's root prior bonus in pawns (the network's policy, in [0, 1], times this
+/// is added to the searched score of each root move within reach of the best).
+pub const HYBRID_PRIOR_WEIGHT: f32 = 0.1;
 
 /// From "beginner" to the strongest level. Budgets were calibrated on the real runtime
 /// (workerd, heuristic evaluator, ~50-90 thousand evaluations per second in wasm on this
 /// 2-core machine, `tests/api.rs` prints the reply times): the default, level 4, spends
 /// about 0.2 s per move, well under the ~300 ms target; level 6 about 1 s.
 pub const LEVELS: [Level; 6] = [
-    Level { number: 1, name: "beginner", evaluations: 16, network_evaluations: 4 },
-    Level { number: 2, name: "novice", evaluations: 300, network_evaluations: 12 },
-    Level { number: 3, name: "club", evaluations: 3000, network_evaluations: 32 },
-    Level { number: 4, name: "expert", evaluations: 15000, network_evaluations: 80 },
-    Level { number: 5, name: "master", evaluations: 25000, network_evaluations: 160 },
-    Level { number: 6, name: "grandmaster", evaluations: 45000, network_evaluations: 220 },
+    Level {
+        number: 1,
+        name: "beginner",
+        evaluations: 16,
+        network_evaluations: 4,
+        hybrid_nodes: 150,
+        hybrid_margin_cp: 150,
+    },
+    Level {
+        number: 2,
+        name: "novice",
+        evaluations: 300,
+        network_evaluations: 12,
+        hybrid_nodes: 800,
+        hybrid_margin_cp: 60,
+    },
+    Level {
+        number: 3,
+        name: "club",
+        evaluations: 3000,
+        network_evaluations: 32,
+        hybrid_nodes: 6_000,
+        hybrid_margin_cp: 20,
+    },
+    Level {
+        number: 4,
+        name: "expert",
+        evaluations: 15000,
+        network_evaluations: 80,
+        hybrid_nodes: 60_000,
+        hybrid_margin_cp: 5,
+    },
+    Level {
+        number: 5,
+        name: "master",
+        evaluations: 25000,
+        network_evaluations: 160,
+        hybrid_nodes: 150_000,
+        hybrid_margin_cp: 5,
+    },
+    Level {
+        number: 6,
+        name: "grandmaster",
+        evaluations: 45000,
+        network_evaluations: 220,
+        hybrid_nodes: 500_000,
+        hybrid_margin_cp: 2,
+    },
 ];
 
 pub const DEFAULT_LEVEL: u8 = 4;
@@ -51,5 +105,33 @@ impl Level {
             seed,
             ..SearchConfig::default()
         }
+    }
+
+    /// The hybrid engine at this level (`with_network`: whether a root evaluator's prior
+    /// weighs the choice).
+    pub fn hybrid_config(&self, seed: u64, with_network: bool) -> HybridConfig {
+        HybridConfig {
+            nodes: u64::from(self.hybrid_nodes),
+            margin: self.hybrid_margin_cp as f32 / 100.0,
+            prior_weight: if with_network { HYBRID_PRIOR_WEIGHT } else { 0.0 },
+            seed,
+            ..HybridConfig::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hybrid_levels_span_a_wide_range() {
+        for pair in LEVELS.windows(2) {
+            assert!(pair[1].hybrid_nodes > pair[0].hybrid_nodes);
+            assert!(pair[1].hybrid_margin_cp <= pair[0].hybrid_margin_cp);
+        }
+        assert!(LEVELS[5].hybrid_nodes >= 1000 * LEVELS[0].hybrid_nodes);
+        let l = level(DEFAULT_LEVEL).map(|l| l.hybrid_config(3, true));
+        assert!(l.is_some_and(|c| c.prior_weight > 0.0 && c.seed == 3));
     }
 }

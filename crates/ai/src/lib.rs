@@ -7,11 +7,14 @@
 //! - [`encoding`]: the network's input planes and policy layout, exported for training.
 //! - [`level`]: difficulty levels as search budgets.
 //! - [`alphabeta`]: a small fixed-depth alpha-beta player (a sparring partner).
+//! - [`hybrid`]: the shipped player: iterative-deepening alpha-beta over the heuristic
+//!   with a node budget, the network (or any evaluator) run once at the root.
 
 pub mod alphabeta;
 pub mod encoding;
 pub mod evaluator;
 pub mod heuristic;
+pub mod hybrid;
 pub mod level;
 pub mod mcts;
 #[cfg(feature = "onnx")]

@@ -2,8 +2,13 @@
 //! `random`, `uniform:<evaluations>`, `heuristic:<evaluations>`, `level:<1-6>`
 //! (the in-request AI at that difficulty), `alphabeta:<depth>` (fixed-depth alpha-beta,
 //! the sparring partner); PUCT at the root, or `@gumbel` for Gumbel sampling with
-//! sequential halving.
+//! sequential halving. The hybrid (iterative-deepening alpha-beta over the heuristic
+//! with a node budget, `ai::hybrid`): `hybrid:<nodes>`, `hybridq:<nodes>` (with a
+//! capture quiescence), `hlevel:<1-6>` (the level's budget and variety), and with the
+//! network run once at the root (`onnx` builds) `hybridnet:<model.onnx>:<nodes>` and
+//! `hlevelnet:<model.onnx>:<1-6>`.
 
+use ai::hybrid::HybridConfig;
 use ai::{search, Heuristic, RootPolicy, SearchConfig, Uniform};
 use engine::{Game, Move};
 
@@ -15,6 +20,8 @@ pub struct Spec {
     /// The network of a `net:<model.onnx>:N` player, loaded once.
     #[cfg(feature = "onnx")]
     pub net: Option<ai::network::Network>,
+    /// A hybrid player's search settings (its seed is set per move).
+    pub hybrid: Option<HybridConfig>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -32,7 +39,13 @@ pub enum Kind {
     /// `alphabeta:<depth>`: fixed-depth alpha-beta over the heuristic score (the
     /// sparring partner; `evaluations` holds the depth in plies; deterministic).
     AlphaBeta,
+    /// The hybrid (`hybrid`, `hybridq`, `hlevel`, `hybridnet`, `hlevelnet`); `evaluations`
+    /// holds the node budget.
+    Hybrid,
 }
+
+/// The variety margin of `hybrid:N` players (pawns): the default level's.
+const HYBRID_MARGIN: f32 = 0.05;
 
 impl Spec {
     pub fn parse(s: &str) -> Result<Spec, String> {
@@ -43,6 +56,35 @@ impl Spec {
             None => (s, RootPolicy::Puct),
         };
         #[cfg(feature = "onnx")]
+        for prefix in ["hybridnet:", "hlevelnet:"] {
+            if let Some(rest) = body.strip_prefix(prefix) {
+                let (path, n) = rest
+                    .rsplit_once(':')
+                    .ok_or_else(|| format!("'{s}': use {prefix}<model.onnx>:<number>"))?;
+                let n: u32 = n.parse().map_err(|_| format!("'{s}': expected a number after the model"))?;
+                let cfg = if prefix == "hlevelnet:" {
+                    let l = u8::try_from(n)
+                        .ok()
+                        .and_then(ai::level::level)
+                        .ok_or_else(|| format!("'{s}': levels are 1-6"))?;
+                    l.hybrid_config(0, true)
+                } else {
+                    HybridConfig {
+                        nodes: u64::from(n),
+                        margin: HYBRID_MARGIN,
+                        prior_weight: ai::level::HYBRID_PRIOR_WEIGHT,
+                        ..HybridConfig::default()
+                    }
+                };
+                let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+                let net = ai::network::Network::load(&bytes, path)?;
+                let mut spec = Spec::new(Kind::Hybrid, cfg.nodes as u32, root);
+                spec.hybrid = Some(cfg);
+                spec.net = Some(net);
+                return Ok(spec);
+            }
+        }
+        #[cfg(feature = "onnx")]
         for (prefix, kind) in [("net:", Kind::Network), ("rootnet:", Kind::RootNetwork)] {
             if let Some(rest) = body.strip_prefix(prefix) {
                 let (path, n) = rest
@@ -52,7 +94,7 @@ impl Spec {
                     n.parse().map_err(|_| format!("'{s}': expected a number after the model"))?;
                 let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
                 let net = ai::network::Network::load(&bytes, path)?;
-                return Ok(Spec { kind, evaluations, root, net: Some(net) });
+                return Ok(Spec { kind, evaluations, root, net: Some(net), hybrid: None });
             }
         }
         let (name, n) = body.split_once(':').unwrap_or((body, ""));
@@ -65,13 +107,26 @@ impl Spec {
                 d @ 1..=6 => Spec::new(Kind::AlphaBeta, d, root),
                 _ => return Err(format!("'{s}': alphabeta depths are 1-6")),
             },
+            "hybrid" | "hybridq" => {
+                let cfg = HybridConfig {
+                    nodes: u64::from(num(n)?.max(1)),
+                    margin: HYBRID_MARGIN,
+                    quiescence: if name == "hybridq" { 4 } else { 0 },
+                    ..HybridConfig::default()
+                };
+                Spec::hybrid(cfg, root)
+            }
+            "hlevel" => {
+                let l = ai::level::level(num(n)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
+                Spec::hybrid(l.hybrid_config(0, false), root)
+            }
             "level" => {
                 let l = ai::level::level(num(n)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
                 Spec::new(Kind::Heuristic, l.evaluations, root)
             }
             _ => {
                 return Err(format!(
-                    "unknown player '{s}' (random, uniform:N, heuristic:N, level:N, alphabeta:D)"
+                    "unknown player '{s}' (random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hybridnet:<onnx>:N, hlevelnet:<onnx>:N)"
                 ))
             }
         };
@@ -85,7 +140,14 @@ impl Spec {
             root,
             #[cfg(feature = "onnx")]
             net: None,
+            hybrid: None,
         }
+    }
+
+    fn hybrid(cfg: HybridConfig, root: RootPolicy) -> Spec {
+        let mut spec = Spec::new(Kind::Hybrid, cfg.nodes.min(u64::from(u32::MAX)) as u32, root);
+        spec.hybrid = Some(cfg);
+        spec
     }
 
     pub fn label(&self) -> String {
@@ -100,6 +162,14 @@ impl Spec {
             Kind::Network => format!("net:{}{root}", self.evaluations),
             Kind::RootNetwork => format!("rootnet:{}{root}", self.evaluations),
             Kind::AlphaBeta => format!("alphabeta:{}", self.evaluations),
+            Kind::Hybrid => {
+                let q = if self.hybrid.is_some_and(|c| c.quiescence > 0) { "q" } else { "" };
+                #[cfg(feature = "onnx")]
+                let net = if self.net.is_some() { "net" } else { "" };
+                #[cfg(not(feature = "onnx"))]
+                let net = "";
+                format!("hybrid{q}{net}:{}", self.evaluations)
+            }
         }
     }
 
@@ -117,6 +187,15 @@ impl Spec {
         if self.kind == Kind::AlphaBeta {
             let r = ai::alphabeta::alphabeta(game.position(), &history, self.evaluations);
             return (r.best, None);
+        }
+        if let (Kind::Hybrid, Some(template)) = (self.kind, self.hybrid) {
+            let cfg = HybridConfig { seed, ..template };
+            #[cfg(feature = "onnx")]
+            if let Some(net) = &self.net {
+                let mut e = ai::network::NetworkEvaluator::new(net.clone());
+                return (ai::hybrid::search(game.position(), &history, Some(&mut e), &cfg).best, None);
+            }
+            return (ai::hybrid::search(game.position(), &history, None, &cfg).best, None);
         }
         let cfg = SearchConfig {
             evaluations: self.evaluations.max(1),

@@ -322,6 +322,26 @@ pub fn bench_ai() -> String {
             1000.0 * t.elapsed().as_secs_f64() / positions.len() as f64
         ));
     }
+    // The hybrid at each level, without the network (one network run per move adds
+    // `bench-net`'s time per evaluation).
+    for l in ai::level::LEVELS {
+        let t = Instant::now();
+        let (mut nodes, mut depth) = (0u64, 0u32);
+        for (i, p) in positions.iter().enumerate() {
+            let r = ai::hybrid::search(p, &[p.hash()], None, &l.hybrid_config(i as u64, false));
+            nodes += r.nodes;
+            depth += r.depth;
+        }
+        let n = positions.len().max(1);
+        out.push_str(&format!(
+            "hybrid level {} ({:>7} nodes): {:>7.2} ms per move (native), mean depth {:.1}, {:.0} nodes/ms\n",
+            l.number,
+            l.hybrid_nodes,
+            1000.0 * t.elapsed().as_secs_f64() / n as f64,
+            f64::from(depth) / n as f64,
+            nodes as f64 / (1000.0 * t.elapsed().as_secs_f64()).max(1e-9)
+        ));
+    }
     for depth in [2u32, 3, 4] {
         let t = Instant::now();
         let mut nodes = 0;

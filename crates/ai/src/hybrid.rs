@@ -1,0 +1,726 @@
+//! The hybrid player (issue 10): an iterative-deepening negamax alpha-beta search over the
+//! hand-written [`Heuristic`] score, with the network (any [`Evaluator`]) run once per move
+//! at the root, where its policy orders the root's moves and adds a small prior bonus to
+//! the choice among moves the search scores nearly equal.
+//!
+//! Why this shape: on these machines one network run costs as much as ~1,000 heuristic
+//! positions (`models/README.md`), so a search that runs the network at every node sees
+//! far too few positions; a depth-4 alpha-beta over the heuristic already beats MCTS over
+//! the heuristic at a third of its time. One network run per move is ~1% of the budget.
+//!
+//! - Budget: a deterministic count of positions visited (a Worker's clock does not advance
+//!   during computation, and tests and matches must be reproducible). Iterative deepening
+//!   stops when the count runs out; an interrupted iteration only counts for a root move
+//!   whose search finished and beat the previous iteration's best.
+//! - Ordering: transposition-table move (Zobrist [`Position::hash`]), tactical moves by
+//!   the heuristic's move logit, two killers per ply, a from-to history table.
+//! - Terminals are exact and the same as [`crate::alphabeta`]: king destroyed, Timeout,
+//!   third repetition over the game's history and the search path (the mover loses),
+//!   160 plies, no legal move; a nearer win scores higher.
+//! - Variety: with a margin, the move is drawn (from the seed) among root moves scored
+//!   within the margin of the best: deterministic given the seed.
+
+use engine::{Ability, Move, Outcome, Position};
+
+use crate::alphabeta::WIN;
+use crate::evaluator::{Evaluator, Leaf};
+use crate::heuristic::Heuristic;
+use crate::rng::Rng;
+
+/// Scores beyond this are forced wins or losses (distance-adjusted in the table).
+const MATE_BOUND: f32 = WIN - 1_000.0;
+/// Plies the search may reach (iterative deepening stops here even with budget left).
+const MAX_DEPTH: u32 = 64;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HybridConfig {
+    /// Positions the search may visit (the budget; the root's children and below).
+    pub nodes: u64,
+    /// The deepest iteration (plies).
+    pub max_depth: u32,
+    /// Transposition-table entries as a power of two.
+    pub tt_bits: u32,
+    /// Whether table entries cut the search off (false: the table only orders moves,
+    /// so a fixed-depth search returns exactly plain alpha-beta's score; tests).
+    pub tt_cutoffs: bool,
+    /// Capture-only quiescence plies at the horizon (0: none).
+    pub quiescence: u32,
+    /// Variety: the move is drawn among root moves within this many pawns of the best
+    /// (0: the best, the first found among equals).
+    pub margin: f32,
+    /// The root evaluator's prior (in [0, 1]) times this is added to each root move's
+    /// score when choosing (pawns); it also orders the root moves.
+    pub prior_weight: f32,
+    pub seed: u64,
+}
+
+impl Default for HybridConfig {
+    fn default() -> Self {
+        HybridConfig {
+            nodes: 50_000,
+            max_depth: MAX_DEPTH,
+            tt_bits: 16,
+            tt_cutoffs: true,
+            quiescence: 0,
+            margin: 0.0,
+            prior_weight: 0.0,
+            seed: 1,
+        }
+    }
+}
+
+impl HybridConfig {
+    /// A fixed-depth search with no budget limit, no variety and no prior (tests).
+    pub fn fixed_depth(depth: u32) -> HybridConfig {
+        HybridConfig { nodes: u64::MAX, max_depth: depth.max(1), ..HybridConfig::default() }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct HybridResult {
+    /// The move to play (None only when the root has no legal move).
+    pub best: Option<Move>,
+    /// The best move of the search (before the variety draw and prior) and its score in
+    /// pawns for the side to move.
+    pub search_best: Option<Move>,
+    pub score: f32,
+    /// The deepest completed iteration.
+    pub depth: u32,
+    /// Positions visited.
+    pub nodes: u64,
+    /// Whether the root evaluator was called (once).
+    pub evaluated_root: bool,
+}
+
+/// Searches `root` (`history`: hashes of every position of the game so far, the root
+/// included). `root_eval`, if given, is called once with the root and its legal moves;
+/// its priors order the root moves and weigh the final choice (`prior_weight`).
+pub fn search(
+    root: &Position,
+    history: &[u64],
+    root_eval: Option<&mut dyn Evaluator>,
+    cfg: &HybridConfig,
+) -> HybridResult {
+    let moves = root.legal_moves();
+    if moves.is_empty() || root.outcome().is_some() {
+        return HybridResult {
+            best: None,
+            search_best: None,
+            score: 0.0,
+            depth: 0,
+            nodes: 0,
+            evaluated_root: false,
+        };
+    }
+    let mut hashes = history.to_vec();
+    if hashes.last() != Some(&root.hash()) {
+        hashes.push(root.hash());
+    }
+    // The root's moves with their ordering key: the root evaluator's prior if there is
+    // one, else the heuristic's move logit (stable sort: ties keep the generator's order).
+    let priors = root_eval.map(|e| {
+        let leaf = Leaf { position: root, moves: &moves };
+        e.evaluate(std::slice::from_ref(&leaf)).into_iter().next().map(|ev| ev.priors).unwrap_or_default()
+    });
+    let evaluated_root = priors.is_some();
+    let priors: Vec<f32> = match priors {
+        Some(p) if p.len() == moves.len() => p,
+        _ => vec![0.0; moves.len()],
+    };
+    let mut order: Vec<RootMove> = moves
+        .iter()
+        .zip(&priors)
+        .map(|(&mv, &prior)| RootMove {
+            mv,
+            prior,
+            key: if evaluated_root { prior } else { Heuristic::move_logit(root, &mv) },
+            score: f32::NEG_INFINITY,
+            exact: false,
+        })
+        .collect();
+    order.sort_by(|a, b| b.key.total_cmp(&a.key));
+
+    let mut s = Searcher {
+        hashes,
+        nodes: 0,
+        budget: cfg.nodes,
+        aborted: false,
+        tt: vec![Entry::EMPTY; 1usize << cfg.tt_bits.clamp(4, 24)],
+        tt_mask: (1u64 << cfg.tt_bits.clamp(4, 24)) - 1,
+        tt_cutoffs: cfg.tt_cutoffs,
+        quiescence: cfg.quiescence,
+        killers: vec![[None; 2]; MAX_DEPTH as usize + 2],
+        history: vec![0; 81 * 81],
+    };
+    // The window below the best inside which root scores are kept exact, so the variety
+    // draw and the prior choose among true scores.
+    let window = cfg.margin.max(0.0) + cfg.prior_weight.max(0.0);
+    let mut done: Option<Vec<RootMove>> = None;
+    let mut depth_done = 0;
+    for depth in 1..=cfg.max_depth.clamp(1, MAX_DEPTH) {
+        let mut best = f32::NEG_INFINITY;
+        let mut finished = 0;
+        for (i, r) in order.iter_mut().enumerate() {
+            let alpha = if best == f32::NEG_INFINITY { best } else { best - window };
+            let v = -s.child(root, r.mv, depth - 1, 1, f32::NEG_INFINITY, -alpha);
+            if s.aborted {
+                break;
+            }
+            finished = i + 1;
+            r.score = v;
+            r.exact = v > alpha || i == 0;
+            best = best.max(v);
+        }
+        if s.aborted {
+            // Keep an interrupted iteration's finding only when its first move (the last
+            // iteration's best) finished and a later finished move beat it.
+            if finished >= 2 {
+                let first = order[0].score;
+                if let Some(better) = order[1..finished]
+                    .iter()
+                    .filter(|r| r.score > first)
+                    .max_by(|a, b| a.score.total_cmp(&b.score))
+                {
+                    let better = better.clone();
+                    return finish(&better, vec![better.clone()], s.nodes, depth_done, evaluated_root, cfg);
+                }
+            }
+            break;
+        }
+        depth_done = depth;
+        // Best first for the next iteration (stable: equals keep their order).
+        order.sort_by(|a, b| b.score.total_cmp(&a.score));
+        done = Some(order.clone());
+        if best.abs() > MATE_BOUND {
+            break; // a forced result: deeper iterations cannot change it
+        }
+        if s.nodes >= s.budget {
+            break;
+        }
+    }
+    let ranked = done.unwrap_or_else(|| order.clone());
+    let top = ranked[0].clone();
+    let candidates: Vec<RootMove> =
+        ranked.into_iter().filter(|r| r.exact && r.score >= top.score - window).collect();
+    finish(&top, candidates, s.nodes, depth_done, evaluated_root, cfg)
+}
+
+/// Chooses among `candidates` (exact scores within the window of `top`): score plus the
+/// prior bonus plus a seeded draw within the margin.
+fn finish(
+    top: &RootMove,
+    candidates: Vec<RootMove>,
+    nodes: u64,
+    depth: u32,
+    evaluated_root: bool,
+    cfg: &HybridConfig,
+) -> HybridResult {
+    let mut rng = Rng::new(cfg.seed);
+    let mut best = top.mv;
+    let mut best_key = f32::NEG_INFINITY;
+    for r in &candidates {
+        let draw = if cfg.margin > 0.0 { cfg.margin * rng.unit() as f32 } else { 0.0 };
+        let key = r.score + cfg.prior_weight * r.prior + draw;
+        if key > best_key {
+            best_key = key;
+            best = r.mv;
+        }
+    }
+    HybridResult {
+        best: Some(best),
+        search_best: Some(top.mv),
+        score: top.score,
+        depth,
+        nodes,
+        evaluated_root,
+    }
+}
+
+#[derive(Clone, Debug)]
+struct RootMove {
+    mv: Move,
+    prior: f32,
+    key: f32,
+    score: f32,
+    /// The score is exact (above the window's floor), not an upper bound.
+    exact: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    key: u64,
+    depth: u8,
+    bound: Bound,
+    score: f32,
+    best: Option<Move>,
+}
+
+impl Entry {
+    const EMPTY: Entry = Entry { key: 0, depth: 0, bound: Bound::Upper, score: 0.0, best: None };
+}
+
+struct Searcher {
+    /// The game's positions and the current search path (for repetition).
+    hashes: Vec<u64>,
+    nodes: u64,
+    budget: u64,
+    aborted: bool,
+    tt: Vec<Entry>,
+    tt_mask: u64,
+    tt_cutoffs: bool,
+    quiescence: u32,
+    killers: Vec<[Option<Move>; 2]>,
+    history: Vec<u32>,
+}
+
+/// The score of `o` for the side to move in the position it ended, `ply` plies from the
+/// root (as `alphabeta`).
+fn terminal_score(o: Outcome, to_move: engine::Side, ply: u32) -> f32 {
+    match o.winner() {
+        Some(w) if w == to_move => WIN - ply as f32,
+        Some(_) => -(WIN - ply as f32),
+        None => 0.0,
+    }
+}
+
+/// Win scores are stored relative to the node (distance from it), not the root.
+fn to_table(score: f32, ply: u32) -> f32 {
+    if score > MATE_BOUND {
+        score + ply as f32
+    } else if score < -MATE_BOUND {
+        score - ply as f32
+    } else {
+        score
+    }
+}
+
+fn from_table(score: f32, ply: u32) -> f32 {
+    if score > MATE_BOUND {
+        score - ply as f32
+    } else if score < -MATE_BOUND {
+        score + ply as f32
+    } else {
+        score
+    }
+}
+
+/// Whether `mv` takes material: a capture on its destination or a destroying ability.
+fn is_capture(pos: &Position, mv: &Move) -> bool {
+    let me = pos.turn();
+    if pos.piece_at(mv.to).is_some_and(|p| p.side != me) {
+        return true;
+    }
+    matches!(mv.ability, Some(Ability::Burn { .. } | Ability::Assassinate { .. } | Ability::Slash))
+}
+
+impl Searcher {
+    fn slot(&self, hash: u64) -> usize {
+        (hash & self.tt_mask) as usize
+    }
+
+    /// Plays `mv` in `parent` and returns the score of the resulting position for its
+    /// side to move, searched `depth` more plies (0 once the budget is spent: the caller
+    /// checks `aborted` and discards it).
+    fn child(&mut self, parent: &Position, mv: Move, depth: u32, ply: u32, alpha: f32, beta: f32) -> f32 {
+        if self.nodes >= self.budget {
+            self.aborted = true;
+            return 0.0;
+        }
+        self.nodes += 1;
+        let mut pos = *parent;
+        pos.play_unchecked(mv);
+        let hash = pos.hash();
+        let earlier = self.hashes.iter().filter(|&&h| h == hash).count();
+        let moves = pos.legal_moves();
+        if moves.is_empty() || earlier >= 2 {
+            if let Some(o) = pos.outcome_after_move(earlier) {
+                return terminal_score(o, pos.turn(), ply);
+            }
+        }
+        if depth == 0 {
+            if self.quiescence > 0 {
+                self.hashes.push(hash);
+                let v = self.quiesce(&pos, &moves, self.quiescence, ply, alpha, beta);
+                self.hashes.pop();
+                return v;
+            }
+            return Heuristic::score(&pos, &moves);
+        }
+        // The table is keyed by the position alone; near the 160-ply limit the same
+        // position can end differently by its ply, and a repeated position's value depends
+        // on the path, so those nodes neither read nor write it.
+        let use_tt = earlier == 0 && u32::from(pos.ply()) + depth + 1 < u32::from(engine::MAX_PLY);
+        let slot = self.slot(hash);
+        let mut tt_move = None;
+        if use_tt {
+            let e = self.tt[slot];
+            if e.key == hash {
+                tt_move = e.best;
+                if self.tt_cutoffs && u32::from(e.depth) >= depth {
+                    let v = from_table(e.score, ply);
+                    match e.bound {
+                        Bound::Exact => return v,
+                        Bound::Lower if v >= beta => return v,
+                        Bound::Upper if v <= alpha => return v,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        self.hashes.push(hash);
+        let ordered = self.ordered(&pos, moves, tt_move, ply);
+        let mut a = alpha;
+        let mut best = f32::NEG_INFINITY;
+        let mut best_move = None;
+        for m in ordered {
+            let v = -self.child(&pos, m, depth - 1, ply + 1, -beta, -a);
+            if self.aborted {
+                self.hashes.pop();
+                return 0.0;
+            }
+            if v > best {
+                best = v;
+                best_move = Some(m);
+            }
+            if v > a {
+                a = v;
+            }
+            if a >= beta {
+                if !is_capture(&pos, &m) {
+                    let k = &mut self.killers[ply as usize];
+                    if k[0] != Some(m) {
+                        k[1] = k[0];
+                        k[0] = Some(m);
+                    }
+                    let h = &mut self.history[m.from.index() * 81 + m.to.index()];
+                    *h = h.saturating_add(depth * depth);
+                }
+                break;
+            }
+        }
+        self.hashes.pop();
+        if use_tt {
+            let bound = if best <= alpha {
+                Bound::Upper
+            } else if best >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            let e = &mut self.tt[slot];
+            if e.key != hash || u32::from(e.depth) <= depth {
+                *e = Entry {
+                    key: hash,
+                    depth: depth as u8,
+                    bound,
+                    score: to_table(best, ply),
+                    best: best_move,
+                };
+            }
+        }
+        best
+    }
+
+    /// Captures only, with the heuristic score as the stand-pat floor (the side to move
+    /// may always decline to capture).
+    fn quiesce(&mut self, pos: &Position, moves: &[Move], left: u32, ply: u32, alpha: f32, beta: f32) -> f32 {
+        let stand = Heuristic::score(pos, moves);
+        if stand >= beta || left == 0 {
+            return stand;
+        }
+        let mut a = alpha.max(stand);
+        let mut best = stand;
+        let mut caps: Vec<(f32, Move)> = moves
+            .iter()
+            .filter(|m| is_capture(pos, m))
+            .map(|m| (Heuristic::move_logit(pos, m), *m))
+            .collect();
+        caps.sort_by(|x, y| y.0.total_cmp(&x.0));
+        for (_, m) in caps {
+            if self.nodes >= self.budget {
+                self.aborted = true;
+                return 0.0;
+            }
+            self.nodes += 1;
+            let mut next = *pos;
+            next.play_unchecked(m);
+            let hash = next.hash();
+            let earlier = self.hashes.iter().filter(|&&h| h == hash).count();
+            let next_moves = next.legal_moves();
+            let v = if next_moves.is_empty() || earlier >= 2 {
+                match next.outcome_after_move(earlier) {
+                    Some(o) => -terminal_score(o, next.turn(), ply + 1),
+                    None => -self.quiesce_child(&next, &next_moves, hash, left - 1, ply + 1, -beta, -a),
+                }
+            } else {
+                -self.quiesce_child(&next, &next_moves, hash, left - 1, ply + 1, -beta, -a)
+            };
+            if self.aborted {
+                return 0.0;
+            }
+            if v > best {
+                best = v;
+            }
+            if v > a {
+                a = v;
+            }
+            if a >= beta {
+                break;
+            }
+        }
+        best
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn quiesce_child(
+        &mut self,
+        pos: &Position,
+        moves: &[Move],
+        hash: u64,
+        left: u32,
+        ply: u32,
+        alpha: f32,
+        beta: f32,
+    ) -> f32 {
+        self.hashes.push(hash);
+        let v = self.quiesce(pos, moves, left, ply, alpha, beta);
+        self.hashes.pop();
+        v
+    }
+
+    /// The table's move, then tactical moves (move logit ≥ 1: captures, king captures,
+    /// Timeout, destroying abilities) by logit, the two killers, then the rest by logit
+    /// and history. Stable, so the order is deterministic.
+    fn ordered(&self, pos: &Position, moves: Vec<Move>, tt_move: Option<Move>, ply: u32) -> Vec<Move> {
+        let killers = self.killers[(ply as usize).min(self.killers.len() - 1)];
+        let mut keyed: Vec<(f32, Move)> = moves
+            .into_iter()
+            .map(|m| {
+                let logit = Heuristic::move_logit(pos, &m);
+                let key = if Some(m) == tt_move {
+                    f32::INFINITY
+                } else if logit >= 1.0 {
+                    4.0e6 + logit
+                } else if Some(m) == killers[0] {
+                    3.0e6
+                } else if Some(m) == killers[1] {
+                    2.9e6
+                } else {
+                    logit * 1.0e6 + self.history[m.from.index() * 81 + m.to.index()].min(900_000) as f32
+                };
+                (key, m)
+            })
+            .collect();
+        keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
+        keyed.into_iter().map(|(_, m)| m).collect()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::alphabeta::alphabeta;
+    use engine::iapn;
+
+    fn pos(s: &str) -> Position {
+        iapn::parse(s).unwrap()
+    }
+
+    fn best(p: &Position, cfg: &HybridConfig) -> String {
+        search(p, &[p.hash()], None, cfg).best.unwrap().to_string()
+    }
+
+    /// Positions a few random plies into each match-up (seeded).
+    fn random_positions(count: usize, seed: u64) -> Vec<Position> {
+        let mut rng = Rng::new(seed);
+        let mut out = Vec::new();
+        while out.len() < count {
+            let s = engine::Faction::ALL[rng.below(3)];
+            let n = engine::Faction::ALL[rng.below(3)];
+            let mut g = engine::Game::new(Position::start(s, n));
+            for _ in 0..rng.below(30) {
+                let m = g.legal_moves();
+                if m.is_empty() {
+                    break;
+                }
+                let _ = g.play(m[rng.below(m.len())]);
+            }
+            if g.outcome().is_none() {
+                out.push(*g.position());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn ordering_and_table_keep_the_fixed_depth_score() {
+        // Alpha-beta returns the minimax value whatever the move order, so with the table
+        // used for ordering only, iterative deepening with killers and history must give
+        // plain alpha-beta's root score at every depth (both without quiescence).
+        for (i, p) in random_positions(24, 11).iter().enumerate() {
+            for depth in 1..=3 {
+                let cfg = HybridConfig { tt_cutoffs: false, ..HybridConfig::fixed_depth(depth) };
+                let h = search(p, &[p.hash()], None, &cfg);
+                let a = alphabeta(p, &[p.hash()], depth);
+                assert_eq!(h.score, a.score, "position {i} depth {depth}");
+                // (Iterative deepening stops early at a forced result.)
+                assert!(h.depth == depth || h.score.abs() > MATE_BOUND, "position {i} depth {depth}");
+                // The move it plays scores as well under plain alpha-beta.
+                let after = p.play(h.best.unwrap()).unwrap();
+                if depth > 1 && after.outcome().is_none() && a.score.abs() < MATE_BOUND {
+                    let reply = alphabeta(&after, &[p.hash(), after.hash()], depth - 1);
+                    assert_eq!(-reply.score, a.score, "position {i} depth {depth}: {}", h.best.unwrap());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn table_cutoffs_save_work_and_stay_sound_at_depth_2() {
+        // With cutoffs, depth 2 (entries of depth ≥ 1 only exist below the root's children
+        // in the last iteration) gives the same score; deeper the table may hold deeper
+        // results, which is the point. And it visits fewer positions.
+        let mut with_total = 0;
+        let mut without_total = 0;
+        for p in random_positions(12, 5) {
+            let cut = search(&p, &[p.hash()], None, &HybridConfig::fixed_depth(4));
+            let plain = search(
+                &p,
+                &[p.hash()],
+                None,
+                &HybridConfig { tt_cutoffs: false, ..HybridConfig::fixed_depth(4) },
+            );
+            with_total += cut.nodes;
+            without_total += plain.nodes;
+            let two = search(&p, &[p.hash()], None, &HybridConfig::fixed_depth(2));
+            assert_eq!(two.score, alphabeta(&p, &[p.hash()], 2).score);
+        }
+        assert!(with_total < without_total, "{with_total} vs {without_total}");
+    }
+
+    #[test]
+    fn finds_the_toy_tactics_at_the_default_level() {
+        let Some(level) = crate::level::level(crate::level::DEFAULT_LEVEL) else {
+            panic!("no default level")
+        };
+        let cfg = level.hybrid_config(9, false);
+        // The Sword on a5 takes the Mistress on e5 along the rank.
+        let p = pos("blades blades 3d5/9/2d6/9/W3m4/9/3D1D3/9/4M4 s - 0");
+        assert_eq!(best(&p, &cfg), "a5e5");
+        // Father Time reaches the end row; a Phial's blast destroys the Mistress.
+        let p = pos("clockwork axiom 1s7/4F4/3t5/9/9/9/9/9/9 s - 0");
+        assert!(["e8d9", "e8e9", "e8f9"].contains(&best(&p, &cfg).as_str()));
+        let p = pos("axiom blades 9/4m1P2/9/9/9/9/9/9/S8 s - 0");
+        assert_eq!(best(&p, &cfg), "g8g9");
+        let r = search(&p, &[p.hash()], None, &cfg);
+        assert_eq!(r.score, WIN - 1.0);
+    }
+
+    #[test]
+    fn avoids_a_third_repetition() {
+        let start = pos("clockwork clockwork 4f3g/9/9/9/9/9/9/9/4F3G s - 0");
+        let mut history = vec![start.hash()];
+        let mut p = start;
+        for m in ["i1h1", "i9h9", "h1i1", "h9i9", "i1h1", "i9h9", "h1i1"] {
+            p = p.play(Move::parse(m).unwrap()).unwrap();
+            history.push(p.hash());
+        }
+        for nodes in [50, 5_000, 60_000] {
+            let cfg = HybridConfig { nodes, ..HybridConfig::default() };
+            let r = search(&p, &history, None, &cfg);
+            assert_ne!(r.best.unwrap().to_string(), "h9i9", "{nodes} nodes");
+        }
+    }
+
+    #[test]
+    fn budget_is_deterministic_and_respected() {
+        for p in random_positions(6, 3) {
+            for nodes in [100u64, 3_000, 20_000] {
+                let cfg = HybridConfig { nodes, margin: 0.1, seed: 4, ..HybridConfig::default() };
+                let a = search(&p, &[p.hash()], None, &cfg);
+                let b = search(&p, &[p.hash()], None, &cfg);
+                assert_eq!(a, b);
+                assert!(a.nodes <= nodes, "{} > {nodes}", a.nodes);
+                assert!(p.legal_moves().contains(&a.best.unwrap()));
+            }
+        }
+        // More budget searches deeper.
+        let p = Position::start(engine::Faction::Blades, engine::Faction::Axiom);
+        let small = search(&p, &[p.hash()], None, &HybridConfig { nodes: 500, ..HybridConfig::default() });
+        let big = search(&p, &[p.hash()], None, &HybridConfig { nodes: 50_000, ..HybridConfig::default() });
+        assert!(big.depth > small.depth, "{} vs {}", big.depth, small.depth);
+    }
+
+    #[test]
+    fn the_seed_varies_the_move_within_the_margin() {
+        let p = Position::start(engine::Faction::Clockwork, engine::Faction::Axiom);
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..16 {
+            let cfg = HybridConfig { nodes: 4_000, margin: 0.5, seed, ..HybridConfig::default() };
+            seen.insert(search(&p, &[p.hash()], None, &cfg).best.unwrap().to_string());
+        }
+        assert!(seen.len() > 1, "{seen:?}");
+        // No margin: one move whatever the seed.
+        let moves: std::collections::BTreeSet<String> = (0..8)
+            .map(|seed| {
+                let cfg = HybridConfig { nodes: 4_000, seed, ..HybridConfig::default() };
+                search(&p, &[p.hash()], None, &cfg).best.unwrap().to_string()
+            })
+            .collect();
+        assert_eq!(moves.len(), 1);
+    }
+
+    #[test]
+    fn the_root_evaluator_runs_once_and_its_prior_breaks_near_ties() {
+        /// Puts all its prior on the last legal move and counts its calls.
+        struct Last(u32);
+        impl Evaluator for Last {
+            fn evaluate(&mut self, leaves: &[Leaf<'_>]) -> Vec<crate::Evaluation> {
+                self.0 += 1;
+                leaves
+                    .iter()
+                    .map(|l| {
+                        let mut priors = vec![0.0; l.moves.len()];
+                        if let Some(last) = priors.last_mut() {
+                            *last = 1.0;
+                        }
+                        crate::Evaluation { value: 0.0, priors }
+                    })
+                    .collect()
+            }
+            fn name(&self) -> String {
+                "last".into()
+            }
+        }
+        let p = Position::start(engine::Faction::Blades, engine::Faction::Blades);
+        let last = *p.legal_moves().last().unwrap();
+        let mut e = Last(0);
+        // A huge prior weight makes the prior decide among all exactly scored moves.
+        let cfg = HybridConfig { nodes: 3_000, prior_weight: 100.0, ..HybridConfig::default() };
+        let r = search(&p, &[p.hash()], Some(&mut e), &cfg);
+        assert_eq!(e.0, 1);
+        assert!(r.evaluated_root);
+        assert_eq!(r.best, Some(last));
+        // Without a prior weight the evaluator still runs once (it orders the root) and
+        // the move played is the search's best.
+        let mut e = Last(0);
+        let cfg = HybridConfig { nodes: 3_000, ..HybridConfig::default() };
+        let r = search(&p, &[p.hash()], Some(&mut e), &cfg);
+        assert_eq!(e.0, 1);
+        assert_eq!(r.best, r.search_best);
+    }
+
+    #[test]
+    fn a_finished_position_has_no_best_move() {
+        let p = pos("clockwork blades 9/9/9/9/9/9/9/9/4F4 n - 3");
+        assert_eq!(search(&p, &[p.hash()], None, &HybridConfig::default()).best, None);
+    }
+}
