@@ -29,17 +29,36 @@ pub fn limits(env: &Env) -> Limits {
     }
 }
 
-/// The AI's evaluator: `AI_ENGINE = "network"` plays MCTS over the ONNX network (only in
-/// a Worker built with the `net` feature); anything else, the heuristic.
-#[cfg_attr(not(feature = "net"), allow(dead_code))]
-pub fn network_ai(env: &Env) -> bool {
-    cfg!(feature = "net") && env.var("AI_ENGINE").is_ok_and(|v| v.to_string().trim() == "network")
+/// Which AI plays the `ai` seat (`AI_ENGINE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AiEngine {
+    /// `"random"`: uniformly random legal moves (tests that must win games; responses say
+    /// `"placeholder": true`).
+    Random,
+    /// `"heuristic"`: MCTS over the hand-written evaluator (`service::ai::MctsAi`).
+    Heuristic,
+    /// `"network"` (`net` builds only): MCTS over the ONNX network (`net::NetAi`).
+    #[cfg_attr(not(feature = "net"), allow(dead_code))]
+    Network,
+    /// `"hybrid"`: alpha-beta over the heuristic with the level's node budget, the network
+    /// run once per move at the root in `net` builds (`net::HybridNetAi`, engine
+    /// `"hybrid-network"`), without it otherwise (`service::ai::HybridAi`).
+    Hybrid,
 }
 
-/// `AI_ENGINE = "random"`: the AI plays uniformly random legal moves (tests that need to
-/// win games against the real runtime; responses say `"placeholder": true`).
-pub fn random_ai(env: &Env) -> bool {
-    env.var("AI_ENGINE").is_ok_and(|v| v.to_string().trim() == "random")
+/// `AI_ENGINE`: unset, `"auto"` or a name this build cannot play means the hybrid with
+/// the network in a `net` build (measured the strongest per CPU-millisecond,
+/// `models/README.md`) and MCTS over the heuristic in a build without the network.
+pub fn ai_engine(env: &Env) -> AiEngine {
+    let v = env.var("AI_ENGINE").map(|v| v.to_string().trim().to_owned()).unwrap_or_default();
+    match v.as_str() {
+        "random" => AiEngine::Random,
+        "heuristic" => AiEngine::Heuristic,
+        "network" if cfg!(feature = "net") => AiEngine::Network,
+        "hybrid" => AiEngine::Hybrid,
+        _ if cfg!(feature = "net") => AiEngine::Hybrid,
+        _ => AiEngine::Heuristic,
+    }
 }
 
 /// The idle ends and the D1 retry delay (seconds in wrangler vars; tests use a few).

@@ -239,16 +239,18 @@ fn state_message(rec: &GameRecord) -> Option<String> {
 }
 
 impl GameObject {
-    /// The configured AI (see [`config::network_ai`]).
+    /// The configured AI (see [`config::ai_engine`]).
     fn opponent(&self) -> Box<dyn Opponent> {
-        if config::random_ai(&self.env) {
-            return Box::new(service::ai::PlaceholderAi);
+        match config::ai_engine(&self.env) {
+            config::AiEngine::Random => Box::new(service::ai::PlaceholderAi),
+            #[cfg(feature = "net")]
+            config::AiEngine::Network => Box::new(crate::net::NetAi),
+            #[cfg(feature = "net")]
+            config::AiEngine::Hybrid => Box::new(crate::net::HybridNetAi),
+            #[cfg(not(feature = "net"))]
+            config::AiEngine::Hybrid => Box::new(service::ai::HybridAi),
+            _ => Box::new(MctsAi),
         }
-        #[cfg(feature = "net")]
-        if config::network_ai(&self.env) {
-            return Box::new(crate::net::NetAi);
-        }
-        Box::new(MctsAi)
     }
 
     async fn upgrade(&self, req: &Request, store: &mut SqlStore<'_>, ctx: &mut Ctx<'_>) -> Result<Response> {

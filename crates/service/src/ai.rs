@@ -36,6 +36,29 @@ impl Opponent for MctsAi {
     }
 }
 
+/// The hybrid engine without a network (`AI_ENGINE = "hybrid"` in a module built
+/// without the `net` feature): iterative-deepening alpha-beta over the heuristic with the
+/// level's node budget (`ai::hybrid`). The Worker's `net` build plays the same search
+/// with the network at the root (`src/net.rs`).
+#[derive(Debug, Default)]
+pub struct HybridAi;
+
+impl Opponent for HybridAi {
+    fn name(&self) -> &'static str {
+        "hybrid-heuristic"
+    }
+
+    fn is_placeholder(&self) -> bool {
+        false
+    }
+
+    fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
+        let (lv, seed) = level_and_seed(level, rng)?;
+        let r = ai::hybrid::search(game.position(), &history(game), None, &lv.hybrid_config(seed, false));
+        Ok(r.best)
+    }
+}
+
 /// The level to play (an unknown one falls back to the default) and a fresh search seed.
 pub fn level_and_seed(level: u8, rng: &mut dyn Random) -> Result<(ai::level::Level, u64), ApiError> {
     let lv = ai::level::level(level)
