@@ -5,7 +5,7 @@
 # per module, the median evaluations/s of N runs of the net per request, each run
 # building its own tract state ("per-call") or one kept session ("session"), and the
 # median of native tract (`iron-arena bench-net`) over the same rounds.
-#   scripts/bench-net-ab.sh DIR_A DIR_B [ROUNDS] [N]   (modules built, e.g. build-net/)
+#   scripts/bench-net-ab.sh DIR_A DIR_B [ROUNDS] [N]   (modules built, e.g. build/ and a copy of another build/)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Network evaluations per second (issue 4), a benchmark: the shipped-candidate model run by
-# native tract, by tract in wasm (simd128) inside workerd (`wrangler dev` on the `--net`
-# module), and by onnxruntime in Python (the reference), with the ratios; the cold load of
+# native tract, by tract in wasm (simd128) inside workerd (`wrangler dev` on the module
+# of build/, which carries the network), and by onnxruntime in Python (the reference), with the ratios; the cold load of
 # the model in a fresh isolate; and the network AI's in-request reply time per level.
-#   scripts/bench-net.sh [MODEL.onnx]   (default: the model the --net Worker embeds)
-# NET_DIR=<dir> benchmarks another network module (default build-net/); SKIP_BUILD=1 uses
+#   scripts/bench-net.sh [MODEL.onnx]   (default: the model the Worker embeds)
+# NET_DIR=<dir> benchmarks another module (default build/); SKIP_BUILD=1 uses
 # the modules and the CLI as they are built.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
 model=${1:-models/$(sed -n 's/^pub const MODEL_FILE: &str = "\(.*\)";/\1/p' src/net.rs)}
-net=${NET_DIR:-build-net}
+net=${NET_DIR:-build}
 if [ -z "${SKIP_BUILD:-}" ]; then
-    scripts/build-worker.sh --net
+    scripts/build-worker.sh
     cargo build --release --locked -p cli --features onnx >&2
 fi
 N=300
@@ -54,8 +54,8 @@ bench() { curl -s -o /dev/null -w '%{time_total}' -X POST -H 'Content-Type: appl
     -d "{\"evaluations\": $1, \"session\": ${2:-false}}" "http://127.0.0.1:$port/api/ai/bench"; }
 # Startup: compiling the module is what grows with tract (the global scope does nothing
 # else; the model is not touched until a request needs it). Measured in V8 (Node 22, the
-# engine workerd embeds), for the shipped and the network module.
-for w in build/index_bg.wasm "$net/index_bg.wasm"; do
+# engine workerd embeds).
+for w in "$net/index_bg.wasm"; do
     [ -f "$w" ] && node -e '
         const b = require("fs").readFileSync(process.argv[1]);
         const t = process.hrtime.bigint(); new WebAssembly.Module(b);

@@ -1,28 +1,68 @@
 #!/usr/bin/env bash
-# Builds the Workers module (build/worker/shim.mjs + wasm) with worker-build, using the
-# local wasm-bindgen (worker-build's own GitHub download cannot be reached here) and no
-# wasm-opt (it costs minutes and saves little after gzip).
-#   scripts/build-worker.sh         the shipped module (heuristic AI)        -> build/
-#   scripts/build-worker.sh --net   with the network AI (tract, simd128)     -> build-net/
-#                                   (its wasm without the function-name section)
-# The network build has its own target directory: its RUSTFLAGS differ, and sharing one
-# would rebuild everything each time the other is built.
+# Builds the Workers module into build/ (wrangler.toml `main` = build/worker/shim.mjs):
+# the Worker crate with the network AI (feature `net`: tract with simd128) for wasm32,
+# its JavaScript glue by the local wasm-bindgen, and the entry src/shim.mjs. This is the
+# one module: `scripts/run.sh` serves it, the tests run on it, `wrangler deploy` uploads it
+# (wrangler bundles shim.mjs, index.js and the wasm). Nothing is downloaded, no wasm-opt
+# (minutes of binaryen for little after gzip).
+#   scripts/build-worker.sh          (--net is accepted as an alias, for older scripts)
+# Outputs: build/index_bg.wasm (without its function-name and producers sections: 2.8 MB
+# raw / 0.65 MB gzip that only stack traces use), build/index.js (+ build/snippets/),
+# build/worker/shim.mjs.
 # Also builds the browser's rules engine into public/engine/ (scripts/build-web-engine.sh):
 # the module serves public/ as its static assets.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
+case "${1:-}" in ""|--net) ;; *) echo "usage: scripts/build-worker.sh" >&2; exit 2 ;; esac
+
+# One build at a time (several shells share this tree); the files of build/ are replaced
+# one by one by renames, so a running `wrangler dev` never sees a half-written file.
+mkdir -p target build
+exec 9>target/.build-worker.lock
+flock 9
+
 scripts/build-web-engine.sh
-if [ "${1:-}" = "--net" ]; then
-    out=build-net
-    CARGO_TARGET_DIR=target/net RUSTFLAGS="-C target-feature=+simd128" \
-        worker-build --profile worker --no-opt --out-dir "$out" -- --features net
-    # The function-name section is 2.8 MB raw / 0.65 MB gzip of this module (issue 10,
-    # lever 4); only stack traces use it.
-    python3 scripts/wasm-drop-names.py "$out/index_bg.wasm"
-else
-    out=build
-    worker-build --profile worker --no-opt
-fi
-wasm=$out/index_bg.wasm
-echo "wasm ($out): $(stat -c %s $wasm) bytes raw, $(gzip -9c $wasm | wc -c) bytes gzip"
+
+# Its own target directory: the simd128 flag differs from the other wasm32 builds (the
+# browser engine, clippy), and sharing one would rebuild tract each time.
+# WASM_BINDGEN_USE_JS_SYS: wasm-bindgen's macros then use js-sys's futures, as the
+# `worker` crate expects (what worker-build 0.8.7 sets for the same build).
+target_dir=target/net
+CARGO_TARGET_DIR=$target_dir RUSTFLAGS="-C target-feature=+simd128" WASM_BINDGEN_USE_JS_SYS=1 \
+    cargo build --locked --lib -p iron-arena-worker --features net \
+    --target wasm32-unknown-unknown --profile worker
+
+stage=build/.staging
+rm -rf "$stage"
+mkdir -p "$stage/worker"
+# `--target module`: an ES module that instantiates the wasm itself. The reset and abort
+# flags let the glue replace a trapped instance (src/shim.mjs says how it is used).
+wasm-bindgen --target module --out-name index --out-dir "$stage" --no-typescript \
+    --experimental-reset-state-function --force-enable-abort-handler \
+    --remove-name-section --remove-producers-section \
+    "$target_dir/wasm32-unknown-unknown/worker/iron_arena_worker.wasm"
+# wasm-bindgen writes a source-phase import (`import source m from "x.wasm"`); wrangler's
+# bundler takes the plain import, which the Workers runtime also gives as a
+# WebAssembly.Module.
+sed -i 's/^import source \([A-Za-z_$][A-Za-z0-9_$]*\) from /import \1 from /' "$stage/index.js"
+if grep -q '^import source ' "$stage/index.js"; then echo "index.js: a source-phase import is left" >&2; exit 1; fi
+cp src/shim.mjs "$stage/worker/shim.mjs"
+
+# Every Durable Object class of wrangler.toml must be a class of the module and an export
+# of the shim (the runtime refuses to start otherwise; better to know here).
+for class in $(sed -n 's/^class_name = "\(.*\)"/\1/p' wrangler.toml); do
+    grep -q "^export class $class " "$stage/index.js" || { echo "the Worker has no class $class" >&2; exit 1; }
+    grep -q "^export const $class = " src/shim.mjs || { echo "src/shim.mjs does not export $class" >&2; exit 1; }
+done
+
+# Into place, entry last; what an older build (worker-build) left is removed.
+rm -rf build/snippets build/package.json build/.gitignore
+mkdir -p build/worker
+for f in index_bg.wasm snippets index.js worker/shim.mjs; do
+    mv -f "$stage/$f" "build/$f"
+done
+rm -rf "$stage"
+
+wasm=build/index_bg.wasm
+echo "wasm (build/): $(stat -c %s $wasm) bytes raw, $(gzip -9c $wasm | wc -c) bytes gzip"

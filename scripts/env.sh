@@ -1,11 +1,9 @@
 # Sourced by the scripts: the project's own tools first on PATH (Node 22 and wrangler
-# from node_modules, worker-build and wasm-bindgen from .tools), wrangler kept offline.
+# from node_modules, wasm-bindgen from .tools), wrangler kept offline.
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PATH="$ROOT/node_modules/.bin:$ROOT/.tools/bin:$PATH"
 export WRANGLER_SEND_METRICS=false WRANGLER_SEND_ERROR_REPORTS=false DO_NOT_TRACK=1
 export CLOUDFLARE_CF_FETCH_ENABLED=false
-export WASM_BINDGEN_BIN="$ROOT/.tools/bin/wasm-bindgen"
-export ESBUILD_BIN="$ROOT/node_modules/.bin/esbuild"
-# The versions the scripts install and expect.
-WORKER_BUILD_VERSION=0.8.7
+# The wasm-bindgen CLI scripts/setup.sh installs and the builds expect: the library's
+# version in Cargo.lock (they must match exactly).
 WASM_BINDGEN_VERSION="$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/"/, "", $3); print $3; exit}' "$ROOT/Cargo.lock")"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh machine. Idempotent and quick once done;
-# only the registries this machine reaches (rustup's dist server, crates.io, npm).
+# only the registries this machine reaches (rustup's dist server, crates.io, PyPI, npm,
+# Debian). The downloads (Python venvs, npm packages, Chromium) run in the background
+# while wasm-bindgen compiles, the one install that needs the CPU.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
@@ -8,33 +10,59 @@ cd "$ROOT"
 rustup target add wasm32-unknown-unknown >/dev/null
 rustup component add clippy rustfmt >/dev/null
 
-# worker-build and wasm-bindgen (the CLI at exactly the library's version in Cargo.lock)
-# into the project's .tools/, so builds never download from elsewhere.
-if ! .tools/bin/worker-build --version 2>/dev/null | grep -q "$WORKER_BUILD_VERSION"; then
-    echo "installing worker-build $WORKER_BUILD_VERSION (a few minutes, once)"
-    cargo install worker-build --version "$WORKER_BUILD_VERSION" --locked --root .tools
-fi
-if ! .tools/bin/wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
-    echo "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes, once)"
-    # Not --locked: its lockfile pins a crate version the registry lacks (PLATFORM-NOTES).
-    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --root .tools
-fi
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+jobs_started=()
+background() {  # background NAME COMMAND...: runs it, its output in $logs/NAME
+    local name=$1
+    shift
+    "$@" >"$logs/$name" 2>&1 &
+    jobs_started+=("$name:$!")
+}
 
 # schemathesis (the OpenAPI-driven fuzzer of the API tests), pinned with its whole tree.
-if ! cmp -s tests/requirements.txt .tools/venv/requirements.txt 2>/dev/null; then
+install_test_venv() {
     python3 -m venv .tools/venv
     .tools/venv/bin/pip install --quiet --disable-pip-version-check -r tests/requirements.txt
     cp tests/requirements.txt .tools/venv/requirements.txt
-fi
+}
+cmp -s tests/requirements.txt .tools/venv/requirements.txt 2>/dev/null || background test-venv install_test_venv
+
+# The training stack (JAX, for the CI's training smoke), pinned; training/smoke.sh makes it.
+background train-venv training/smoke.sh --venv-only
 
 # Debian's Chromium for the browser tests (driven by playwright-core from npm).
-if [ ! -x /usr/bin/chromium ]; then
-    apt-get update -qq && apt-get install -y -qq chromium >/dev/null
-fi
+[ -x /usr/bin/chromium ] || background chromium bash -c \
+    'apt-get update -qq && apt-get install -y -qq chromium >/dev/null'
 
 # wrangler and, on Linux x64/arm64, a Node 22 (wrangler needs >= 22.12; the machine has 20),
 # from package-lock (the Node packages are optional dependencies: elsewhere npm skips them
 # and the system's Node must be >= 22.12).
 if [ ! -x node_modules/.bin/wrangler ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    npm ci --no-audit --no-fund
+    background npm npm ci --no-audit --no-fund
 fi
+
+# wasm-bindgen (the CLI at exactly the library's version in Cargo.lock) into the project's
+# .tools/, so builds never download from elsewhere: it writes the JavaScript glue of the
+# Workers module and of the browser engine. Only the `wasm-bindgen` binary (not the test
+# runner), at opt-level 1: less to compile, and it processes the module as fast (2.6 s
+# of CPU for the Worker's, the same output byte for byte as at the default opt-level 3).
+if ! .tools/bin/wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
+    echo "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes, once)"
+    # Not --locked: its lockfile pins a crate version the registry lacks (PLATFORM-NOTES).
+    CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
+        cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --bin wasm-bindgen --root .tools
+fi
+
+failed=0
+for job in "${jobs_started[@]}"; do
+    name=${job%%:*}
+    if wait "${job##*:}"; then
+        echo "installed: $name"
+    else
+        echo "installing $name failed:" >&2
+        cat "$logs/$name" >&2
+        failed=1
+    fi
+done
+exit $failed

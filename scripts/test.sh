@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Runs every test of the project, the cheapest first, stopping at the first failure:
 # formatting, lints, the native suites (rules, browser engine, AI, service, CLI), the wasm32
-# builds, the real-runtime suites (tests/*.rs against `wrangler dev`, schemathesis), the
-# network check and training smoke (tract), then the browser end-to-end tests.
+# checks, the Workers module's build (with the network AI) and deploy dry run, the
+# real-runtime suites (tests/*.rs against `wrangler dev`, schemathesis), the network check
+# and training smoke (tract), then the browser end-to-end tests.
 # Installs what is missing first (scripts/setup.sh). The README's test command; CI runs it
 # on a clean clone (.ci/run). Prints how long each phase took at the end.
 #   scripts/test.sh           everything
 #   scripts/test.sh --quick   the inner loop: rustfmt, clippy and the native suites only
 #                             (no setup, no wasm, no runtime, no tract, no browser)
+# tract is compiled three times in a full run, each needed once: checked natively for
+# clippy (which lints the network code of the AI, the CLI and the Worker), built for wasm32
+# into the module, and built natively (debug) for the CLI's model checks.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
@@ -43,17 +47,23 @@ fi
 phase "rustfmt"
 cargo fmt --all --check
 phase "clippy (warnings are errors)"
-cargo clippy --workspace --all-targets --locked -- -D warnings
+# The full run lints the network code too (the Worker's `net`, the CLI's and AI's `onnx`),
+# natively: one check of tract for every crate. The quick run leaves tract out.
+features=(--features iron-arena-worker/net,cli/onnx)
+if $quick; then features=(); fi
+cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
 phase "native suites: rules, browser engine, AI, service, CLI"
 cargo test --locked --workspace --exclude iron-arena-worker
 if $quick; then
     echo "== quick tests passed"
     exit 0
 fi
-phase "wasm32: the engine; the Worker with the network AI (tract) passes clippy"
+phase "wasm32: the engine builds; the Worker's wasm32-only code passes clippy"
+# Without `net`: its code is linted above, and checking tract again for wasm32 costs a
+# minute; the module build below compiles it for wasm32.
 cargo check -p engine --target wasm32-unknown-unknown --locked
-cargo clippy --locked -p iron-arena-worker --features net --target wasm32-unknown-unknown -- -D warnings
-phase "build the Workers module and the browser engine"
+cargo clippy --locked -p iron-arena-worker --target wasm32-unknown-unknown -- -D warnings
+phase "build the Workers module (with the network AI) and the browser engine"
 scripts/build-worker.sh
 phase "deploy dry run: the bundle builds and fits the plan (wrangler deploy --dry-run)"
 scripts/check-deploy.sh

@@ -3,6 +3,7 @@
 # export ONNX + reference -> check it with tract (`iron-arena check-model`) if available.
 #
 #   training/smoke.sh            (from anywhere; uses <repo>/.tools/train-venv)
+#   training/smoke.sh --venv-only  only installs the venv (scripts/setup.sh, in the background)
 #
 # Env: IRON_ARENA_BIN (default target/release/iron-arena, built if missing),
 #      TRAIN_VENV (default .tools/train-venv), PYTHON (default python3, to create the venv).
@@ -24,6 +25,7 @@ if [[ ! -x "$VENV/bin/python" || "$want" != "$have" ]]; then
   "$VENV/bin/python" -m pip install --quiet -r "$REQ"
   echo "$want" > "$VENV/.requirements.sha256"
 fi
+[[ "${1:-}" == "--venv-only" ]] && exit 0
 
 # --- the CLI
 if [[ ! -x "$BIN" ]]; then
