@@ -25,6 +25,7 @@ mod lobby;
 mod me_games;
 #[cfg(feature = "net")]
 mod net;
+mod player_store;
 mod players;
 mod push;
 mod rematch;

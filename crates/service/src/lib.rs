@@ -18,6 +18,8 @@ pub mod http;
 pub mod me_games;
 pub mod model;
 pub mod names;
+pub mod player_store;
+pub mod players;
 pub mod push;
 pub mod rating;
 pub mod rematch;

@@ -1,0 +1,730 @@
+//! The players' rules (`service::players`) over the in-memory store: stage unlocking and
+//! progress, the badge and stage results applied exactly once, ratings with their
+//! compare-and-set and rating periods, Player Info totals, the batched leaderboard, the
+//! match-up statistics, names and their clashes, and the Discord sign-in's merge rules.
+
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use engine::{Faction, Position, Side};
+use serde_json::{json, Value};
+use service::model::{GameRecord, Mode};
+use service::player_store::{
+    MemoryGame, MemoryPlayers, PlayerRow, PlayerStore, Progress, SessionRow, Tables,
+};
+use service::players::{self, RATING_PERIOD_MS};
+use service::rating::Rating;
+use service::story::{self, Badge};
+use service::tokens::Random;
+use service::ApiError;
+
+/// The memory store never waits: every future is ready at its first poll.
+fn run<F: Future>(f: F) -> F::Output {
+    let mut f = pin!(f);
+    match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(v) => v,
+        Poll::Pending => panic!("the memory store never waits"),
+    }
+}
+
+/// Ids as the service makes them: 24 lowercase hex digits.
+fn pid(n: u32) -> String {
+    format!("{n:024x}")
+}
+
+/// A deterministic id source for the sign-in's new players.
+struct Counter(u8);
+
+impl Random for Counter {
+    fn fill(&mut self, buf: &mut [u8]) -> Result<(), ApiError> {
+        self.0 += 1;
+        buf.fill(self.0);
+        Ok(())
+    }
+}
+
+fn store_with(players: &[(&str, &str)]) -> MemoryPlayers {
+    let s = MemoryPlayers::default();
+    for (id, name) in players {
+        s.t.borrow_mut().players.insert((*id).to_owned(), PlayerRow::new(id, name));
+    }
+    s
+}
+
+fn first_story() -> &'static story::Story {
+    &story::embedded().all()[0]
+}
+
+/// A finished game record (built from its JSON form, so these tests follow the record's
+/// wire shape, not its Rust constructor).
+fn record(id: &str, extra: Value) -> GameRecord {
+    let start = Position::start(Faction::Clockwork, Faction::Blades);
+    let seat = |p: Value| json!({ "controller": "human", "token_hash": "h", "player": p });
+    let mut v = json!({
+        "id": id, "south": "clockwork", "north": "blades", "mode": "link",
+        "start": start, "seats": [seat(Value::Null), seat(Value::Null)],
+        "invite_hash": null, "days_per_move": 1, "created_at": 0, "moves": [],
+        "result": null, "deadline": null, "draw_offer": null, "last_replies": [null, null],
+        "position": start, "repetitions": 1,
+    });
+    for (k, x) in extra.as_object().unwrap() {
+        v[k] = x.clone();
+    }
+    serde_json::from_value(v).unwrap()
+}
+
+fn finish(winner: Option<&str>, reason: &str) -> Value {
+    let text = match winner {
+        Some(w) => format!("{w} wins: {reason}"),
+        None if reason == "never joined" || reason == "by a player" => format!("aborted: {reason}"),
+        None => format!("draw: {reason}"),
+    };
+    json!({ "text": text, "winner": winner, "reason": reason, "at": 1 })
+}
+
+/// The stage game `game` of `player` at `stage` of the first story, finished.
+fn stage_record(game: &str, player: &str, stage: usize) -> GameRecord {
+    let st = first_story();
+    let s = &st.stages[stage];
+    let mut seats = [Value::Null, Value::Null];
+    seats[usize::from(s.side == Side::North)] = json!(player);
+    record(
+        game,
+        json!({
+            "mode": "ai",
+            "seats": seats.map(|p| json!({ "controller": "human", "token_hash": "h", "player": p })),
+            "stage": { "story": st.id, "stage": stage, "title": s.title, "player": s.side, "goal": s.goal },
+            "result": finish(Some(s.side.name()), "resignation"),
+        }),
+    )
+}
+
+/// Starts stage `stage` as the Worker does: unlocked check, then the current game set.
+fn start(store: &MemoryPlayers, player: &str, stage: usize, game: &str) -> Result<(), ApiError> {
+    let st = first_story();
+    let (i, _) = players::find_stage(st, &stage.to_string())?;
+    run(players::check_unlocked(store, st, i, player))?;
+    run(store.set_current_stage(player, &st.id, game, i, 10)).unwrap();
+    Ok(())
+}
+
+fn progress(store: &MemoryPlayers, player: &str) -> Progress {
+    run(store.progress(player, &first_story().id)).unwrap()
+}
+
+#[test]
+fn stages_unlock_in_order_and_missing_stages_are_404() {
+    let (a, st) = (pid(1), first_story());
+    let store = store_with(&[(&a, "Guest-000000")]);
+    let v = run(players::story_view(&store, st, Some(&a))).unwrap();
+    assert_eq!(v.completed, 0);
+    assert!(v.stages[0].unlocked && !v.stages[0].completed);
+    assert!(v.stages[1..].iter().all(|s| !s.unlocked && !s.completed));
+    let e = start(&store, &a, 1, &pid(100)).unwrap_err();
+    assert_eq!((e.status, e.code), (403, "stage_locked"));
+    assert!(e.message.contains("stage 2 unlocks when stage 1 is completed"), "{}", e.message);
+    assert_eq!(players::find_stage(st, "x").unwrap_err().status, 404);
+    assert_eq!(players::find_stage(st, &st.stages.len().to_string()).unwrap_err().status, 404);
+
+    start(&store, &a, 0, &pid(100)).unwrap();
+    run(players::record_stage(&store, &stage_record(&pid(100), &a, 0), true, 20)).unwrap();
+    let v = run(players::story_view(&store, st, Some(&a))).unwrap();
+    assert_eq!((v.completed, v.current_game.as_deref()), (1, None));
+    assert!(v.stages[0].completed && v.stages[1].unlocked && !v.stages[1].completed);
+    assert!(v.stages[2..].iter().all(|s| !s.unlocked));
+    start(&store, &a, 1, &pid(101)).unwrap();
+    let v = run(players::story_view(&store, st, Some(&a))).unwrap();
+    assert_eq!((v.current_game, v.current_stage), (Some(pid(101)), Some(1)));
+
+    // Without a session: a new player's view, no store row read for anyone.
+    let anon = run(players::story_view(&store, st, None)).unwrap();
+    assert_eq!(anon.completed, 0);
+    assert!(!anon.badge_earned && anon.stages[0].unlocked && !anon.stages[1].unlocked);
+    let json = serde_json::to_value(&anon).unwrap();
+    assert_eq!(json["stages"][0]["side"], json!(st.stages[0].side.name()));
+    assert_eq!(json["faction"], json!(st.faction.name()));
+}
+
+#[test]
+fn only_the_current_stage_game_counts_and_a_retry_changes_nothing() {
+    let a = pid(1);
+    let store = store_with(&[(&a, "Guest-000000")]);
+    start(&store, &a, 0, &pid(100)).unwrap();
+    // Another game than the current one (an old stage game finishing late): ignored.
+    run(players::record_stage(&store, &stage_record(&pid(99), &a, 0), true, 20)).unwrap();
+    assert_eq!(
+        progress(&store, &a),
+        Progress { completed: 0, current_game: Some(pid(100)), current_stage: Some(0) }
+    );
+    // A loss clears the game, completes nothing.
+    run(players::record_stage(&store, &stage_record(&pid(100), &a, 0), false, 20)).unwrap();
+    assert_eq!(progress(&store, &a), Progress::default());
+    // A win, then its retry (an alarm firing again) and a late repeat of the loss.
+    start(&store, &a, 0, &pid(102)).unwrap();
+    let won = stage_record(&pid(102), &a, 0);
+    run(players::record_stage(&store, &won, true, 30)).unwrap();
+    run(players::record_stage(&store, &won, true, 31)).unwrap();
+    assert_eq!(progress(&store, &a).completed, 1);
+    // Winning stage 0 again after stage 1 never moves progress back.
+    start(&store, &a, 1, &pid(103)).unwrap();
+    run(players::record_stage(&store, &stage_record(&pid(103), &a, 1), true, 40)).unwrap();
+    start(&store, &a, 0, &pid(104)).unwrap();
+    run(players::record_stage(&store, &stage_record(&pid(104), &a, 0), true, 50)).unwrap();
+    assert_eq!(progress(&store, &a).completed, 2);
+    // Exit: the current game is forgotten only if it is still the one ended.
+    start(&store, &a, 0, &pid(105)).unwrap();
+    run(store.clear_current_game(&a, &first_story().id, &pid(999))).unwrap();
+    assert_eq!(progress(&store, &a).current_game, Some(pid(105)));
+    let cur = run(players::current_stage(&store, &first_story().id, &a)).unwrap().unwrap();
+    assert!(cur.valid && cur.game == pid(105) && cur.aliases.is_empty());
+    run(store.clear_current_game(&a, &first_story().id, &pid(105))).unwrap();
+    assert_eq!(progress(&store, &a).current_game, None);
+    // Reset: back to the first stage.
+    run(store.reset_story(&a, &first_story().id, 60)).unwrap();
+    assert_eq!(start(&store, &a, 1, &pid(106)).unwrap_err().code, "stage_locked");
+}
+
+#[test]
+fn completing_a_story_awards_its_badge_exactly_once() {
+    let (a, st) = (pid(1), first_story());
+    let store = store_with(&[(&a, "Guest-000000")]);
+    let last = st.stages.len() - 1;
+    for i in 0..last {
+        start(&store, &a, i, &pid(100 + i as u32)).unwrap();
+        run(players::record_stage(&store, &stage_record(&pid(100 + i as u32), &a, i), true, 10)).unwrap();
+        assert!(run(players::badges(&store, &a)).unwrap().is_empty(), "no badge before the last stage");
+    }
+    start(&store, &a, last, &pid(200)).unwrap();
+    let fin = stage_record(&pid(200), &a, last);
+    run(players::record_stage(&store, &fin, true, 1000)).unwrap();
+    run(players::record_stage(&store, &fin, true, 2000)).unwrap(); // the retry
+                                                                   // Completed again later: still one badge, awarded when first earned.
+    start(&store, &a, last, &pid(201)).unwrap();
+    run(players::record_stage(&store, &stage_record(&pid(201), &a, last), true, 3000)).unwrap();
+    assert_eq!(run(players::badges(&store, &a)).unwrap(), vec![st.badge.clone()]);
+    assert_eq!(store.t.borrow().player_badges.get(&(a.clone(), st.badge.id.clone())), Some(&1000));
+    let v = run(players::story_view(&store, st, Some(&a))).unwrap();
+    assert!(v.badge_earned && v.completed == st.stages.len() && v.stages.iter().all(|s| s.completed));
+    // A loss of the last stage awards nothing.
+    let b = pid(2);
+    store.t.borrow_mut().players.insert(b.clone(), PlayerRow::new(&b, "Guest-bbbbbb"));
+    store
+        .t
+        .borrow_mut()
+        .progress
+        .insert((b.clone(), st.id.clone()), Progress { completed: last, ..Progress::default() });
+    start(&store, &b, last, &pid(300)).unwrap();
+    run(players::record_stage(&store, &stage_record(&pid(300), &b, last), false, 10)).unwrap();
+    assert!(run(players::badges(&store, &b)).unwrap().is_empty());
+}
+
+#[test]
+fn a_stage_game_of_a_merged_guest_counts_for_its_account() {
+    let (guest, account) = (pid(1), pid(2));
+    let store = store_with(&[(&guest, "Guest-000000"), (&account, "Ann")]);
+    store.t.borrow_mut().players.get_mut(&account).unwrap().discord_id = Some("d1".into());
+    start(&store, &guest, 0, &pid(100)).unwrap();
+    // The guest signs in with Discord while the stage is played.
+    let who = run(players::link(&store, &mut Counter(0), Some(&guest), "d1", "Ann", 5)).unwrap();
+    assert_eq!(who, account);
+    assert_eq!(progress(&store, &account).current_game, Some(pid(100)));
+    let cur = run(players::current_stage(&store, &first_story().id, &account)).unwrap().unwrap();
+    assert_eq!(cur.aliases, vec![guest.clone()], "the guest's stage game names the guest");
+    run(players::record_stage(&store, &stage_record(&pid(100), &guest, 0), true, 20)).unwrap();
+    assert_eq!(
+        progress(&store, &account),
+        Progress { completed: 1, current_game: None, current_stage: None }
+    );
+}
+
+fn rated_record(game: &str, south: &str, north: &str, fin: Value) -> GameRecord {
+    let seat = |p: &str| json!({ "controller": "human", "token_hash": "h", "player": p });
+    record(game, json!({ "rated": true, "seats": [seat(south), seat(north)], "result": fin }))
+}
+
+fn rated_pair() -> (MemoryPlayers, String, String) {
+    let (a, b) = (pid(1), pid(2));
+    let store = store_with(&[(&a, "Ann"), (&b, "Bob")]);
+    (store, a, b)
+}
+
+#[test]
+fn a_rated_result_is_applied_once_and_ratings_move_by_glicko2() {
+    let (store, a, b) = rated_pair();
+    let rec = rated_record(&pid(100), &a, &b, finish(Some("south"), "resignation"));
+    run(players::apply_rating(&store, &rec, 1_000)).unwrap();
+    let after = store.t.borrow().clone();
+    let (ra, rb) = (after.players[&a].rating, after.players[&b].rating);
+    let expect_a =
+        Rating::default().update(&[service::rating::Game { opponent: Rating::default(), score: 1.0 }]);
+    assert_eq!(ra, expect_a);
+    assert!(ra.rating > 1500.0 && rb.rating < 1500.0);
+    assert_eq!((after.players[&a].rated_at, after.players[&a].rating_version), (Some(1_000), 1));
+    // The retry (the outbox flushed again): nothing moves.
+    run(players::apply_rating(&store, &rec, 2_000)).unwrap();
+    assert_eq!(store.t.borrow().players[&a], after.players[&a]);
+    assert_eq!(store.t.borrow().players[&b], after.players[&b]);
+    // Unrated, aborted and unseated games rate nothing.
+    let mut unrated = rated_record(&pid(101), &a, &b, finish(Some("north"), "resignation"));
+    unrated.rated = false;
+    let aborted = rated_record(&pid(102), &a, &b, finish(None, "never joined"));
+    let mut open = rated_record(&pid(103), &a, &b, finish(Some("north"), "resignation"));
+    open.seats[1].player = None;
+    for r in [&unrated, &aborted, &open] {
+        run(players::apply_rating(&store, r, 3_000)).unwrap();
+    }
+    assert_eq!(store.t.borrow().players[&a], after.players[&a]);
+    assert_eq!(store.t.borrow().rated_games.len(), 1);
+    // A draw between equals leaves the ratings where they are.
+    let (store, a, b) = rated_pair();
+    run(players::apply_rating(&store, &rated_record(&pid(104), &a, &b, finish(None, "agreement")), 1))
+        .unwrap();
+    assert!((store.t.borrow().players[&a].rating.rating - 1500.0).abs() < 1e-9);
+}
+
+#[test]
+fn a_concurrent_rating_update_makes_the_game_read_the_ratings_again() {
+    let (store, a, b) = rated_pair();
+    // Another game of Ann's lands between this one's read and its write, once.
+    let a2 = a.clone();
+    let mut fired = false;
+    *store.before_commit.borrow_mut() = Some(Box::new(move |t: &mut Tables| {
+        if !fired {
+            fired = true;
+            let p = t.players.get_mut(&a2).unwrap();
+            p.rating = Rating { rating: 1700.0, deviation: 200.0, volatility: 0.06 };
+            p.rated_at = Some(500);
+            p.rating_version += 1;
+        }
+    }));
+    run(players::apply_rating(
+        &store,
+        &rated_record(&pid(100), &a, &b, finish(Some("north"), "resignation")),
+        1_000,
+    ))
+    .unwrap();
+    let t = store.t.borrow();
+    // Computed from the 1700 it read the second time, not from the stale 1500.
+    let base = Rating { rating: 1700.0, deviation: 200.0, volatility: 0.06 };
+    let expect = base.update(&[service::rating::Game { opponent: Rating::default(), score: 0.0 }]);
+    assert_eq!(t.players[&a].rating, expect);
+    assert_eq!(t.players[&a].rating_version, 2);
+    assert_eq!(t.players[&b].rating_version, 1);
+
+    // A conflict on every try: an error (the outbox retries later), nothing applied.
+    let (store, a, b) = rated_pair();
+    let a2 = a.clone();
+    *store.before_commit.borrow_mut() =
+        Some(Box::new(move |t: &mut Tables| t.players.get_mut(&a2).unwrap().rating_version += 1));
+    let e =
+        run(players::apply_rating(&store, &rated_record(&pid(100), &a, &b, finish(None, "agreement")), 1))
+            .unwrap_err();
+    assert!(e.0.contains("kept conflicting"), "{e:?}");
+    assert!(store.t.borrow().rated_games.is_empty());
+    assert_eq!(store.t.borrow().players[&b].rating_version, 0);
+}
+
+#[test]
+fn rating_periods_without_games_grow_the_deviation() {
+    let r = Rating { rating: 1600.0, deviation: 60.0, volatility: 0.06 };
+    assert_eq!(players::current_rating(r, None, 10 * RATING_PERIOD_MS), r, "never rated: no periods");
+    assert_eq!(players::current_rating(r, Some(0), RATING_PERIOD_MS - 1), r, "less than one period");
+    let one = players::current_rating(r, Some(0), RATING_PERIOD_MS);
+    assert_eq!(one, r.after_inactivity(1));
+    assert!(one.deviation > r.deviation && one.rating == r.rating);
+    assert_eq!(players::current_rating(r, Some(0), 5 * RATING_PERIOD_MS + 7), r.after_inactivity(5));
+    assert_eq!(
+        players::current_rating(r, Some(0), 1000 * RATING_PERIOD_MS),
+        r.after_inactivity(100),
+        "capped"
+    );
+    assert_eq!(players::current_rating(r, Some(100), 0), r, "a clock behind rated_at counts no period");
+
+    // Applied: the idle player's deviation grew before the game's update.
+    let (store, a, b) = rated_pair();
+    for id in [&a, &b] {
+        let mut t = store.t.borrow_mut();
+        let p = t.players.get_mut(id).unwrap();
+        p.rating = r;
+        p.rated_at = Some(0);
+    }
+    let now = 3 * RATING_PERIOD_MS;
+    run(players::apply_rating(
+        &store,
+        &rated_record(&pid(100), &a, &b, finish(Some("south"), "resignation")),
+        now,
+    ))
+    .unwrap();
+    let idle = r.after_inactivity(3);
+    let expect = idle.update(&[service::rating::Game { opponent: idle, score: 1.0 }]);
+    assert_eq!(store.t.borrow().players[&a].rating, expect);
+}
+
+fn game(id: u32, south: &str, north: &str, winner: Option<Side>, result: &str, at: i64) -> MemoryGame {
+    MemoryGame {
+        id: pid(id),
+        south: Faction::Clockwork,
+        north: Faction::Blades,
+        mode: Mode::Link,
+        south_player: Some(south.to_owned()),
+        north_player: Some(north.to_owned()),
+        winner,
+        result: Some(result.to_owned()),
+        finished_at: Some(at),
+        plies: 10,
+    }
+}
+
+#[test]
+fn player_info_counts_games_by_faction_and_matchup_without_self_play_or_aborts() {
+    let (a, b) = (pid(1), pid(2));
+    let store = store_with(&[(&a, "Ann"), (&b, "Bob")]);
+    {
+        let mut t = store.t.borrow_mut();
+        t.games.push(game(10, &a, &b, Some(Side::South), "south wins: resignation", 100));
+        t.games.push(MemoryGame {
+            north: Faction::Axiom,
+            ..game(11, &b, &a, Some(Side::South), "south wins: king destroyed", 200)
+        });
+        t.games.push(game(12, &a, &b, None, "draw: agreement", 300));
+        t.games.push(game(13, &a, &a, Some(Side::North), "north wins: resignation", 400)); // self-play
+        t.games.push(game(14, &a, &b, None, "aborted: never joined", 500));
+        t.games.push(MemoryGame { result: None, finished_at: None, ..game(15, &a, &b, None, "", 0) }); // ongoing
+        t.rated_games.insert(pid(10), 100);
+    }
+    let info = run(players::player_info(&store, &a)).unwrap();
+    assert_eq!((info.games.played, info.games.won), (3, 1));
+    let by_faction: Vec<(Faction, u32, u32)> =
+        info.by_faction.iter().map(|f| (f.faction, f.played, f.won)).collect();
+    // Listed by faction name: axiom, blades, clockwork.
+    assert_eq!(by_faction, vec![(Faction::Axiom, 1, 0), (Faction::Clockwork, 2, 1)]);
+    let by_matchup: Vec<(Faction, Faction, Side, u32, u32)> =
+        info.by_matchup.iter().map(|m| (m.south, m.north, m.side, m.played, m.won)).collect();
+    assert_eq!(
+        by_matchup,
+        vec![
+            (Faction::Clockwork, Faction::Axiom, Side::North, 1, 0),
+            (Faction::Clockwork, Faction::Blades, Side::South, 2, 1)
+        ]
+    );
+    let recent: Vec<(String, bool, bool, bool)> =
+        info.recent.iter().map(|g| (g.id.clone(), g.won, g.self_play, g.rated)).collect();
+    assert_eq!(
+        recent,
+        vec![
+            (pid(13), false, true, false), // listed, not counted; a self-play game is South's for the page
+            (pid(12), false, false, false),
+            (pid(11), false, false, false),
+            (pid(10), true, false, true),
+        ]
+    );
+    assert_eq!(info.recent[3].record, format!("/api/games/{}/record", pid(10)));
+    assert_eq!(info.recent[2].side, Side::North);
+    assert_eq!(info.rating, players::RatingView { rating: 1500.0, deviation: 350.0, rated: false });
+    let v = serde_json::to_value(&info).unwrap();
+    assert_eq!(v["recent"][0]["mode"], "link");
+    assert_eq!(v["rating"]["rating"], json!(1500.0));
+
+    // Only the 10 latest are listed; all are counted.
+    for i in 0..12 {
+        store.t.borrow_mut().games.push(game(
+            100 + i,
+            &b,
+            &pid(3),
+            Some(Side::South),
+            "south wins: resignation",
+            1000 + i64::from(i),
+        ));
+    }
+    let bob = run(players::player_info(&store, &b)).unwrap();
+    assert_eq!(bob.recent.len(), 10);
+    assert_eq!(bob.recent[0].id, pid(111));
+    assert_eq!(bob.games.played, 3 + 12);
+
+    for bad in ["nope", &pid(77)] {
+        let e = run(players::player_info(&store, bad)).unwrap_err();
+        assert_eq!((e.status, e.message.as_str()), (404, "no such player"));
+    }
+}
+
+#[test]
+fn the_leaderboard_is_rated_players_best_first_with_badges_in_two_queries() {
+    let store = MemoryPlayers::default();
+    let badge = |id: &str| Badge { id: id.into(), name: id.to_uppercase(), description: "d".into() };
+    {
+        let mut t = store.t.borrow_mut();
+        for i in 0..60u32 {
+            let mut p = PlayerRow::new(&pid(i), &format!("P{i}"));
+            p.rating.rating = 1400.0 + f64::from(i % 30) * 10.4;
+            p.rated_at = (i % 10 != 0).then_some(5); // every tenth never played a rated game
+            t.players.insert(pid(i), p);
+        }
+        for b in ["b1", "b2"] {
+            t.badges.insert(b.into(), badge(b));
+        }
+        t.player_badges.insert((pid(29), "b2".into()), 1);
+        t.player_badges.insert((pid(29), "b1".into()), 2);
+        t.player_badges.insert((pid(59), "b1".into()), 3);
+    }
+    store.queries.set(0);
+    let board = run(players::leaderboard(&store)).unwrap();
+    assert_eq!(store.queries.get(), 2, "one query for the players, one for all their badges");
+    assert_eq!(board.players.len(), 50);
+    assert!(board.players.iter().enumerate().all(|(i, p)| p.rank == i + 1));
+    assert!(board
+        .players
+        .windows(2)
+        .all(|w| w[0].rating > w[1].rating || (w[0].rating == w[1].rating && w[0].id < w[1].id)));
+    assert!(
+        board.players.iter().all(|p| p.id != pid(0) && p.id != pid(10)),
+        "unrated players are not listed"
+    );
+    // 1400 + 29 × 10.4 = 1701.6, rounded.
+    assert_eq!((board.players[0].id.as_str(), board.players[0].rating), (pid(29).as_str(), 1702.0));
+    assert_eq!(board.players[0].badges, vec![badge("b2"), badge("b1")], "in the order earned");
+    assert_eq!(board.players[1].badges, vec![badge("b1")]);
+    assert!(board.players[2..].iter().all(|p| p.badges.is_empty()));
+    // Nobody rated: one query, an empty page.
+    let empty = MemoryPlayers::default();
+    assert!(run(players::leaderboard(&empty)).unwrap().players.is_empty());
+    assert_eq!(empty.queries.get(), 1);
+}
+
+#[test]
+fn matchup_statistics_count_only_played_link_games_between_two_players() {
+    let (a, b) = (pid(1), pid(2));
+    let store = MemoryPlayers::default();
+    {
+        let mut t = store.t.borrow_mut();
+        t.games.push(game(1, &a, &b, Some(Side::South), "south wins: resignation", 1));
+        t.games.push(game(2, &a, &b, Some(Side::North), "north wins: time forfeit", 1));
+        t.games.push(game(3, &b, &a, None, "draw: agreement", 1));
+        t.games.push(game(4, &b, &a, Some(Side::South), "south wins: resignation", 1));
+        t.games.push(MemoryGame {
+            mode: Mode::Ai,
+            ..game(5, &a, &b, Some(Side::South), "south wins: resignation", 1)
+        });
+        t.games.push(MemoryGame {
+            plies: 0,
+            ..game(6, &a, &b, Some(Side::South), "south wins: resignation", 1)
+        });
+        t.games.push(game(7, &a, &a, Some(Side::South), "south wins: resignation", 1));
+        t.games.push(game(8, &a, &b, None, "aborted: by a player", 1));
+        t.games.push(MemoryGame { result: None, ..game(9, &a, &b, None, "", 1) });
+        t.games.push(MemoryGame {
+            south: Faction::Axiom,
+            north: Faction::Axiom,
+            ..game(10, &a, &b, Some(Side::North), "north wins: king destroyed", 1)
+        });
+    }
+    let m = run(players::matchups(&store)).unwrap();
+    assert_eq!(m.matchups.len(), 9);
+    let get = |s: Faction, n: Faction| m.matchups.iter().find(|x| x.south == s && x.north == n).unwrap();
+    let cb = get(Faction::Clockwork, Faction::Blades);
+    assert_eq!((cb.games, cb.south_wins, cb.north_wins, cb.draws), (4, 2, 1, 1));
+    let aa = get(Faction::Axiom, Faction::Axiom);
+    assert_eq!((aa.games, aa.north_wins), (1, 1));
+    assert_eq!(m.matchups.iter().map(|x| x.games).sum::<u64>(), 5);
+    assert_eq!((m.matchups[0].south, m.matchups[0].north), (Faction::Clockwork, Faction::Clockwork));
+}
+
+#[test]
+fn names_are_unique_by_their_nfkc_lowercase_key() {
+    let (a, b, c) = (pid(1), pid(2), pid(3));
+    let store = store_with(&[(&a, "Guest-000001"), (&b, "Guest-000002"), (&c, "Legacy")]);
+    let me = run(players::choose_name(&store, &a, "Alice")).unwrap();
+    assert_eq!((me.id.as_deref(), me.name.as_deref()), (Some(a.as_str()), Some("Alice")));
+    for look_alike in ["alice", "ALICE", "ＡＬＩＣＥ"] {
+        let e = run(players::choose_name(&store, &b, look_alike)).unwrap_err();
+        assert_eq!((e.status, e.code), (409, "name_taken"), "{look_alike}");
+    }
+    // A name set before keys existed (no key row) still clashes, ASCII case ignored.
+    assert_eq!(run(players::choose_name(&store, &b, "legacy")).unwrap_err().code, "name_taken");
+    // One's own name, in another case: allowed; the old key is released.
+    assert_eq!(run(players::choose_name(&store, &a, "ALICE")).unwrap().name.as_deref(), Some("ALICE"));
+    run(players::choose_name(&store, &a, "Alicia")).unwrap();
+    assert_eq!(run(players::choose_name(&store, &b, "alice")).unwrap().name.as_deref(), Some("alice"));
+    assert_eq!(store.t.borrow().names.len(), 2);
+    // Invalid names and guests' names: 422, nothing stored.
+    for bad in ["x", "Guest-123456", "a\u{200B}b", "<b>"] {
+        let e = run(players::choose_name(&store, &c, bad)).unwrap_err();
+        assert_eq!((e.status, e.code), (422, "invalid_name"), "{bad:?}");
+    }
+    assert_eq!(store.t.borrow().players[&c].display_name.as_deref(), Some("Legacy"));
+    // Two players choosing look-alikes at once: the store's key decides (the race the
+    // earlier check cannot see); the loser gets 409 and keeps its name.
+    assert!(!run(store
+        .claim_name(&c, &service::player_store::NameClaim { name: "Alicia".into(), key: "alicia".into() }))
+    .unwrap());
+}
+
+fn discord_player(store: &MemoryPlayers, id: &str, name: &str, discord: &str) {
+    let mut p = PlayerRow::new(id, name);
+    p.discord_id = Some(discord.into());
+    store.t.borrow_mut().players.insert(id.into(), p);
+}
+
+#[test]
+fn discord_sign_in_merges_only_guests_and_never_rebinds() {
+    let st = first_story();
+    let (guest, account, other) = (pid(1), pid(2), pid(3));
+    let store = store_with(&[(&guest, "Guest-000001")]);
+    discord_player(&store, &account, "Ann", "d-ann");
+    discord_player(&store, &other, "Olga", "d-olga");
+    {
+        let mut t = store.t.borrow_mut();
+        t.badges.insert(st.badge.id.clone(), st.badge.clone());
+        t.player_badges.insert((guest.clone(), st.badge.id.clone()), 7);
+        t.progress.insert(
+            (guest.clone(), st.id.clone()),
+            Progress { completed: 1, current_game: Some(pid(50)), current_stage: Some(1) },
+        );
+        t.progress.insert(
+            (account.clone(), st.id.clone()),
+            Progress { completed: 2, current_game: Some(pid(51)), current_stage: Some(2) },
+        );
+        t.progress.insert((guest.clone(), "other".into()), Progress { completed: 3, ..Progress::default() });
+        t.games.push(game(60, &guest, &other, None, "draw: agreement", 1));
+        t.sessions.insert(
+            "s1".into(),
+            SessionRow { token_hash: "s1".into(), player: guest.clone(), created_at: 0, expires_at: 9 },
+        );
+        t.names.insert("x".into(), guest.clone());
+        t.merges.insert(pid(9), guest.clone()); // a guest merged into this guest earlier
+    }
+    // Linked to another Discord account: never re-bound, never merged; the sign-in
+    // switches to the Discord id's player.
+    let before = store.t.borrow().players[&other].clone();
+    assert_eq!(
+        run(players::link(&store, &mut Counter(0), Some(&other), "d-ann", "Ann", 1)).unwrap(),
+        account
+    );
+    assert_eq!(store.t.borrow().players[&other], before);
+    // Already this Discord id: itself.
+    assert_eq!(
+        run(players::link(&store, &mut Counter(0), Some(&account), "d-ann", "Ann", 1)).unwrap(),
+        account
+    );
+
+    // A guest with an account elsewhere: merged into it.
+    assert_eq!(
+        run(players::link(&store, &mut Counter(0), Some(&guest), "d-ann", "Ann", 2)).unwrap(),
+        account
+    );
+    let t = store.t.borrow();
+    assert!(!t.players.contains_key(&guest), "the guest is gone");
+    assert_eq!(t.player_badges.get(&(account.clone(), st.badge.id.clone())), Some(&7));
+    assert_eq!(
+        t.progress[&(account.clone(), st.id.clone())],
+        Progress { completed: 2, current_game: Some(pid(50)), current_stage: Some(1) },
+        "the furthest progress, the guest's stage in play"
+    );
+    assert_eq!(t.progress[&(account.clone(), "other".into())].completed, 3);
+    assert!(t.progress.keys().all(|(p, _)| *p != guest));
+    assert_eq!(t.games[0].south_player.as_deref(), Some(account.as_str()));
+    assert_eq!(t.sessions["s1"].player, account);
+    assert_eq!((t.merges[&guest].as_str(), t.merges[&pid(9)].as_str()), (account.as_str(), account.as_str()));
+    assert!(t.names.is_empty());
+    drop(t);
+
+    // A linked player signing in with a new Discord account while signed in: a new
+    // player, the session's one untouched.
+    let new = run(players::link(&store, &mut Counter(0), Some(&account), "d-new", "Ann", 3)).unwrap();
+    assert_eq!(new, "01".repeat(12));
+    let t = store.t.borrow();
+    assert_eq!(t.players[&account].discord_id.as_deref(), Some("d-ann"));
+    assert_eq!(t.players[&new].discord_id.as_deref(), Some("d-new"));
+    // "Ann" is shown by the account: the new player's name is tagged with its id.
+    assert_eq!(t.players[&new].display_name.as_deref(), Some("Ann-0101"));
+}
+
+#[test]
+fn a_guest_signing_in_first_becomes_the_account_and_takes_the_discord_name() {
+    let (g1, g2, g3) = (pid(1), pid(2), pid(3));
+    let store = store_with(&[(&g1, "Guest-000001"), (&g2, "Chosen"), (&g3, "Guest-000003")]);
+    assert_eq!(run(players::link(&store, &mut Counter(0), Some(&g1), "d1", "Zed", 1)).unwrap(), g1);
+    assert_eq!(run(players::link(&store, &mut Counter(0), Some(&g2), "d2", "Yan", 1)).unwrap(), g2);
+    // An invalid Discord name becomes "Discord player".
+    assert_eq!(run(players::link(&store, &mut Counter(0), Some(&g3), "d3", "<script>", 1)).unwrap(), g3);
+    let t = store.t.borrow();
+    assert_eq!(
+        (t.players[&g1].display_name.as_deref(), t.players[&g1].discord_id.as_deref()),
+        (Some("Zed"), Some("d1"))
+    );
+    assert_eq!(t.players[&g2].display_name.as_deref(), Some("Chosen"), "a chosen name is kept");
+    assert_eq!(t.players[&g3].display_name.as_deref(), Some("Discord player"));
+    drop(t);
+    // No session: a new player, or the existing one.
+    let id = run(players::link(&store, &mut Counter(4), None, "d9", "zed", 1)).unwrap();
+    assert_eq!(id, "05".repeat(12));
+    assert_eq!(
+        store.t.borrow().players[&id].display_name.as_deref(),
+        Some("zed-0505"),
+        "Zed is taken, any case"
+    );
+    assert_eq!(run(players::link(&store, &mut Counter(0), None, "d1", "Zed", 1)).unwrap(), g1);
+    assert_eq!(players::guest_name(&id), "Guest-050505");
+}
+
+#[test]
+fn me_shows_the_player_and_its_badges() {
+    let a = pid(1);
+    let store = store_with(&[(&a, "Ann")]);
+    let st = first_story();
+    store.t.borrow_mut().badges.insert(st.badge.id.clone(), st.badge.clone());
+    store.t.borrow_mut().player_badges.insert((a.clone(), st.badge.id.clone()), 1);
+    let me = run(players::me(&store, &a)).unwrap();
+    let v = serde_json::to_value(&me).unwrap();
+    assert_eq!(v, json!({ "id": a, "name": "Ann", "discord_linked": false, "badges": [st.badge] }));
+    assert_eq!(run(players::me(&store, &pid(2))).unwrap_err().status, 404);
+    let anon = players::Me { discord_available: Some(true), ..players::Me::default() };
+    assert_eq!(
+        serde_json::to_value(&anon).unwrap(),
+        json!({ "id": null, "name": null, "discord_linked": false, "badges": [], "discord_available": true })
+    );
+    assert!(players::check_reset_confirmation(br#"{"confirm": true}"#).is_ok());
+    assert_eq!(
+        players::check_reset_confirmation(br#"{"confirm": false}"#).unwrap_err().code,
+        "confirmation_required"
+    );
+    assert_eq!(players::check_reset_confirmation(br#"{"confirm": true, "x": 1}"#).unwrap_err().status, 400);
+}
+
+#[test]
+fn guests_sessions_expire_are_replaced_at_sign_in_and_end_on_sign_out() {
+    let store = MemoryPlayers::default();
+    let day = 86_400_000;
+    let (guest, token) = run(players::new_guest(&store, &mut Counter(0), 1_000)).unwrap();
+    assert_eq!(guest, "01".repeat(12));
+    let row = store.t.borrow().players[&guest].clone();
+    assert_eq!(row, PlayerRow::new(&guest, "Guest-010101"), "a guest: its name, the default rating");
+    let stored = store.t.borrow().sessions.values().next().unwrap().clone();
+    assert_eq!(stored.token_hash, service::tokens::hash(&token), "only the token's hash is stored");
+    assert_ne!(stored.token_hash, token);
+    assert_eq!(stored.expires_at, 1_000 + 180 * day);
+    let hash = stored.token_hash.clone();
+    assert_eq!(run(players::session(&store, &token, 2_000)).unwrap(), Some((guest.clone(), hash.clone())));
+    assert_eq!(run(players::session(&store, &token, 1_000 + 180 * day)).unwrap(), None, "expired");
+    assert_eq!(run(players::session(&store, "nope", 2_000)).unwrap(), None);
+    // Sign-in: a fresh token; the old one ends.
+    let fresh = run(players::fresh_session(&store, &mut Counter(7), &guest, &hash, 3_000)).unwrap();
+    assert_ne!(fresh, token);
+    assert_eq!(run(players::session(&store, &token, 3_000)).unwrap(), None);
+    assert_eq!(run(players::session(&store, &fresh, 3_000)).unwrap().unwrap().0, guest);
+    // Sign out here, then everywhere.
+    let other = run(players::fresh_session(&store, &mut Counter(9), &guest, "none", 3_000)).unwrap();
+    let third = run(players::fresh_session(&store, &mut Counter(11), &guest, "none", 3_000)).unwrap();
+    let fresh_hash = service::tokens::hash(&fresh);
+    let out = run(players::sign_out(&store, Some((&guest, &fresh_hash)), false)).unwrap();
+    assert_eq!(out, players::SignedOut { signed_out: true, sessions_ended: 1 });
+    assert_eq!(run(players::session(&store, &other, 3_000)).unwrap().unwrap().0, guest);
+    let other_hash = service::tokens::hash(&other);
+    let out = run(players::sign_out(&store, Some((&guest, &other_hash)), true)).unwrap();
+    assert_eq!(out.sessions_ended, 2);
+    assert_eq!(run(players::session(&store, &third, 3_000)).unwrap(), None);
+    assert_eq!(run(players::sign_out(&store, None, true)).unwrap().sessions_ended, 0);
+    assert_eq!(serde_json::to_value(out).unwrap(), json!({ "signed_out": true, "sessions_ended": 2 }));
+}
