@@ -23,19 +23,41 @@ case "${1:-}" in
 esac
 
 # Phase timing: each `phase` closes the previous one; the table prints on exit, passed or not.
+# Each row: wall seconds, then the CPU seconds (user + system) of the commands the phase
+# waited for, which do not depend on what else the machine runs: on a quiet 2-core
+# machine a phase takes about max(CPU / 2, what it spends waiting).
 timings=()
 phase_name=""
 phase_start=$SECONDS
+# `times` (a builtin, run in this shell, not in a subshell) gives the CPU time of the
+# children waited for; cpu_now holds it in seconds after read_cpu.
+cpu_file=$(mktemp)
+read_cpu() {
+    times >"$cpu_file"
+    cpu_now=$(awk 'NR == 2 { gsub(/[ms]/, " "); print $1 * 60 + $2 + $3 * 60 + $4 }' "$cpu_file")
+}
+read_cpu
+phase_cpu=$cpu_now
+close_phase() {
+    [ -n "$phase_name" ] || return 0
+    read_cpu
+    timings+=("$(printf '%5ds %6.0fs cpu  %s%s' $((SECONDS - phase_start)) \
+        "$(awk -v a="$cpu_now" -v b="$phase_cpu" 'BEGIN { print a - b }')" "$phase_name" "$1")")
+}
 phase() {
-    [ -n "$phase_name" ] && timings+=("$(printf '%5ds  %s' $((SECONDS - phase_start)) "$phase_name")")
+    close_phase ""
     phase_name="$1"
     phase_start=$SECONDS
+    read_cpu
+    phase_cpu=$cpu_now
     echo "== $1"
 }
 report() {
     local rc=$?
-    [ -n "$phase_name" ] && timings+=("$(printf '%5ds  %s%s' $((SECONDS - phase_start)) "$phase_name" "$([ $rc = 0 ] || echo ' (FAILED)')")")
-    echo "== time per phase (total ${SECONDS}s)"
+    close_phase "$([ $rc = 0 ] || echo ' (FAILED)')"
+    read_cpu
+    rm -f "$cpu_file"
+    echo "== time per phase (total ${SECONDS}s wall, $(printf '%.0f' "$cpu_now")s cpu)"
     printf '%s\n' "${timings[@]}"
 }
 trap report EXIT
