@@ -6,6 +6,8 @@
 # (wrangler bundles shim.mjs, index.js and the wasm). Nothing is downloaded, no wasm-opt
 # (minutes of binaryen for little after gzip).
 #   scripts/build-worker.sh          (--net is accepted as an alias, for older scripts)
+#   scripts/build-worker.sh --compile-only   only the cargo build (test.sh starts it early,
+#                                    in the background: it needs nothing setup.sh installs)
 # Outputs: build/index_bg.wasm (without its function-name and producers sections: 2.8 MB
 # raw / 0.65 MB gzip that only stack traces use), build/index.js (+ build/snippets/),
 # build/worker/shim.mjs.
@@ -14,7 +16,12 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
-case "${1:-}" in ""|--net) ;; *) echo "usage: scripts/build-worker.sh" >&2; exit 2 ;; esac
+compile_only=false
+case "${1:-}" in
+    ""|--net) ;;
+    --compile-only) compile_only=true ;;
+    *) echo "usage: scripts/build-worker.sh [--compile-only]" >&2; exit 2 ;;
+esac
 
 # One build at a time (several shells share this tree); the files of build/ are replaced
 # one by one by renames, so a running `wrangler dev` never sees a half-written file.
@@ -22,7 +29,7 @@ mkdir -p target build
 exec 9>target/.build-worker.lock
 flock 9
 
-scripts/build-web-engine.sh
+$compile_only || scripts/build-web-engine.sh
 
 # Its own target directory: the simd128 flag differs from the other wasm32 builds (the
 # browser engine, clippy), and sharing one would rebuild tract each time.
@@ -32,6 +39,7 @@ target_dir=target/net
 CARGO_TARGET_DIR=$target_dir RUSTFLAGS="-C target-feature=+simd128" WASM_BINDGEN_USE_JS_SYS=1 \
     cargo build --locked --lib -p iron-arena-worker --features net \
     --target wasm32-unknown-unknown --profile worker
+$compile_only && exit 0
 
 stage=build/.staging
 rm -rf "$stage"

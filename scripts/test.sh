@@ -54,6 +54,7 @@ phase() {
 }
 report() {
     local rc=$?
+    stop_module_build
     close_phase "$([ $rc = 0 ] || echo ' (FAILED)')"
     read_cpu
     rm -f "$cpu_file"
@@ -62,8 +63,18 @@ report() {
 }
 trap report EXIT
 
+module_build=""
+stop_module_build() { [ -z "$module_build" ] || kill -- "-$module_build" 2>/dev/null || true; }
 if ! $quick; then
-    phase "setup (installs what is missing)"
+    phase "setup (installs what is missing; the module's cargo build runs meanwhile)"
+    # The Workers module's cargo build (tract for wasm32, the longest compile) needs only the
+    # wasm32 target: started now, in its own process group, it uses the CPU that setup's
+    # downloads and the serial stretches of the next phases leave idle. The build phase
+    # waits for it; a failure before then stops it.
+    rustup target add wasm32-unknown-unknown >/dev/null
+    mkdir -p test-output
+    setsid scripts/build-worker.sh --compile-only >test-output/module-build.log 2>&1 &
+    module_build=$!
     scripts/setup.sh
 fi
 phase "rustfmt"
@@ -86,6 +97,12 @@ phase "wasm32: the engine builds; the Worker's wasm32-only code passes clippy"
 cargo check -p engine --target wasm32-unknown-unknown --locked
 cargo clippy --locked -p iron-arena-worker --target wasm32-unknown-unknown -- -D warnings
 phase "build the Workers module (with the network AI) and the browser engine"
+if ! wait "$module_build"; then
+    cat test-output/module-build.log
+    echo "the module's cargo build failed (test-output/module-build.log)" >&2
+    exit 1
+fi
+module_build=""
 scripts/build-worker.sh
 phase "deploy dry run: the bundle builds and fits the plan (wrangler deploy --dry-run)"
 scripts/check-deploy.sh
