@@ -12,7 +12,7 @@ CREATE TABLE IF NOT EXISTS players (
     rating_dev    REAL NOT NULL DEFAULT 350,
     volatility    REAL NOT NULL DEFAULT 0.06,
     rated_at      INTEGER,
-    -- Bumped by every rating update (compare-and-set: see src/index.rs apply_rating).
+    -- Bumped by every rating update (compare-and-set: service::players::apply_rating).
     rating_version INTEGER NOT NULL DEFAULT 0
 );
 

@@ -236,14 +236,12 @@ async fn callback(req: &Request, env: &Env, db: &D1Database) -> Res<Response> {
         .first(None)
         .await
         .map_err(internal)?;
-    let p =
-        pending.ok_or_else(|| ApiError::new(403, "bad_state", "unknown or already used sign-in state"))?;
-    if !tokens::same(&p.session_hash, &token_hash) {
-        return Err(ApiError::new(403, "bad_state", "this sign-in was started by another browser"));
-    }
-    if glue::now_ms() - p.created_at as i64 > acc::STATE_MAX_AGE_MS {
-        return Err(ApiError::new(403, "bad_state", "the sign-in took too long; please try again"));
-    }
+    acc::check_pending(
+        pending.as_ref().map(|p| (p.session_hash.as_str(), p.created_at as i64)),
+        &token_hash,
+        glue::now_ms(),
+    )?;
+    let verifier = pending.map(|p| p.verifier).unwrap_or_default(); // Some: checked
     if let Some(err) = query_param(q, "error") {
         return Err(ApiError::new(403, "discord_denied", format!("Discord sign-in was not granted: {err}")));
     }
@@ -255,7 +253,7 @@ async fn callback(req: &Request, env: &Env, db: &D1Database) -> Res<Response> {
     let client_id = var(env, "DISCORD_CLIENT_ID", "");
     let client_secret = secret(env, "DISCORD_CLIENT_SECRET").unwrap_or_default();
     let redirect_uri = format!("{}/api/auth/discord/callback", origin(req)?);
-    let form = acc::token_form(&client_id, &client_secret, &code, &redirect_uri, &p.verifier);
+    let form = acc::token_form(&client_id, &client_secret, &code, &redirect_uri, &verifier);
     let mut init = RequestInit::new();
     init.with_method(Method::Post).with_body(Some(JsValue::from_str(&form)));
     let token_req = Request::new_with_init(&format!("{api_base}/oauth2/token"), &init).map_err(internal)?;

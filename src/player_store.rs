@@ -5,7 +5,7 @@
 
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use service::model::Mode;
+use service::model::{FinishReason, Mode};
 use service::player_store::{
     FinishedGame, Merge, NameClaim, PlayerRow, PlayerStore, Progress, RatingCommit, SessionRow, StageDone,
     StoreError, StoreResult, Tally,
@@ -41,6 +41,12 @@ fn int(v: f64) -> i64 {
 fn parse<T: DeserializeOwned>(v: &str) -> StoreResult<T> {
     serde_json::from_value(serde_json::Value::String(v.to_owned()))
         .map_err(|e| StoreError(format!("unexpected value {v:?} in D1: {e}")))
+}
+
+/// A stored finish reason; one this version does not know reads as `None` (an old row
+/// must not make a whole page fail).
+fn reason(v: Option<&str>) -> Option<FinishReason> {
+    v.and_then(|r| parse(r).ok())
 }
 
 #[derive(Deserialize)]
@@ -242,13 +248,14 @@ impl PlayerStore for D1Players<'_> {
             north_player: Option<String>,
             winner: Option<String>,
             result: String,
+            reason: Option<String>,
             finished_at: Option<f64>,
             rated: f64,
         }
         let rows: Vec<Row> = self
             .rows(
                 "SELECT g.id, g.south_faction, g.north_faction, g.mode, g.south_player, g.north_player, \
-                         g.winner, g.result, g.finished_at, \
+                         g.winner, g.result, g.reason, g.finished_at, \
                          EXISTS (SELECT 1 FROM rated_games r WHERE r.game_id = g.id) AS rated \
                  FROM games g WHERE (g.south_player = ?1 OR g.north_player = ?1) AND g.result IS NOT NULL \
                  ORDER BY g.finished_at DESC",
@@ -266,6 +273,7 @@ impl PlayerStore for D1Players<'_> {
                     north_player: r.north_player,
                     winner: r.winner.as_deref().map(parse).transpose()?,
                     result: r.result,
+                    reason: reason(r.reason.as_deref()),
                     finished_at: r.finished_at.map(int),
                     rated: r.rated != 0.0,
                 })
@@ -280,7 +288,7 @@ impl PlayerStore for D1Players<'_> {
             north_faction: String,
             mode: String,
             winner: Option<String>,
-            result: String,
+            reason: Option<String>,
             moved: f64,
             self_play: f64,
             games: f64,
@@ -288,10 +296,10 @@ impl PlayerStore for D1Players<'_> {
         // Aggregated in SQL: a few hundred rows at most, whatever the number of games.
         let rows: Vec<Row> = self
             .rows(
-                "SELECT south_faction, north_faction, mode, winner, result, plies > 0 AS moved, \
+                "SELECT south_faction, north_faction, mode, winner, reason, plies > 0 AS moved, \
                          COALESCE(south_player = north_player, 0) AS self_play, COUNT(*) AS games \
                  FROM games WHERE result IS NOT NULL \
-                 GROUP BY south_faction, north_faction, mode, winner, result, moved, self_play",
+                 GROUP BY south_faction, north_faction, mode, winner, reason, moved, self_play",
                 &[],
             )
             .await?;
@@ -302,7 +310,7 @@ impl PlayerStore for D1Players<'_> {
                     north: parse(&r.north_faction)?,
                     mode: parse(&r.mode)?,
                     winner: r.winner.as_deref().map(parse).transpose()?,
-                    result: r.result,
+                    reason: reason(r.reason.as_deref()),
                     moved: r.moved != 0.0,
                     self_play: r.self_play != 0.0,
                     games: r.games as u64,

@@ -7,9 +7,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use service::create::{CreateGame, SeatChoice};
 use service::http::PlayerRef;
-use service::model::{Mode, StageRef};
 use service::player_store::PlayerStore;
 use service::players::{self as rules, find_story};
 use service::story::Story;
@@ -100,16 +98,7 @@ async fn start_stage(
     let ip_hash = check_load(req, env, Some(&player)).await?;
     abandon_current(env, store, &st.id, &player).await?;
     let linked = current_player(req, store.0).await?.is_some_and(|p| p.linked);
-    let pos = stage.position;
-    let game = CreateGame {
-        south: pos.faction(engine::Side::South),
-        north: pos.faction(engine::Side::North),
-        seat: if stage.side == engine::Side::South { SeatChoice::South } else { SeatChoice::North },
-        mode: Mode::Ai,
-        days_per_move: None,
-        level: Some(stage.level),
-        rated: false,
-    };
+    let (game, stage_ref) = rules::stage_game(st, index, stage);
     let id = OsRandom.id()?;
     let call = CreateCall {
         id: id.clone(),
@@ -117,14 +106,8 @@ async fn start_stage(
         origin,
         ip_hash,
         creator: Some(PlayerRef { id: player.clone(), linked }),
-        start: Some(pos),
-        stage: Some(StageRef {
-            story: st.id.clone(),
-            stage: index,
-            title: stage.title.clone(),
-            player: stage.side,
-            goal: stage.goal,
-        }),
+        start: Some(stage.position),
+        stage: Some(stage_ref),
     };
     let mut resp = internal_call(env, &id, CREATE_PATH, &call).await?;
     let status = resp.status_code();

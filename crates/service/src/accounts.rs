@@ -101,6 +101,25 @@ pub fn query_param(query: &str, name: &str) -> Option<String> {
     form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
 }
 
+/// A pending sign-in read back at the callback (single-use: the store deletes it as it
+/// reads it): it must exist, have been started by this browser's session (`token_hash`)
+/// and come back within [`STATE_MAX_AGE_MS`]. 403 `bad_state` otherwise.
+pub fn check_pending(
+    pending: Option<(&str, i64)>,
+    token_hash: &str,
+    now: i64,
+) -> Result<(), crate::ApiError> {
+    let bad = |why: &str| crate::ApiError::new(403, "bad_state", why.to_owned());
+    let (session_hash, created_at) = pending.ok_or_else(|| bad("unknown or already used sign-in state"))?;
+    if !crate::tokens::same(session_hash, token_hash) {
+        return Err(bad("this sign-in was started by another browser"));
+    }
+    if now - created_at > STATE_MAX_AGE_MS {
+        return Err(bad("the sign-in took too long; please try again"));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -132,6 +151,27 @@ mod tests {
         // __Host- rules: Secure, Path=/, no Domain.
         assert!(c.starts_with("__Host-") && c.contains("Path=/;") && !c.contains("Domain"));
         assert!(clear_cookies().iter().all(|c| c.contains("Max-Age=0")));
+    }
+
+    #[test]
+    fn a_pending_sign_in_must_exist_belong_to_this_browser_and_be_recent() {
+        let mine = crate::tokens::hash("mine");
+        assert!(check_pending(Some((&mine, 1_000)), &mine, 1_000 + STATE_MAX_AGE_MS).is_ok());
+        let cases = [
+            (None, "unknown or already used"),
+            (Some((crate::tokens::hash("theirs"), 1_000)), "another browser"),
+            (Some((mine.clone(), 999)), "took too long"),
+        ];
+        for (pending, why) in cases {
+            let e = check_pending(
+                pending.as_ref().map(|(h, t)| (h.as_str(), *t)),
+                &mine,
+                1_000 + STATE_MAX_AGE_MS,
+            )
+            .unwrap_err();
+            assert_eq!((e.status, e.code), (403, "bad_state"));
+            assert!(e.message.contains(why), "{}", e.message);
+        }
     }
 
     #[test]

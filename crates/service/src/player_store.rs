@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use engine::{Faction, Side};
 
 use crate::error::ApiError;
-use crate::model::Mode;
+use crate::model::{FinishReason, Mode};
 use crate::rating::Rating;
 use crate::story::Badge;
 
@@ -78,6 +78,8 @@ pub struct FinishedGame {
     pub winner: Option<Side>,
     /// The record's result line (`south wins: timeout`, `aborted: never joined`, …).
     pub result: String,
+    /// Why it ended (`None`: a reason this version does not know).
+    pub reason: Option<FinishReason>,
     pub finished_at: Option<i64>,
     /// Whether its result was applied to the ratings.
     pub rated: bool,
@@ -91,7 +93,8 @@ pub struct Tally {
     pub north: Faction,
     pub mode: Mode,
     pub winner: Option<Side>,
-    pub result: String,
+    /// Why they ended (`None`: a reason this version does not know).
+    pub reason: Option<FinishReason>,
     /// At least one move was played.
     pub moved: bool,
     /// Both seats are the same player.
@@ -241,6 +244,7 @@ pub struct MemoryGame {
     pub north_player: Option<String>,
     pub winner: Option<Side>,
     pub result: Option<String>,
+    pub reason: Option<FinishReason>,
     pub finished_at: Option<i64>,
     pub plies: u32,
 }
@@ -384,6 +388,7 @@ impl PlayerStore for MemoryPlayers {
                     north_player: g.north_player.clone(),
                     winner: g.winner,
                     result: g.result.clone()?,
+                    reason: g.reason,
                     finished_at: g.finished_at,
                     rated: t.rated_games.contains_key(&g.id),
                 })
@@ -398,13 +403,15 @@ impl PlayerStore for MemoryPlayers {
         let t = self.t.borrow();
         let mut v: Vec<Tally> = Vec::new();
         for g in &t.games {
-            let Some(result) = g.result.clone() else { continue };
+            if g.result.is_none() {
+                continue;
+            }
             let row = Tally {
                 south: g.south,
                 north: g.north,
                 mode: g.mode,
                 winner: g.winner,
-                result,
+                reason: g.reason,
                 moved: g.plies > 0,
                 self_play: g.south_player.is_some() && g.south_player == g.north_player,
                 games: 1,

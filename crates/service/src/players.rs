@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 use engine::{Faction, Position, Side};
 use serde::Serialize;
 
+use crate::create::{CreateGame, SeatChoice};
 use crate::error::ApiError;
-use crate::model::{GameRecord, Mode};
+use crate::model::{FinishReason, GameRecord, Mode, StageRef};
 use crate::names;
 use crate::player_store::{
     FinishedGame, Merge, NameClaim, PlayerRow, PlayerStore, Progress, RatingCommit, SessionRow, StageDone,
@@ -269,6 +270,29 @@ pub async fn check_unlocked<S: PlayerStore>(
     Ok(())
 }
 
+/// A stage's game: an `ai` game (never rated) from the stage's position, the player in
+/// the stage's seat against the AI at the stage's level, and the stage it plays.
+pub fn stage_game(st: &Story, index: usize, stage: &Stage) -> (CreateGame, StageRef) {
+    let pos = stage.position;
+    let game = CreateGame {
+        south: pos.faction(Side::South),
+        north: pos.faction(Side::North),
+        seat: if stage.side == Side::South { SeatChoice::South } else { SeatChoice::North },
+        mode: Mode::Ai,
+        days_per_move: None,
+        level: Some(stage.level),
+        rated: false,
+    };
+    let stage_ref = StageRef {
+        story: st.id.clone(),
+        stage: index,
+        title: stage.title.clone(),
+        player: stage.side,
+        goal: stage.goal,
+    };
+    (game, stage_ref)
+}
+
 /// The stage game `player` is playing in `story`, to end before another starts or the
 /// story is left: its id, whether it names a game at all, and the player's other ids
 /// (the guests merged into it, whose games name them).
@@ -415,9 +439,10 @@ pub async fn badges<S: PlayerStore>(store: &S, player: &str) -> StoreResult<Vec<
     Ok(store.badges_of(&[player]).await?.into_iter().map(|(_, b)| b).collect())
 }
 
-/// A game ended before it began (`aborted: …`): listed nowhere, counted nowhere.
-pub fn is_aborted(result: &str) -> bool {
-    result.starts_with("aborted")
+/// A game ended before it began (`aborted: …`): listed nowhere, counted nowhere. Read
+/// from the stored reason, never from the result's text.
+pub fn is_aborted(reason: Option<FinishReason>) -> bool {
+    reason.is_some_and(FinishReason::is_abort)
 }
 
 /// Player Info: name, badges, rating, games played and won (overall, by faction, by
@@ -428,7 +453,7 @@ pub async fn player_info<S: PlayerStore>(store: &S, id: &str) -> Result<PlayerIn
     }
     let p = store.player(id).await?.ok_or_else(|| ApiError::not_found("no such player"))?;
     let games: Vec<FinishedGame> =
-        store.finished_games(id).await?.into_iter().filter(|g| !is_aborted(&g.result)).collect();
+        store.finished_games(id).await?.into_iter().filter(|g| !is_aborted(g.reason)).collect();
     let mut by_faction: BTreeMap<&'static str, (Faction, Played)> = BTreeMap::new();
     // Keyed by names (south, north, side), as the page lists them.
     type MatchupKey = (&'static str, &'static str, &'static str);
@@ -532,7 +557,7 @@ pub async fn matchups<S: PlayerStore>(store: &S) -> StoreResult<Matchups> {
         }
     }
     for t in store.tallies().await? {
-        if t.mode != Mode::Link || !t.moved || t.self_play || is_aborted(&t.result) {
+        if t.mode != Mode::Link || !t.moved || t.self_play || is_aborted(t.reason) {
             continue;
         }
         let Some(m) = out.iter_mut().find(|m| m.south == t.south && m.north == t.north) else { continue };

@@ -139,6 +139,23 @@ fn stages_unlock_in_order_and_missing_stages_are_404() {
     let v = run(players::story_view(&store, st, Some(&a))).unwrap();
     assert_eq!((v.current_game, v.current_stage), (Some(pid(101)), Some(1)));
 
+    // The stage's game: an unrated ai game from its position, the player in its seat,
+    // the AI at its level.
+    for (i, stage) in st.stages.iter().enumerate() {
+        let (g, r) = players::stage_game(st, i, stage);
+        let seat = serde_json::to_value(g.seat).unwrap();
+        assert_eq!(seat, json!(stage.side.name()));
+        assert_eq!((g.mode, g.level, g.rated, g.days_per_move), (Mode::Ai, Some(stage.level), false, None));
+        assert_eq!(
+            (g.south, g.north),
+            (stage.position.faction(Side::South), stage.position.faction(Side::North))
+        );
+        assert_eq!(
+            (r.story.as_str(), r.stage, r.player, &r.title),
+            (st.id.as_str(), i, stage.side, &stage.title)
+        );
+    }
+
     // Without a session: a new player's view, no store row read for anyone.
     let anon = run(players::story_view(&store, st, None)).unwrap();
     assert_eq!(anon.completed, 0);
@@ -373,6 +390,8 @@ fn game(id: u32, south: &str, north: &str, winner: Option<Side>, result: &str, a
         north_player: Some(north.to_owned()),
         winner,
         result: Some(result.to_owned()),
+        // The reason as the game stores it beside the result line.
+        reason: result.split_once(": ").and_then(|(_, r)| serde_json::from_value(json!(r)).ok()),
         finished_at: Some(at),
         plies: 10,
     }
