@@ -5,8 +5,10 @@
 //! `GET /api/challenges/ws` (the list, live: [`crate::lobby`]). A challenge expires after `CHALLENGE_SECONDS` (default a day). The poster is notified (Web Push).
 
 use serde::Deserialize;
-use serde_json::{json, Value};
-use service::challenge::{self, PostChallenge};
+use serde_json::json;
+use service::challenge::{
+    self, Accepted, Cancelled, ChallengeList, ChallengeView, PostChallenge, Posted, Poster,
+};
 use service::http::PlayerRef;
 use service::tokens::{self, Random};
 use service::ApiError;
@@ -14,13 +16,7 @@ use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Method, Request, RequestInit, Response};
 
 use crate::game_object::{CreateCall, CREATE_PATH};
-use crate::glue::{self, OsRandom};
-
-type Res<T> = std::result::Result<T, ApiError>;
-
-fn internal(e: worker::Error) -> ApiError {
-    ApiError::new(503, "storage_unavailable", e.to_string())
-}
+use crate::glue::{self, storage as internal, OsRandom, Res};
 
 /// Posts from one address in an hour (guests are cheap to make, addresses less so).
 const MAX_POSTS_PER_ADDRESS_PER_HOUR: u32 = 30;
@@ -34,7 +30,7 @@ fn ttl_ms(env: &Env) -> i64 {
     (s.min(30 * 86_400) * 1000) as i64
 }
 
-fn json_resp(status: u16, v: &Value, cookie: Option<&str>) -> Res<Response> {
+fn json_resp(status: u16, v: &impl serde::Serialize, cookie: Option<&str>) -> Res<Response> {
     let r = Response::from_json(v).map_err(|e| ApiError::internal(e.to_string()))?.with_status(status);
     crate::accounts::with_cookie(r, cookie)
 }
@@ -44,7 +40,7 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
     let rest = path.trim_start_matches("/api/challenges").trim_start_matches('/');
     let parts: Vec<&str> = if rest.is_empty() { Vec::new() } else { rest.split('/').collect() };
     match (req.method(), parts.as_slice()) {
-        (Method::Get, []) => json_resp(200, &json!({ "challenges": list(&db).await? }), None),
+        (Method::Get, []) => json_resp(200, &ChallengeList { challenges: list(&db).await? }, None),
         (Method::Get, ["ws"]) => crate::lobby::connect(req, env).await,
         (Method::Post, []) => changed(env, post(req, env, &db).await).await,
         (Method::Post, [id, "accept"]) if service::game::valid_id(id) => {
@@ -52,6 +48,10 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
         }
         (Method::Post, [id, "cancel"]) if service::game::valid_id(id) => {
             changed(env, cancel(req, &db, id).await).await
+        }
+        // An id that cannot be one names no challenge, whatever the method.
+        (_, [id, "accept" | "cancel"]) if !service::game::valid_id(id) => {
+            Err(ApiError::not_found("no such challenge"))
         }
         (_, [] | ["ws"] | [_, "accept" | "cancel"]) => {
             Err(ApiError::new(405, "method_not_allowed", "wrong method for this route"))
@@ -79,23 +79,23 @@ struct Row {
     expires_at: f64,
 }
 
-fn row_json(r: &Row) -> Option<Value> {
+fn row_view(r: &Row) -> Option<ChallengeView> {
     let spec: PostChallenge = serde_json::from_str(&r.spec).ok()?;
-    Some(json!({
-        "id": r.id,
-        "poster": { "id": r.poster_id, "name": r.poster_name },
-        "south": spec.south,
-        "north": spec.north,
-        "seat": spec.seat,
-        "days_per_move": spec.days_per_move,
-        "rated": spec.rated,
-        "created_at": r.created_at as i64,
-        "expires_at": r.expires_at as i64,
-    }))
+    Some(ChallengeView {
+        id: r.id.clone(),
+        poster: Poster { id: r.poster_id.clone(), name: r.poster_name.clone() },
+        south: spec.south,
+        north: spec.north,
+        seat: spec.seat,
+        days_per_move: spec.days_per_move,
+        rated: spec.rated,
+        created_at: r.created_at as i64,
+        expires_at: r.expires_at as i64,
+    })
 }
 
 /// The open challenges, newest first (at most 50).
-pub(crate) async fn list(db: &D1Database) -> Res<Vec<Value>> {
+pub(crate) async fn list(db: &D1Database) -> Res<Vec<ChallengeView>> {
     let rows: Vec<Row> = glue::d1_rows(
         db,
         "SELECT c.id, c.poster_id, p.display_name AS poster_name, c.spec, c.created_at, c.expires_at \
@@ -105,7 +105,7 @@ pub(crate) async fn list(db: &D1Database) -> Res<Vec<Value>> {
     )
     .await
     .map_err(internal)?;
-    Ok(rows.iter().filter_map(row_json).collect())
+    Ok(rows.iter().filter_map(row_view).collect())
 }
 
 fn address(req: &Request) -> String {
@@ -178,7 +178,9 @@ async fn post(req: &mut Request, env: &Env, db: &D1Database) -> Res<Response> {
         created_at: now as f64,
         expires_at: expires as f64,
     };
-    json_resp(201, &json!({ "challenge": row_json(&row) }), cookie.as_deref())
+    let challenge =
+        row_view(&row).ok_or_else(|| ApiError::internal("a posted challenge does not read back"))?;
+    json_resp(201, &Posted { challenge }, cookie.as_deref())
 }
 
 async fn changes(r: worker::D1Result) -> usize {
@@ -268,7 +270,7 @@ async fn start_game(
     game_id: &str,
     accepter: &str,
     linked: bool,
-) -> Res<Value> {
+) -> Res<Accepted> {
     let mut rng = OsRandom;
     let call = CreateCall {
         id: game_id.to_owned(),
@@ -280,7 +282,7 @@ async fn start_game(
         stage: None,
     };
     let mut created = crate::router::internal_call(env, game_id, CREATE_PATH, &call).await?;
-    let body: Value = created.json().await.map_err(|e| ApiError::internal(e.to_string()))?;
+    let body: serde_json::Value = created.json().await.map_err(|e| ApiError::internal(e.to_string()))?;
     let invite = body["invite_url"]
         .as_str()
         .and_then(|u| u.split("#invite=").nth(1))
@@ -298,11 +300,11 @@ async fn start_game(
     let ns = env.durable_object("GAMES").map_err(internal)?;
     let stub = ns.id_from_name(game_id).map_err(internal)?.get_stub().map_err(internal)?;
     let mut resp = stub.fetch_with_request(join).await.map_err(internal)?;
-    let joined: Value = resp.json().await.map_err(|e| ApiError::internal(e.to_string()))?;
     if resp.status_code() != 200 {
         return Err(ApiError::new(503, "challenge_failed", "the game could not be joined; try again"));
     }
-    Ok(json!({ "game": game_id, "seat": joined["seat"], "token": joined["token"], "state": joined["state"] }))
+    let joined: service::game::Joined = resp.json().await.map_err(|e| ApiError::internal(e.to_string()))?;
+    Ok(Accepted { game: game_id.to_owned(), seat: joined.seat, token: joined.token, state: joined.state })
 }
 
 async fn cancel(req: &Request, db: &D1Database, id: &str) -> Res<Response> {
@@ -319,5 +321,5 @@ async fn cancel(req: &Request, db: &D1Database, id: &str) -> Res<Response> {
     if changes(r).await != 1 {
         return Err(ApiError::not_found("no such open challenge of yours"));
     }
-    json_resp(200, &json!({ "cancelled": true }), None)
+    json_resp(200, &Cancelled { cancelled: true }, None)
 }

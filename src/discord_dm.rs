@@ -13,13 +13,7 @@ use service::ApiError;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Method, Request, RequestInit, Response};
 
-use crate::glue;
-
-type Res<T> = std::result::Result<T, ApiError>;
-
-fn internal(e: worker::Error) -> ApiError {
-    ApiError::new(503, "storage_unavailable", e.to_string())
-}
+use crate::glue::{self, storage as internal, Res};
 
 fn bot_token(env: &Env) -> Option<String> {
     env.secret("DISCORD_BOT_TOKEN")
@@ -41,7 +35,7 @@ pub async fn handle(req: &mut Request, env: &Env) -> Res<Response> {
     let linked = player.as_ref().is_some_and(|p| p.linked);
     let available = linked && bot_token(env).is_some();
     let reply = |enabled: bool| {
-        Response::from_json(&json!({ "available": available, "enabled": enabled }))
+        Response::from_json(&service::push::DiscordDm { available, enabled })
             .map_err(|e| ApiError::internal(e.to_string()))
     };
     match req.method() {

@@ -16,6 +16,16 @@ impl Random for OsRandom {
     }
 }
 
+/// What the Worker's handlers return: a response, or the one error type, which
+/// [`error`] maps to the answer (a 5xx logged with its detail, then redacted).
+pub type Res<T> = std::result::Result<T, ApiError>;
+
+/// A D1 (or other storage binding) failure: 503 `storage_unavailable`. Its detail (SQL,
+/// binding text) goes to the log only: the client sees the generic message.
+pub fn storage(e: worker::Error) -> ApiError {
+    ApiError::new(503, "storage_unavailable", e.to_string())
+}
+
 pub fn now_ms() -> i64 {
     worker::Date::now().as_millis() as i64
 }
@@ -86,14 +96,11 @@ pub fn player_header_value(p: &service::http::PlayerRef) -> String {
 /// The service's answer as a `worker` response (JSON errors everywhere; no caching of
 /// game state).
 pub fn response(r: &ApiResponse) -> Result<Response> {
-    let redacted;
-    let r = match redact(r) {
-        Some(x) => {
-            redacted = x;
-            &redacted
-        }
-        None => r,
-    };
+    // 5xx detail to the log, a generic message to the client (`for_client`).
+    let (r, log) = r.clone().for_client();
+    if let Some(line) = log {
+        worker::console_error!("{line}");
+    }
     let mut resp = match &r.body {
         Body::Json(v) => Response::from_json(v)?,
         Body::Text(t) => {
@@ -112,25 +119,9 @@ pub fn response(r: &ApiResponse) -> Result<Response> {
     Ok(resp)
 }
 
-/// An error answer. A server-side failure is logged with its detail and answered with
-/// a generic message ([`ApiError::redacted`]).
-/// A 5xx JSON error whose message may carry internal detail: logged, then replaced.
-fn redact(r: &ApiResponse) -> Option<ApiResponse> {
-    let Body::Json(v) = &r.body else { return None };
-    let code = v.get("error")?.as_str()?;
-    let message = v.get("message").and_then(|m| m.as_str()).unwrap_or_default();
-    if !service::error::needs_redaction(r.status, code) {
-        return None;
-    }
-    worker::console_error!("{} {code}: {message}", r.status);
-    let mut body = v.clone();
-    body["message"] = serde_json::Value::String(service::error::GENERIC_MESSAGE.to_owned());
-    if let Some(o) = body.as_object_mut() {
-        o.remove("state");
-    }
-    Some(ApiResponse { status: r.status, body: Body::Json(body), retry_after: r.retry_after })
-}
-
+/// An error answer: the one mapping of [`ApiError`] to a response (through [`response`]:
+/// 4xx with a JSON body naming the problem; 5xx logged with its detail and answered with
+/// a generic message).
 pub fn error(e: &ApiError) -> Result<Response> {
     response(&ApiResponse::error(e))
 }

@@ -82,9 +82,10 @@ impl DurableObject for Lobby {
 impl Lobby {
     /// `{"type":"challenges","challenges":[...]}` from D1.
     async fn message(&self) -> std::result::Result<String, ApiError> {
-        let db = self.env.d1("DB").map_err(|e| ApiError::new(503, "storage_unavailable", e.to_string()))?;
-        let list = crate::challenges::list(&db).await?;
-        Ok(serde_json::json!({ "type": "challenges", "challenges": list }).to_string())
+        let db = self.env.d1("DB").map_err(crate::glue::storage)?;
+        let challenges = crate::challenges::list(&db).await?;
+        serde_json::to_string(&service::challenge::ChallengesMessage { challenges })
+            .map_err(|e| ApiError::internal(e.to_string()))
     }
 
     /// `msg` (read as number `seq`) to every socket, unless a newer list went out.

@@ -3,22 +3,15 @@
 //! games, and the session's player forwarded to a game's Durable Object with the ids of
 //! guests merged into it (a seat taken as a guest stays the player's after sign-in).
 
-use serde_json::json;
 use service::http::{ApiRequest, PlayerRef};
-use service::me_games::{self, Row};
+use service::me_games::{self, MyGames, Row};
 use service::model::{GameRecord, Mode};
 use service::store::GameStore;
 use service::ApiError;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Request, Response};
 
-use crate::glue;
-
-type Res<T> = std::result::Result<T, ApiError>;
-
-fn internal(e: worker::Error) -> ApiError {
-    ApiError::new(503, "storage_unavailable", e.to_string())
-}
+use crate::glue::{self, storage as internal, Res};
 
 /// Carries the ids of guests merged into the session's player (comma-separated), from the
 /// Worker to a game's Durable Object. Stripped from every incoming request by the router.
@@ -29,7 +22,7 @@ pub const ALIASES_HEADER: &str = "X-Iron-Player-Aliases";
 pub async fn list(req: &Request, env: &Env) -> Res<Response> {
     let db = env.d1("DB").map_err(internal)?;
     let Some(player) = crate::accounts::current_player(req, &db).await? else {
-        return json(&json!({ "games": [] }));
+        return json(&MyGames::default());
     };
     let since = glue::now_ms() - me_games::RECENT_MS;
     let rows: Vec<Row> = glue::d1_rows(
@@ -55,7 +48,7 @@ pub async fn list(req: &Request, env: &Env) -> Res<Response> {
     json(&me_games::list(rows, &player.id))
 }
 
-fn json(v: &serde_json::Value) -> Res<Response> {
+fn json(v: &impl serde::Serialize) -> Res<Response> {
     let mut r = Response::from_json(v).map_err(|e| ApiError::internal(e.to_string()))?;
     r.headers_mut().set("Cache-Control", "no-store").map_err(|e| ApiError::internal(e.to_string()))?;
     Ok(r)

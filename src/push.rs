@@ -8,21 +8,14 @@
 //! only `PUSH_ALLOW_HTTP = "on"` (plain-http endpoints of a stand-in push service).
 
 use serde::Deserialize;
-use serde_json::json;
 use service::model::GameRecord;
-use service::push::{self, Notice, Seen, Subscription, Vapid};
+use service::push::{self, Notice, PushKey, Seen, Subscribed, Subscription, Unsubscribed, Vapid};
 use service::ApiError;
 use worker::js_sys::Uint8Array;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Method, Request, RequestInit, Response, SqlStorage};
 
-use crate::glue::{self, OsRandom};
-
-type Res<T> = std::result::Result<T, ApiError>;
-
-fn internal(e: worker::Error) -> ApiError {
-    ApiError::new(503, "storage_unavailable", e.to_string())
-}
+use crate::glue::{self, storage as internal, OsRandom, Res};
 
 /// The VAPID key, if configured (a secret; a plain var in local tests).
 fn vapid(env: &Env) -> Option<Vapid> {
@@ -52,7 +45,7 @@ fn allow_http(env: &Env) -> bool {
     env.var("PUSH_ALLOW_HTTP").is_ok_and(|v| v.to_string().trim() == "on")
 }
 
-fn json(v: &serde_json::Value, cookie: Option<&str>) -> Res<Response> {
+fn json(v: &impl serde::Serialize, cookie: Option<&str>) -> Res<Response> {
     crate::accounts::with_cookie(
         Response::from_json(v).map_err(|e| ApiError::internal(e.to_string()))?,
         cookie,
@@ -64,7 +57,7 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
     match (req.method(), path) {
         (Method::Get, "/api/push/key") => {
             let key = vapid(env).map(|v| v.public_key());
-            json(&json!({ "available": key.is_some(), "public_key": key }), None)
+            json(&PushKey { available: key.is_some(), public_key: key }, None)
         }
         (Method::Post, "/api/me/push") => {
             #[derive(Deserialize)]
@@ -106,7 +99,7 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
             ])
             .await
             .map_err(internal)?;
-            json(&json!({ "subscribed": true }), cookie.as_deref())
+            json(&Subscribed { subscribed: true }, cookie.as_deref())
         }
         (Method::Post, "/api/me/push/unsubscribe") => {
             #[derive(Deserialize)]
@@ -118,7 +111,7 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
             let body: Body = service::http::parse_json(&api.body)?;
             let db = env.d1("DB").map_err(internal)?;
             let Some(player) = crate::accounts::current_player(req, &db).await? else {
-                return json(&json!({ "unsubscribed": false }), None);
+                return json(&Unsubscribed { unsubscribed: false }, None);
             };
             let done = db
                 .prepare("DELETE FROM push_subscriptions WHERE endpoint = ?1 AND player_id = ?2")
@@ -128,7 +121,7 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
                 .await
                 .map_err(internal)?;
             let n = done.meta().ok().flatten().and_then(|m| m.changes).unwrap_or(0);
-            json(&json!({ "unsubscribed": n > 0 }), None)
+            json(&Unsubscribed { unsubscribed: n > 0 }, None)
         }
         (_, "/api/push/key" | "/api/me/push" | "/api/me/push/unsubscribe") => {
             Err(ApiError::new(405, "method_not_allowed", "wrong method for this route"))

@@ -212,12 +212,16 @@ impl Browser {
             }
         }
         let location = resp.headers().get("location").and_then(|v| v.to_str().ok()).map(str::to_owned);
-        Reply {
+        let content_type =
+            resp.headers().get("content-type").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let reply = Reply {
             status: resp.status().as_u16(),
             location,
             set_cookie,
             body: resp.body_mut().read_to_string().unwrap_or_default(),
-        }
+        };
+        super::openapi::check(method, url, reply.status, content_type.as_deref(), &reply.body);
+        reply
     }
 
     /// This browser's player, starting its session (a guest) if it has none, as the

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 pub mod discord;
+pub mod openapi;
 pub mod push;
 
 pub fn root() -> PathBuf {
@@ -200,7 +201,7 @@ impl Server {
     }
 
     pub fn get(&self, path: &str) -> Reply {
-        send(agent().get(&self.url(path)).call())
+        send("GET", &self.url(path), agent().get(&self.url(path)).call())
     }
 
     pub fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {
@@ -212,7 +213,7 @@ impl Server {
         if let Some(t) = token {
             r = r.header("Authorization", &format!("Bearer {t}"));
         }
-        send(r.send(body))
+        send("POST", &self.url(path), r.send(body))
     }
 
     /// Runs SQL against this runtime's local D1 (the real SQLite file).
@@ -286,19 +287,21 @@ impl Reply {
     }
 }
 
-fn send(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Reply {
+fn send(method: &str, url: &str, r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Reply {
     let mut r = r.unwrap();
     let header = |r: &ureq::http::Response<ureq::Body>, h: &str| {
         r.headers().get(h).and_then(|v| v.to_str().ok()).map(str::to_owned)
     };
     let retry_after = header(&r, "retry-after");
     let content_type = header(&r, "content-type");
-    Reply {
+    let reply = Reply {
         status: r.status().as_u16(),
         text: r.body_mut().read_to_string().unwrap_or_default(),
         retry_after,
         content_type,
-    }
+    };
+    openapi::check(method, url, reply.status, reply.content_type.as_deref(), &reply.text);
+    reply
 }
 
 /// Sorted legal moves of a state.

@@ -55,6 +55,62 @@ pub struct PostChallenge {
     pub rated: bool,
 }
 
+/// An open challenge as listed (`Challenge` in the OpenAPI document).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChallengeView {
+    pub id: String,
+    pub poster: Poster,
+    pub south: FactionChoice,
+    pub north: FactionChoice,
+    /// The poster's side.
+    pub seat: SeatChoice,
+    pub days_per_move: Option<u32>,
+    pub rated: bool,
+    pub created_at: i64,
+    pub expires_at: i64,
+}
+
+/// Who posted a challenge.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Poster {
+    pub id: String,
+    pub name: Option<String>,
+}
+
+/// `GET /api/challenges`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChallengeList {
+    pub challenges: Vec<ChallengeView>,
+}
+
+/// The lobby WebSocket's message (`ChallengesMessage`): `{"type": "challenges", …}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename = "challenges")]
+pub struct ChallengesMessage {
+    pub challenges: Vec<ChallengeView>,
+}
+
+/// `201` to `POST /api/challenges`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Posted {
+    pub challenge: ChallengeView,
+}
+
+/// `200` to `POST /api/challenges/{id}/accept`: the accepter's seat in the new game.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Accepted {
+    pub game: String,
+    pub seat: engine::Side,
+    pub token: String,
+    pub state: crate::model::GameView,
+}
+
+/// `200` to `POST /api/challenges/{id}/cancel`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Cancelled {
+    pub cancelled: bool,
+}
+
 fn random_seat() -> SeatChoice {
     SeatChoice::Random
 }

@@ -1,7 +1,9 @@
 //! The API's one error type: a status, a stable machine code, a human message, and for
 //! conflicts the current game state. Mapped once to JSON `{ "error", "message" }`.
 
-use serde_json::{json, Value};
+use serde::Serialize;
+
+use crate::model::GameView;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ApiError {
@@ -9,7 +11,7 @@ pub struct ApiError {
     pub code: &'static str,
     pub message: String,
     /// The current state, sent with 409s so a client can resynchronise at once.
-    pub state: Option<Value>,
+    pub state: Option<Box<GameView>>,
     /// Seconds, for `Retry-After` (503 server_busy).
     pub retry_after: Option<u32>,
 }
@@ -23,8 +25,8 @@ impl ApiError {
         ApiError::new(400, code, message)
     }
 
-    pub fn conflict(code: &'static str, message: impl Into<String>, state: Value) -> ApiError {
-        ApiError { state: Some(state), ..ApiError::new(409, code, message) }
+    pub fn conflict(code: &'static str, message: impl Into<String>, state: GameView) -> ApiError {
+        ApiError { state: Some(Box::new(state)), ..ApiError::new(409, code, message) }
     }
 
     pub fn not_found(message: impl Into<String>) -> ApiError {
@@ -35,24 +37,20 @@ impl ApiError {
         ApiError::new(500, "internal", message)
     }
 
-    /// The error as a client may see it. Server-side failures (5xx) keep their status and
-    /// code but lose their detail, which can carry storage, network or internal text
-    /// (the glue logs the original); deliberate 5xx answers whose message is written for
-    /// players (`server_busy`, `discord_unconfigured`) pass unchanged. `None`: unchanged.
-    pub fn redacted(&self) -> Option<ApiError> {
-        if !needs_redaction(self.status, self.code) {
-            return None;
-        }
-        Some(ApiError { message: GENERIC_MESSAGE.to_owned(), state: None, ..self.clone() })
+    /// The JSON body (`Error` in the OpenAPI document).
+    pub fn body(&self) -> ErrorBody<'_> {
+        ErrorBody { error: self.code, message: &self.message, state: self.state.as_deref() }
     }
+}
 
-    pub fn body(&self) -> Value {
-        let mut v = json!({ "error": self.code, "message": self.message });
-        if let Some(s) = &self.state {
-            v["state"] = s.clone();
-        }
-        v
-    }
+/// Every error answer's body: `{"error": code, "message": text}`, and with a 409 about a
+/// game its current `state`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ErrorBody<'a> {
+    pub error: &'a str,
+    pub message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<&'a GameView>,
 }
 
 /// 5xx codes whose messages are written for players and carry no internal detail.
@@ -62,7 +60,7 @@ const PUBLIC_5XX: [&str; 2] = ["server_busy", "discord_unconfigured"];
 pub const GENERIC_MESSAGE: &str = "Something went wrong on the server; please try again.";
 
 /// Whether an error answer with this status and code must lose its message (see
-/// [`ApiError::redacted`]).
+/// [`crate::http::ApiResponse::for_client`]).
 pub fn needs_redaction(status: u16, code: &str) -> bool {
     status >= 500 && !PUBLIC_5XX.contains(&code)
 }
@@ -74,22 +72,3 @@ impl core::fmt::Display for ApiError {
 }
 
 impl std::error::Error for ApiError {}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn server_failures_lose_their_detail_but_keep_their_code() {
-        let e = ApiError::new(503, "storage_unavailable", "D1_ERROR: no such table: players at line 3");
-        let r = e.redacted().unwrap();
-        assert_eq!((r.status, r.code), (503, "storage_unavailable"));
-        assert!(!r.message.contains("D1") && !r.message.contains("players"));
-        assert!(ApiError::internal("stored record unreadable: x").redacted().is_some());
-        assert!(ApiError::new(502, "discord_failed", "fetch failed: ECONNREFUSED").redacted().is_some());
-        let busy = ApiError { retry_after: Some(60), ..ApiError::new(503, "server_busy", "too many") };
-        assert_eq!(busy.redacted(), None);
-        assert_eq!(ApiError::bad_request("invalid_json", "expected value at line 1").redacted(), None);
-    }
-}

@@ -3,15 +3,14 @@
 //! then answered; on any error nothing is saved.
 
 use engine::{Game, Move, Side};
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
 use crate::ai::Opponent;
 use crate::create::CreateGame;
 use crate::error::ApiError;
 use crate::http::{parse_json, ApiRequest, ApiResponse, Method, PlayerRef};
 use crate::model::{
-    Controller, Finish, FinishReason, GameRecord, LastReply, Mode, MoveEntry, Seat, StageRef,
+    Controller, Finish, FinishReason, GameRecord, GameView, LastReply, Mode, MoveEntry, Seat, StageRef,
 };
 use crate::store::GameStore;
 use crate::story::Verdict;
@@ -128,8 +127,62 @@ fn save(store: &mut dyn GameStore, rec: &GameRecord) -> Result<(), ApiError> {
     })
 }
 
-fn ai_info(ai: &dyn Opponent, level: Option<u8>) -> Value {
-    json!({ "engine": ai.name(), "placeholder": ai.is_placeholder(), "level": level })
+/// What the AI seat is (`AiInfo`), in the answers of `ai` games.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AiInfo {
+    pub engine: &'static str,
+    /// true only for the random test mover.
+    pub placeholder: bool,
+    pub level: Option<u8>,
+}
+
+fn ai_info(ai: &dyn Opponent, level: Option<u8>) -> AiInfo {
+    AiInfo { engine: ai.name(), placeholder: ai.is_placeholder(), level }
+}
+
+/// `201` to a creation (`CreateResponse`): the creator's seat and its token (shown once).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Created {
+    pub id: String,
+    pub seat: Side,
+    pub token: String,
+    pub state: GameView,
+    /// The AI's opening move when the creator took North in an `ai` game.
+    pub ai_move: Option<Move>,
+    /// `link` games: the link that claims the other seat (shown once).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invite_url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ai: Option<AiInfo>,
+}
+
+/// `200` to a join (`JoinResponse`): the joiner's seat and its token. (Also read back by
+/// the Worker when it joins a challenge's game for the accepter.)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Joined {
+    pub id: String,
+    pub seat: Side,
+    pub token: String,
+    pub state: GameView,
+}
+
+/// `200` to a move (`MoveResponse`): the state after it and the AI's reply, if any.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Moved {
+    pub state: GameView,
+    pub ai_move: Option<Move>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ai: Option<AiInfo>,
+}
+
+/// `{"state": …}` (`StateEnvelope`): resign, draw, abort, Exit Stage, the alarm.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StateEnvelope {
+    pub state: GameView,
+}
+
+fn envelope(state: GameView) -> ApiResponse {
+    ApiResponse::of(200, &StateEnvelope { state })
 }
 
 /// Lets the AI move while it is the AI's turn and the game goes on. Returns its move.
@@ -279,22 +332,18 @@ pub fn create_with(
             ob.ip_hash.clone_from(&extra.ip_hash);
         }
         save(store, &rec)?;
-        let mut body = json!({
-            "id": id,
-            "seat": side,
-            "token": token,
-            "state": rec.view(&game),
-            "ai_move": ai_move.map(|m| m.to_string()),
-        });
-        if let Some(inv) = &invite {
-            body["invite_url"] = json!(format!("{origin}/g/{id}#invite={inv}"));
-        }
-        if req.mode == Mode::Ai {
-            body["ai"] = ai_info(ctx.ai, rec.level);
-        }
+        let body = Created {
+            id: id.to_owned(),
+            seat: side,
+            token,
+            state: rec.view(&game),
+            ai_move,
+            invite_url: invite.map(|inv| format!("{origin}/g/{id}#invite={inv}")),
+            ai: (req.mode == Mode::Ai).then(|| ai_info(ctx.ai, rec.level)),
+        };
         let mut fx = effects(false, &rec);
         fx.created = true;
-        Ok((ApiResponse::json(201, body), fx, rec))
+        Ok((ApiResponse::of(201, &body), fx, rec))
     })();
     finish(result)
 }
@@ -373,8 +422,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
         match route {
             Route::Rematch => Err(ApiError::internal("a rematch is handled by the Durable Object's glue")),
             Route::State | Route::WebSocket => {
-                let view = rec.view(&game);
-                Ok((ApiResponse::json(200, view), Effects::default(), rec))
+                Ok((ApiResponse::of(200, &rec.view(&game)), Effects::default(), rec))
             }
             Route::Record => Ok((ApiResponse::text(200, rec.record_text()), Effects::default(), rec)),
             Route::Join => {
@@ -430,8 +478,8 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
                 upkeep::mark(&mut rec, ctx.now); // the joiner's player, in the index
                 save(store, &rec)?;
-                let body = json!({ "id": rec.id, "seat": side, "token": token, "state": rec.view(&game) });
-                Ok((ApiResponse::json(200, body), effects(was_finished, &rec), rec))
+                let body = Joined { id: rec.id.clone(), seat: side, token, state: rec.view(&game) };
+                Ok((ApiResponse::of(200, &body), effects(was_finished, &rec), rec))
             }
             Route::Moves => {
                 let side = authorise_request(&rec, req, game.position().turn())?;
@@ -485,11 +533,13 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 let ai_move = ai_turn(&mut rec, &mut game, ctx)?;
                 settle_stage(&mut rec, &game, ctx.now);
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
-                let mut reply =
-                    json!({ "state": rec.view(&game), "ai_move": ai_move.map(|m| m.to_string()) });
-                if rec.mode == Mode::Ai {
-                    reply["ai"] = ai_info(ctx.ai, rec.level);
-                }
+                let reply = Moved {
+                    state: rec.view(&game),
+                    ai_move,
+                    ai: (rec.mode == Mode::Ai).then(|| ai_info(ctx.ai, rec.level)),
+                };
+                let reply = serde_json::to_value(&reply)
+                    .map_err(|e| ApiError::internal(format!("move reply not serialisable: {e}")))?;
                 rec.last_replies[side.index()] = Some(LastReply { ply: body.ply, mv, body: reply.clone() });
                 owe_result(&mut rec, was_finished, ctx.now);
                 save(store, &rec)?;
@@ -521,8 +571,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
                 owe_result(&mut rec, was_finished, ctx.now);
                 save(store, &rec)?;
-                let view = rec.view(&game);
-                Ok((ApiResponse::json(200, json!({ "state": view })), effects(was_finished, &rec), rec))
+                Ok((envelope(rec.view(&game)), effects(was_finished, &rec), rec))
             }
             Route::Resign => {
                 let side = authorise_request(&rec, req, game.position().turn())?;
@@ -536,8 +585,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
                 owe_result(&mut rec, was_finished, ctx.now);
                 save(store, &rec)?;
-                let view = rec.view(&game);
-                Ok((ApiResponse::json(200, json!({ "state": view })), effects(was_finished, &rec), rec))
+                Ok((envelope(rec.view(&game)), effects(was_finished, &rec), rec))
             }
             Route::Draw => {
                 let side = authorise_request(&rec, req, game.position().turn())?;
@@ -595,8 +643,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 }
                 owe_result(&mut rec, was_finished, ctx.now);
                 save(store, &rec)?;
-                let view = rec.view(&game);
-                Ok((ApiResponse::json(200, json!({ "state": view })), effects(was_finished, &rec), rec))
+                Ok((envelope(rec.view(&game)), effects(was_finished, &rec), rec))
             }
         }
     })();
@@ -628,15 +675,13 @@ pub fn abandon_as(store: &mut dyn GameStore, players: &[&str], ctx: &mut Ctx) ->
             return Err(ApiError::new(403, "forbidden", "this stage is another player's"));
         }
         if was_finished {
-            let view = rec.view(&game);
-            return Ok((ApiResponse::json(200, json!({ "state": view })), Effects::default(), rec));
+            return Ok((envelope(rec.view(&game)), Effects::default(), rec));
         }
         rec.result = Some(Finish::win(st.player.opponent(), FinishReason::Abandoned, ctx.now));
         settle(&mut rec, &game, ctx.now, ctx.day_ms);
         owe_result(&mut rec, was_finished, ctx.now);
         save(store, &rec)?;
-        let view = rec.view(&game);
-        Ok((ApiResponse::json(200, json!({ "state": view })), effects(was_finished, &rec), rec))
+        Ok((envelope(rec.view(&game)), effects(was_finished, &rec), rec))
     })();
     finish(result)
 }
@@ -655,11 +700,10 @@ pub fn alarm_with(store: &mut dyn GameStore, ctx: &mut Ctx, timers: &Timers) -> 
         let (mut rec, game) = load(store)?;
         if !upkeep::expire(&mut rec, ctx.now, timers) {
             let fx = Effects { alarm: rec.deadline.filter(|_| rec.result.is_none()), ..Effects::default() };
-            return Ok((ApiResponse::json(200, json!({})), fx, rec));
+            return Ok((ApiResponse::json(200, serde_json::json!({})), fx, rec));
         }
         save(store, &rec)?;
-        let view = rec.view(&game);
-        Ok((ApiResponse::json(200, json!({ "state": view })), effects(false, &rec), rec))
+        Ok((envelope(rec.view(&game)), effects(false, &rec), rec))
     })();
     finish(result)
 }

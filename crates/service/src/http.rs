@@ -61,8 +61,35 @@ impl ApiResponse {
         ApiResponse { status, body: Body::Text(s), retry_after: None }
     }
 
+    /// A typed body, serialised (a body that cannot be is a 500, never a panic).
+    pub fn of<T: serde::Serialize>(status: u16, body: &T) -> ApiResponse {
+        match serde_json::to_value(body) {
+            Ok(v) => ApiResponse::json(status, v),
+            Err(e) => ApiResponse::error(&ApiError::internal(format!("response not serialisable: {e}"))),
+        }
+    }
+
     pub fn error(e: &ApiError) -> ApiResponse {
-        ApiResponse { status: e.status, body: Body::Json(e.body()), retry_after: e.retry_after }
+        let body = serde_json::to_value(e.body())
+            .unwrap_or_else(|_| serde_json::json!({ "error": e.code, "message": e.message }));
+        ApiResponse { status: e.status, body: Body::Json(body), retry_after: e.retry_after }
+    }
+
+    /// The answer as a client may see it, and the line to log. A server-side failure (5xx,
+    /// see [`crate::error::needs_redaction`]) keeps its status and code but its message,
+    /// which can carry storage, network or internal text, is logged and replaced by
+    /// [`crate::error::GENERIC_MESSAGE`] (and a state is dropped). Everything else passes
+    /// unchanged. The Worker calls this on every answer, its own and its objects'.
+    pub fn for_client(self) -> (ApiResponse, Option<String>) {
+        let Body::Json(v) = &self.body else { return (self, None) };
+        let Some(code) = v.get("error").and_then(Value::as_str) else { return (self, None) };
+        if !crate::error::needs_redaction(self.status, code) {
+            return (self, None);
+        }
+        let message = v.get("message").and_then(Value::as_str).unwrap_or_default();
+        let log = format!("{} {code}: {message}", self.status);
+        let body = serde_json::json!({ "error": code, "message": crate::error::GENERIC_MESSAGE });
+        (ApiResponse { body: Body::Json(body), ..self }, Some(log))
     }
 
     pub fn json_body(&self) -> Option<&Value> {
@@ -107,4 +134,36 @@ pub fn bearer(header: Option<&str>) -> Option<String> {
     let h = header?.trim();
     let (scheme, token) = h.split_once(' ')?;
     (scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty()).then(|| token.trim().to_owned())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_failures_lose_their_detail_but_keep_their_code() {
+        let e = ApiError::new(503, "storage_unavailable", "D1_ERROR: no such table: players at line 3");
+        let (r, log) = ApiResponse::error(&e).for_client();
+        let body = r.json_body().unwrap();
+        assert_eq!((r.status, body["error"].as_str()), (503, Some("storage_unavailable")));
+        assert_eq!(body["message"], crate::error::GENERIC_MESSAGE);
+        assert!(!body.to_string().contains("D1") && !body.to_string().contains("players"));
+        assert!(log.unwrap().contains("no such table: players"), "the detail is logged");
+        let (r, _) = ApiResponse::error(&ApiError::internal("stored record unreadable: x")).for_client();
+        assert_eq!(r.json_body().unwrap()["message"], crate::error::GENERIC_MESSAGE);
+        // Written for players: unchanged, Retry-After kept.
+        let busy = ApiError { retry_after: Some(60), ..ApiError::new(503, "server_busy", "too many") };
+        let (r, log) = ApiResponse::error(&busy).for_client();
+        assert_eq!(
+            (r.json_body().unwrap()["message"].as_str(), r.retry_after, log),
+            (Some("too many"), Some(60), None)
+        );
+        // A 4xx names the problem.
+        let bad = ApiError::bad_request("invalid_json", "expected value at line 1");
+        assert_eq!(ApiResponse::error(&bad).for_client().0, ApiResponse::error(&bad));
+        // Text bodies and successes pass.
+        let ok = ApiResponse::text(200, "record".into());
+        assert_eq!(ok.clone().for_client(), (ok, None));
+    }
 }

@@ -2,12 +2,11 @@
 //! session may move for it without the seat token), and the player's game list
 //! (`GET /api/me/games`) sorted by urgency. Pure: the Worker reads the rows from D1.
 
-use engine::Side;
+use engine::{Faction, Side};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 use crate::error::ApiError;
-use crate::model::{Controller, GameRecord};
+use crate::model::{Controller, FinishReason, GameRecord, Mode};
 
 /// The seat that `player`'s session holds in `rec`: a human seat bound to that player
 /// that has been taken. If the player holds both seats (a game against themself), the
@@ -135,41 +134,93 @@ pub fn sort_by_urgency(games: &mut [Listed]) {
     });
 }
 
-/// The JSON of a listed game.
-pub fn to_json(g: &Listed) -> Value {
+/// `GET /api/me/games` (`{"games": [MyGame]}`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MyGames {
+    pub games: Vec<MyGame>,
+}
+
+/// One game of the list (`MyGame` in the OpenAPI document).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MyGame {
+    pub id: String,
+    pub mode: Mode,
+    /// The player's side.
+    pub side: Side,
+    pub south: Faction,
+    pub north: Faction,
+    pub opponent: Opponent,
+    pub standing: Standing,
+    pub your_turn: bool,
+    /// The side to move (link games, from the per-change status row).
+    pub turn: Option<Side>,
+    pub deadline: Option<i64>,
+    pub draw_offer: Option<Side>,
+    pub days_per_move: Option<u32>,
+    pub created_at: i64,
+    pub finished_at: Option<i64>,
+    /// The result line, once finished.
+    pub result: Option<String>,
+    pub winner: Option<Side>,
+    pub reason: Option<FinishReason>,
+}
+
+/// The other seat: the AI, or a person (unknown while the invite is open, or without a
+/// session).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Opponent {
+    Ai { ai: bool },
+    Player { player_id: Option<String>, name: Option<String> },
+}
+
+/// A listed game as answered. The D1 row's text columns become the API's enums here; a
+/// row whose factions the index should never hold (hand-edited) is left out, an unknown
+/// side or reason reads as absent: a bad row is never a 500 for the whole list.
+pub fn to_game(g: &Listed) -> Option<MyGame> {
     let r = &g.row;
     let (opp_id, opp_name) = match g.side {
         Side::South => (&r.north_player, &r.north_name),
         Side::North => (&r.south_player, &r.south_name),
     };
-    let opponent =
-        if r.mode == "ai" { json!({ "ai": true }) } else { json!({ "player_id": opp_id, "name": opp_name }) };
-    json!({
-        "id": r.id,
-        "mode": r.mode,
-        "side": g.side,
-        "south": r.south_faction,
-        "north": r.north_faction,
-        "opponent": opponent,
-        "standing": g.standing,
-        "your_turn": g.standing == Standing::YourTurn,
-        "turn": r.turn,
-        "deadline": r.deadline.map(|d| d as i64),
-        "draw_offer": r.draw_offer,
-        "days_per_move": r.days_per_move.map(|d| d as u32),
-        "created_at": r.created_at as i64,
-        "finished_at": r.finished_at.map(|d| d as i64),
-        "result": r.result,
-        "winner": r.winner,
-        "reason": r.reason,
+    let ai = r.mode == "ai";
+    let opponent = if ai {
+        Opponent::Ai { ai: true }
+    } else {
+        Opponent::Player { player_id: opp_id.clone(), name: opp_name.clone() }
+    };
+    let side = |s: &Option<String>| s.as_deref().and_then(parse::<Side>);
+    Some(MyGame {
+        id: r.id.clone(),
+        mode: if ai { Mode::Ai } else { Mode::Link },
+        side: g.side,
+        south: parse(&r.south_faction)?,
+        north: parse(&r.north_faction)?,
+        opponent,
+        standing: g.standing,
+        your_turn: g.standing == Standing::YourTurn,
+        turn: side(&r.turn),
+        deadline: r.deadline.map(|d| d as i64),
+        draw_offer: side(&r.draw_offer),
+        days_per_move: r.days_per_move.map(|d| d as u32),
+        created_at: r.created_at as i64,
+        finished_at: r.finished_at.map(|d| d as i64),
+        result: r.result.clone(),
+        winner: side(&r.winner),
+        reason: r.reason.as_deref().and_then(parse),
     })
 }
 
+/// A D1 text column as one of the API's enums (their serde spelling is the stored one).
+fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Option<T> {
+    serde_json::from_value(serde_json::Value::String(s.to_owned())).ok()
+}
+
 /// The whole answer: games the player holds a seat in, classified and sorted.
-pub fn list(rows: Vec<Row>, player: &str) -> Value {
+pub fn list(rows: Vec<Row>, player: &str) -> MyGames {
     let mut games: Vec<Listed> = rows.into_iter().filter_map(|r| classify(r, player)).collect();
     sort_by_urgency(&mut games);
-    json!({ "games": games.iter().map(to_json).collect::<Vec<_>>() })
+    MyGames { games: games.iter().filter_map(to_game).collect() }
 }
 
 /// How far back finished games are listed, and how many games at most.
@@ -246,7 +297,7 @@ mod tests {
             row("mine-soon", |r| r.deadline = Some(100.0)),
             row("waiting", |r| r.seated = Some(0.0)),
         ];
-        let v = list(rows, "me");
+        let v = serde_json::to_value(list(rows, "me")).unwrap();
         let ids: Vec<&str> =
             v["games"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap()).collect();
         assert_eq!(

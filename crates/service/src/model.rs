@@ -2,7 +2,7 @@
 
 use engine::{result_text, Faction, Game, Move, Position, Side};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// Who plays the other seat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -177,57 +177,59 @@ impl GameRecord {
     }
 
     /// The public view: what anyone, spectators included, may see (never a token hash).
-    pub fn view(&self, game: &Game) -> Value {
+    pub fn view(&self, game: &Game) -> GameView {
         let pos = game.position();
         let seat = |side: Side| {
             let s = self.seat(side);
-            json!({
-                "faction": pos.faction(side),
-                "player": s.controller,
-                "claimed": s.controller == Controller::Ai || s.token_hash.is_some(),
-                "player_id": s.player,
-            })
+            SeatView {
+                faction: pos.faction(side),
+                player: s.controller,
+                claimed: s.controller == Controller::Ai || s.token_hash.is_some(),
+                player_id: s.player.clone(),
+            }
         };
-        let legal: Vec<String> = if self.result.is_some() || !self.seats_filled() {
+        let legal_moves: Vec<String> = if self.result.is_some() || !self.seats_filled() {
             Vec::new()
         } else {
             let mut v: Vec<String> = game.legal_moves().iter().map(Move::to_string).collect();
             v.sort();
             v
         };
-        json!({
-            "id": self.id,
-            "mode": self.mode,
-            "south": seat(Side::South),
-            "north": seat(Side::North),
-            "start": self.start,
-            "position": pos,
-            "ply": pos.ply(),
-            "turn": pos.turn(),
-            "moves": self.moves.iter().map(|m| m.mv.to_string()).collect::<Vec<_>>(),
-            "legal_moves": legal,
-            "status": self.status(),
-            "result": self.result.as_ref().map(|f| json!({"text": f.text, "winner": f.winner, "reason": f.reason})),
-            "rules_result": result_text(game.outcome()),
-            "days_per_move": self.days_per_move,
-            "level": self.level,
-            "deadline": self.deadline,
-            "draw_offer": self.draw_offer,
-            "created_at": self.created_at,
-            "rated": self.rated,
-            "rematch": self.rematch,
-            // Every side effect (index row, result, rating, story stage, badge) has reached
-            // D1; false while a write is owed (it is retried by the game's alarm).
-            "synced": self.outbox.is_none(),
-            "stage": self.stage.as_ref().map(|st| json!({
-                "story": st.story,
-                "stage": st.stage,
-                "title": st.title,
-                "player": st.player,
-                "goal": crate::story::goal_text(&st.goal),
-                "verdict": self.stage_verdict(game),
-            })),
-        })
+        GameView {
+            id: self.id.clone(),
+            mode: self.mode,
+            south: seat(Side::South),
+            north: seat(Side::North),
+            start: self.start,
+            position: *pos,
+            ply: pos.ply(),
+            turn: pos.turn(),
+            moves: self.moves.iter().map(|m| m.mv).collect(),
+            legal_moves,
+            status: self.status(),
+            result: self.result.as_ref().map(|f| ResultView {
+                text: f.text.clone(),
+                winner: f.winner,
+                reason: f.reason,
+            }),
+            rules_result: result_text(game.outcome()),
+            days_per_move: self.days_per_move,
+            level: self.level,
+            deadline: self.deadline,
+            draw_offer: self.draw_offer,
+            created_at: self.created_at,
+            rated: self.rated,
+            rematch: self.rematch.clone(),
+            synced: self.outbox.is_none(),
+            stage: self.stage.as_ref().map(|st| StageView {
+                story: st.story.clone(),
+                stage: st.stage,
+                title: st.title.clone(),
+                player: st.player,
+                goal: crate::story::goal_text(&st.goal),
+                verdict: self.stage_verdict(game),
+            }),
+        }
     }
 
     /// The text record (engine::record format).
@@ -254,4 +256,71 @@ impl GameRecord {
         };
         rec.to_string()
     }
+}
+
+/// A game as anyone, spectators included, may see it (`GameState` in the OpenAPI
+/// document): the body of `GET /api/games/{id}`, the `state` of every answer about a game
+/// and of its WebSocket messages. Never a token or its hash.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameView {
+    pub id: String,
+    pub mode: Mode,
+    pub south: SeatView,
+    pub north: SeatView,
+    pub start: Position,
+    pub position: Position,
+    pub ply: u16,
+    /// The side to move.
+    pub turn: Side,
+    pub moves: Vec<Move>,
+    /// Sorted; empty once finished or while the invited seat is open.
+    pub legal_moves: Vec<String>,
+    pub status: GameStatus,
+    pub result: Option<ResultView>,
+    /// The rules' verdict on the position alone (`ongoing` when it has none).
+    pub rules_result: String,
+    pub days_per_move: Option<u32>,
+    pub level: Option<u8>,
+    pub deadline: Option<i64>,
+    pub draw_offer: Option<Side>,
+    pub created_at: i64,
+    pub rated: bool,
+    pub rematch: Option<crate::rematch::Rematch>,
+    /// Every side effect (index row, result, rating, story stage, badge) has reached D1;
+    /// false while a write is owed (it is retried by the game's alarm).
+    pub synced: bool,
+    pub stage: Option<StageView>,
+}
+
+/// One seat in a [`GameView`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeatView {
+    pub faction: Faction,
+    /// Who plays it.
+    pub player: Controller,
+    /// Held: always for the AI and the creator; the invited seat once someone joins.
+    pub claimed: bool,
+    /// The player (account) holding it, if it was taken with a session.
+    pub player_id: Option<String>,
+}
+
+/// How a finished game ended, in a [`GameView`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResultView {
+    pub text: String,
+    pub winner: Option<Side>,
+    pub reason: FinishReason,
+}
+
+/// The story stage a game plays, in a [`GameView`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StageView {
+    pub story: String,
+    pub stage: usize,
+    pub title: String,
+    /// The player's side.
+    pub player: Side,
+    /// The goal in words.
+    pub goal: String,
+    pub verdict: Option<crate::story::Verdict>,
 }

@@ -392,6 +392,33 @@ pub fn notices(prev: Option<Seen>, rec: &crate::model::GameRecord) -> (Vec<Notic
     (out, now)
 }
 
+/// `GET /api/push/key`: whether this server sends Web Push, and its VAPID public key.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PushKey {
+    pub available: bool,
+    pub public_key: Option<String>,
+}
+
+/// `POST /api/me/push`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Subscribed {
+    pub subscribed: bool,
+}
+
+/// `POST /api/me/push/unsubscribe`: whether a subscription of this player was removed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Unsubscribed {
+    pub unsubscribed: bool,
+}
+
+/// `GET`/`POST /api/me/discord-dm`: Discord messages offered to this player (signed in
+/// with Discord, a bot configured) and switched on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct DiscordDm {
+    pub available: bool,
+    pub enabled: bool,
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -11,13 +11,12 @@
 
 use engine::Side;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 use crate::create::{CreateGame, SeatChoice};
 use crate::error::ApiError;
 use crate::game::{self, Ctx, Effects, Handled};
 use crate::http::{parse_json, ApiRequest, ApiResponse};
-use crate::model::{Controller, GameRecord, Mode, Seat};
+use crate::model::{Controller, GameRecord, GameView, Mode, Seat};
 use crate::store::GameStore;
 
 /// A finished game's rematch state (in the record, shown in the view).
@@ -78,13 +77,33 @@ fn save(store: &mut dyn GameStore, rec: &GameRecord) -> Result<(), ApiError> {
     store.save(rec).map_err(|e| ApiError::new(503, "storage_unavailable", format!("nothing changed: {e}")))
 }
 
+/// The answer to `POST …/rematch` (`RematchResponse`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RematchReply {
+    /// The rematch game, once agreed.
+    pub game: Option<String>,
+    /// The requester's seat: in the rematch once agreed (the old seat swapped), else here.
+    pub seat: Side,
+    pub rematch: Option<Rematch>,
+    /// The old game's state.
+    pub state: GameView,
+}
+
+/// The new game's answer to the old game's glue (internal, not public).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RematchCreated {
+    pub id: String,
+    pub rematch_of: String,
+    pub state: GameView,
+}
+
 fn answer(rec: &GameRecord, game: &engine::Game, side: Side, changed: bool) -> Handled {
     let new_game = rec.rematch.as_ref().and_then(|r| r.game.clone());
     // Once agreed: the new game and the requester's seat in it.
     let seat = if new_game.is_some() { side.opponent() } else { side };
-    let body = json!({ "game": new_game, "seat": seat, "rematch": rec.rematch, "state": rec.view(game) });
+    let body = RematchReply { game: new_game, seat, rematch: rec.rematch.clone(), state: rec.view(game) };
     let effects = Effects { changed, ..Effects::default() };
-    Handled { response: ApiResponse::json(200, body), effects, record: Some(rec.clone()) }
+    Handled { response: ApiResponse::of(200, &body), effects, record: Some(rec.clone()) }
 }
 
 fn failed(e: ApiError) -> Step {
@@ -210,9 +229,21 @@ pub fn create(store: &mut dyn GameStore, call: &RematchCall, ctx: &mut Ctx) -> H
     if let Err(e) = save(store, &rec) {
         return Handled { response: ApiResponse::error(&e), effects: Effects::default(), record: None };
     }
-    let view = rec.replay().map(|g| rec.view(&g)).unwrap_or(Value::Null);
+    let view = match rec.replay() {
+        Ok(g) => rec.view(&g),
+        Err(e) => {
+            return Handled {
+                response: ApiResponse::error(&ApiError::internal(e)),
+                effects: Effects::default(),
+                record: None,
+            }
+        }
+    };
     handled.effects.alarm = rec.deadline;
-    handled.response = ApiResponse::json(201, json!({ "id": rec.id, "rematch_of": call.of, "state": view }));
+    handled.response = ApiResponse::of(
+        201,
+        &RematchCreated { id: rec.id.clone(), rematch_of: call.of.clone(), state: view },
+    );
     handled.record = Some(rec);
     handled
 }
@@ -220,16 +251,24 @@ pub fn create(store: &mut dyn GameStore, call: &RematchCall, ctx: &mut Ctx) -> H
 /// The old game after the new one was made: the answer (the new game's id and the
 /// requester's seat in it).
 pub fn created(rec: &GameRecord, side: Side) -> Handled {
-    let game = rec.replay().ok();
-    let new_side = side.opponent();
-    let body = json!({
-        "game": rec.rematch.as_ref().and_then(|r| r.game.clone()),
-        "seat": new_side,
-        "rematch": rec.rematch,
-        "state": game.as_ref().map(|g| rec.view(g)),
-    });
+    let game = match rec.replay() {
+        Ok(g) => g,
+        Err(e) => {
+            return Handled {
+                response: ApiResponse::error(&ApiError::internal(e)),
+                effects: Effects::default(),
+                record: None,
+            }
+        }
+    };
+    let body = RematchReply {
+        game: rec.rematch.as_ref().and_then(|r| r.game.clone()),
+        seat: side.opponent(),
+        rematch: rec.rematch.clone(),
+        state: rec.view(&game),
+    };
     Handled {
-        response: ApiResponse::json(200, body),
+        response: ApiResponse::of(200, &body),
         effects: Effects { changed: true, ..Effects::default() },
         record: Some(rec.clone()),
     }

@@ -1,0 +1,153 @@
+//! The OpenAPI checker of the real-runtime harness (`tests/support/openapi.rs`), tested
+//! without a runtime: a right response passes, and a wrong one — a missing or extra field,
+//! a wrong type or value, an undocumented path, method, status or content type — fails.
+//! Also: the document itself compiles (every response schema, every `$ref`).
+
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use serde_json::{json, Value};
+use support::openapi::{compile, document, template, verify};
+
+/// A real finished game view, as `GET /api/games/{id}` answers it.
+fn game_view() -> Value {
+    json!({
+        "id": "0123456789abcdef01234567",
+        "mode": "link",
+        "south": {"faction": "clockwork", "player": "human", "claimed": true, "player_id": null},
+        "north": {"faction": "blades", "player": "human", "claimed": true, "player_id": "00112233445566778899aabb"},
+        "start": "rnbqkbnr/9/9/9/9/9/9/9/RNBQKBNR w",
+        "position": "rnbqkbnr/9/9/9/9/9/9/9/RNBQKBNR w",
+        "ply": 0,
+        "turn": "south",
+        "moves": [],
+        "legal_moves": [],
+        "status": "finished",
+        "result": {"text": "north wins: resignation", "winner": "north", "reason": "resignation"},
+        "rules_result": "ongoing",
+        "days_per_move": null,
+        "level": null,
+        "deadline": null,
+        "draw_offer": null,
+        "created_at": 1_700_000_000_000_i64,
+        "rated": false,
+        "rematch": null,
+        "synced": true,
+        "stage": null,
+    })
+}
+
+fn check_game(body: &Value) -> Result<(), String> {
+    verify(
+        document(),
+        "GET",
+        "http://127.0.0.1:1/api/games/0123456789abcdef01234567",
+        200,
+        Some("application/json"),
+        &body.to_string(),
+    )
+}
+
+#[test]
+fn every_documented_response_schema_compiles() {
+    let doc = document();
+    let mut n = 0;
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            for (status, resp) in op["responses"].as_object().unwrap_or(&serde_json::Map::new()) {
+                for (mime, media) in resp["content"].as_object().unwrap_or(&serde_json::Map::new()) {
+                    if let Some(schema) = media.get("schema") {
+                        compile(doc, schema)
+                            .unwrap_or_else(|e| panic!("{method} {path} {status} {mime}: {e}"));
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(n > 100, "only {n} response schemas");
+}
+
+#[test]
+fn a_right_response_passes_and_a_wrong_one_fails() {
+    check_game(&game_view()).unwrap();
+    // Each a plausible drift between the Worker and the document.
+    let mut missing = game_view();
+    missing.as_object_mut().unwrap().remove("synced");
+    let mut extra = game_view();
+    extra["secret"] = json!("token-hash");
+    let mut wrong_type = game_view();
+    wrong_type["ply"] = json!("0");
+    let mut wrong_reason = game_view();
+    wrong_reason["result"]["reason"] = json!("deadline");
+    let mut wrong_status = game_view();
+    wrong_status["status"] = json!("over");
+    for (what, body) in [
+        ("missing field", missing),
+        ("extra field", extra),
+        ("wrong type", wrong_type),
+        ("undocumented reason", wrong_reason),
+        ("undocumented status", wrong_status),
+    ] {
+        let e = check_game(&body).expect_err(what);
+        assert!(e.contains("does not match"), "{what}: {e}");
+    }
+}
+
+#[test]
+fn undocumented_paths_methods_statuses_and_types_fail() {
+    let doc = document();
+    let err = |m: &str, url: &str, status: u16, ct: &str| {
+        verify(doc, m, url, status, Some(ct), r#"{"error":"x","message":"y"}"#).unwrap_err()
+    };
+    // Any other path may only be a 404 Error, any other method a 405 Error.
+    verify(
+        doc,
+        "GET",
+        "/api/nowhere",
+        404,
+        Some("application/json"),
+        r#"{"error":"not_found","message":"y"}"#,
+    )
+    .unwrap();
+    verify(
+        doc,
+        "GET",
+        "/api/games",
+        405,
+        Some("application/json"),
+        r#"{"error":"method_not_allowed","message":"y"}"#,
+    )
+    .unwrap();
+    assert!(err("GET", "/api/nowhere", 200, "application/json").contains("not documented"));
+    assert!(err("DELETE", "/api/games/abc", 200, "application/json").contains("not documented"));
+    let e =
+        verify(doc, "GET", "/api/nowhere", 404, Some("application/json"), r#"{"error":"x"}"#).unwrap_err();
+    assert!(e.contains("not an Error"), "{e}");
+    assert!(err("GET", "/api/games/abc", 418, "application/json").contains("status 418"));
+    assert!(err("GET", "/api/games/abc", 404, "text/html").contains("content type"));
+    // An error body must be an Error.
+    let e = verify(doc, "GET", "/api/games/abc", 404, Some("application/json"), r#"{"message":"y"}"#);
+    assert!(e.unwrap_err().contains("does not match"));
+    // Outside the API nothing is checked (static assets, stand-in services).
+    verify(doc, "GET", "http://127.0.0.1:1/g/abc?x=1", 200, Some("text/html"), "<html>").unwrap();
+}
+
+#[test]
+fn paths_match_their_most_literal_template() {
+    let doc = document();
+    assert_eq!(template(doc, "/api/challenges/ws"), Some("/api/challenges/ws"));
+    assert_eq!(template(doc, "/api/challenges/abc/accept"), Some("/api/challenges/{id}/accept"));
+    assert_eq!(template(doc, "/api/me/games"), Some("/api/me/games"));
+    assert_eq!(template(doc, "/api/games/abc/moves"), Some("/api/games/{id}/moves"));
+    assert_eq!(template(doc, "/api/games//moves"), None);
+}
+
+/// The document's finish reasons are the service's, spelt alike.
+#[test]
+fn finish_reasons_are_documented_as_the_service_writes_them() {
+    let documented = &document()["components"]["schemas"]["FinishReason"]["enum"];
+    let written: Vec<Value> = service::finish::FinishReason::ALL.iter().map(|r| json!(r.as_str())).collect();
+    assert_eq!(documented, &Value::Array(written));
+}
