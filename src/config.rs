@@ -61,6 +61,13 @@ pub fn ai_engine(env: &Env) -> AiEngine {
     }
 }
 
+/// `AI_SEED` (tests only; unset in production): when set and not empty, the AI's moves are
+/// derived from it and the game so far instead of fresh randomness
+/// (`service::seeded_ai`), so a test's AI games replay identically.
+pub fn ai_seed(env: &Env) -> Option<String> {
+    env.var("AI_SEED").ok().map(|v| v.to_string().trim().to_owned()).filter(|v| !v.is_empty())
+}
+
 /// The idle ends and the D1 retry delay (seconds in wrangler vars; tests use a few).
 pub fn timers(env: &Env) -> service::upkeep::Timers {
     let d = service::upkeep::Timers::default();

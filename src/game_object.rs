@@ -239,8 +239,17 @@ fn state_message(rec: &GameRecord) -> Option<String> {
 }
 
 impl GameObject {
-    /// The configured AI (see [`config::ai_engine`]).
+    /// The configured AI (see [`config::ai_engine`]), seeded by `AI_SEED` when set
+    /// (tests: see [`config::ai_seed`]).
     fn opponent(&self) -> Box<dyn Opponent> {
+        let ai = self.engine();
+        match config::ai_seed(&self.env) {
+            Some(seed) => Box::new(service::seeded_ai::Seeded::new(ai, seed)),
+            None => ai,
+        }
+    }
+
+    fn engine(&self) -> Box<dyn Opponent> {
         match config::ai_engine(&self.env) {
             config::AiEngine::Random => Box::new(service::ai::PlaceholderAi),
             #[cfg(feature = "net")]

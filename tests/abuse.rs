@@ -41,6 +41,19 @@ fn games(s: &Server) -> u64 {
     s.d1("SELECT COUNT(*) AS n FROM games")[0]["n"].as_u64().unwrap()
 }
 
+/// The binary's shared runtime (see `support::shared`): the limits tested here get fresh
+/// runtimes of their own.
+fn shared() -> &'static Server {
+    support::shared(&[])
+}
+
+/// Games created from `ip` on the shared runtime (found by its keyed hash, as stored): a
+/// test's own address, unlike a count of every game, is not touched by the other tests.
+fn games_from(s: &Server, ip: &str) -> u64 {
+    let h = service::guard::keyed_hash(support::IP_HASH_KEY.as_bytes(), ip);
+    s.d1(&format!("SELECT COUNT(*) AS n FROM games WHERE creator_ip_hash = '{h}'"))[0]["n"].as_u64().unwrap()
+}
+
 /// Waits (bounded) until `f` holds: the D1 index is written after the answer.
 fn eventually(what: &str, mut f: impl FnMut() -> bool) {
     let t = Instant::now();
@@ -121,7 +134,7 @@ fn addresses_are_stored_only_as_keyed_hashes_and_creators_have_a_cap_on_open_gam
 /// Regression (issue 11 item 5): a join was accepted after the game had ended.
 #[test]
 fn no_join_after_the_end_and_abort_only_before_the_second_moves() {
-    let s = Server::start(&[]);
+    let s = shared();
     let c = s.create(json!({"south": "axiom", "north": "blades", "mode": "link", "seat": "south"}));
     let (id, token) = (c["id"].as_str().unwrap(), c["token"].as_str().unwrap());
     let invite = c["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap();
@@ -146,31 +159,36 @@ fn no_join_after_the_end_and_abort_only_before_the_second_moves() {
 /// Regression (issue 11 item 1): a cross-site `text/plain` POST created games.
 #[test]
 fn writes_need_json_and_cookie_writes_need_this_sites_origin() {
-    let s = Server::start(&[]);
+    let s = shared();
+    let ip = ("CF-Connecting-IP", "192.0.2.151");
     for ct in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
-        let r = post(&s, "/api/games", &[("Content-Type", ct)], AI_GAME);
+        let r = post(s, "/api/games", &[("Content-Type", ct), ip], AI_GAME);
         assert_eq!((r.status, r.error().as_str()), (415, "unsupported_media_type"), "{ct}: {}", r.text);
     }
-    let r = post(&s, "/api/games", &[], AI_GAME);
+    let r = post(s, "/api/games", &[ip], AI_GAME);
     assert_eq!(r.status, 415);
-    assert_eq!(games(&s), 0);
+    assert_eq!(games_from(s, ip.1), 0);
 
     let mut b = Browser::new();
-    let me = b.me(&s);
+    let me = b.me(s);
     let cookie = format!("{}={}", service::accounts::SESSION_COOKIE, b.cookie.clone().unwrap());
     let name = r#"{"name":"Mallory"}"#;
     for origin in [Some("https://evil.example"), Some("null"), None] {
-        let mut h = vec![("Content-Type", "application/json"), ("Cookie", cookie.as_str())];
+        let mut h = vec![("Content-Type", "application/json"), ("Cookie", cookie.as_str()), ip];
         if let Some(o) = origin {
             h.push(("Origin", o));
         }
-        let r = post(&s, "/api/me/name", &h, name);
+        let r = post(s, "/api/me/name", &h, name);
         assert_eq!((r.status, r.error().as_str()), (403, "bad_origin"), "{origin:?}: {}", r.text);
-        let r = post(&s, "/api/games", &h, AI_GAME);
+        let r = post(s, "/api/games", &h, AI_GAME);
         assert_eq!(r.status, 403, "{origin:?}: {}", r.text);
     }
-    assert_eq!(b.me(&s)["name"], me["name"], "nothing changed");
-    assert_eq!(games(&s), 0);
+    assert_eq!(b.me(s)["name"], me["name"], "nothing changed");
+    assert_eq!(games_from(s, ip.1), 0);
+    // The address is the one stored: the same create with the right type is counted.
+    let r = post(s, "/api/games", &[("Content-Type", "application/json"), ip], AI_GAME);
+    assert_eq!(r.status, 201, "{}", r.text);
+    eventually("the game indexed", || games_from(s, ip.1) == 1);
     // The same write from this site passes.
     let r = b.send("POST", &s.url("/api/me/name"), Some(&json!({ "name": "Mallory" })));
     assert_eq!(r.status, 200, "{}", r.body);
@@ -178,7 +196,8 @@ fn writes_need_json_and_cookie_writes_need_this_sites_origin() {
 
 #[test]
 fn bodies_are_capped_while_streaming_and_routes_and_tokens_come_first() {
-    let s = Server::start(&[]);
+    let s = shared();
+    let ip = ("CF-Connecting-IP", "192.0.2.152");
     let big = format!(r#"{{"south":"axiom","north":"blades","mode":"ai","x":"{}"}}"#, "y".repeat(64 * 1024));
     // Chunked (no Content-Length): refused once past the cap, not read whole.
     let chunked = |path: &str, extra: &[(&str, &str)]| {
@@ -190,10 +209,10 @@ fn bodies_are_capped_while_streaming_and_routes_and_tokens_come_first() {
         let mut resp = r.send(ureq::SendBody::from_reader(&mut reader)).unwrap();
         (resp.status().as_u16(), resp.body_mut().read_to_string().unwrap_or_default())
     };
-    let (status, text) = chunked("/api/games", &[]);
+    let (status, text) = chunked("/api/games", &[ip]);
     assert_eq!(status, 413, "{text}");
     assert!(text.contains("body_too_large"));
-    assert_eq!(games(&s), 0);
+    assert_eq!(games_from(s, ip.1), 0);
     let id = s.create(serde_json::from_str::<Value>(AI_GAME).unwrap())["id"].as_str().unwrap().to_owned();
     let (status, _) = chunked(&format!("/api/games/{id}/moves"), &[("Authorization", "Bearer x")]);
     assert_eq!(status, 413);
@@ -315,6 +334,7 @@ fn websocket_connections_are_capped_per_address_across_games() {
 
 #[test]
 fn every_answer_has_security_headers_and_internal_errors_say_nothing_inside() {
+    // A fresh runtime: the test drops a table.
     let s = Server::start(&[]);
     let resp = agent().get(&s.url("/api/health")).call().unwrap();
     let h = |n: &str| resp.headers().get(n).map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
@@ -360,9 +380,13 @@ fn every_answer_has_security_headers_and_internal_errors_say_nothing_inside() {
 /// match-up statistics and its Player Info wins.
 #[test]
 fn games_against_oneself_do_not_count() {
-    let s = Server::start(&[]);
+    let s = shared();
+    // The statistics are global: compared before and after (no other test of this binary
+    // finishes a link game with moves).
+    let stats = || s.get("/api/stats/matchups").json()["matchups"].clone();
+    let before = stats();
     let mut b = Browser::new();
-    let me = b.me(&s);
+    let me = b.me(s);
     let pid = me["id"].as_str().unwrap().to_owned();
     let c = b.send(
         "POST",
@@ -390,8 +414,7 @@ fn games_against_oneself_do_not_count() {
     eventually("the result indexed", || {
         s.d1(&format!("SELECT result FROM games WHERE id = '{id}'"))[0]["result"].is_string()
     });
-    let stats = s.get("/api/stats/matchups").json();
-    assert!(stats["matchups"].as_array().unwrap().iter().all(|m| m["games"] == 0), "{stats}");
+    assert_eq!(stats(), before, "the match-up statistics did not count it");
     let info = s.get(&format!("/api/players/{pid}")).json();
     assert_eq!(
         (info["games"]["played"].as_u64(), info["games"]["won"].as_u64()),

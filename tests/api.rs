@@ -11,9 +11,12 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use support::{legal, Server};
 
-fn server() -> Server {
-    // Correspondence "days" of 2 seconds so a deadline passes during a test.
-    Server::start(&[("DAY_SECONDS", "2")])
+/// Correspondence "days" of 2 seconds so a deadline passes during a test.
+const VARS: &[(&str, &str)] = &[("DAY_SECONDS", "2")];
+
+/// The binary's shared runtime (see `support::shared`).
+fn server() -> &'static Server {
+    support::shared(VARS)
 }
 
 #[test]
@@ -156,7 +159,7 @@ fn correspondence_deadline_ends_the_game_by_alarm() {
 
 #[test]
 fn a_restart_loses_nothing() {
-    let mut s = server();
+    let mut s = Server::start(VARS);
     let (id, south, north) = s.link_game("clockwork", "axiom", None);
     for (i, (token, mv)) in [(&south, "e2d3"), (&north, "e8e7"), (&south, "d3c4")].iter().enumerate() {
         assert_eq!(s.play(&id, token, mv, i as u64).status, 200);
@@ -284,14 +287,8 @@ fn creation_past_capacity_is_server_busy() {
 fn openapi_fuzzing_finds_no_server_error() {
     let bin = support::root().join(".tools/venv/bin/schemathesis");
     assert!(bin.exists(), "schemathesis is not installed: run scripts/setup.sh");
-    let s = Server::start(&[
-        ("LIMIT_PER_IP_PER_MINUTE", "1000000"),
-        ("LIMIT_PER_MINUTE", "1000000"),
-        ("LIMIT_OPEN_GAMES_PER_CREATOR", "1000000"),
-        ("LIMIT_JOINS_PER_IP_PER_MINUTE", "1000000"),
-        ("LIMIT_AI_MOVES_PER_IP_PER_MINUTE", "1000000"),
-        ("LIMIT_WS_PER_IP_PER_MINUTE", "1000000"),
-    ]);
+    // The shared runtime lifts the per-address limits, as the fuzzing needs.
+    let s = server();
     let out = std::process::Command::new(bin)
         .args([
             "run",
@@ -382,5 +379,64 @@ fn the_ai_reply_is_legal_and_prompt_at_every_level() {
         // run away, and the time depends on the machine's load (models/README.md has
         // the per-level times).
         eprintln!("level {level}: AI reply in {took:?}");
+    }
+}
+
+/// `AI_SEED` (the harness sets it; production does not): the AI's reply follows from the
+/// seed and the game so far alone. Two games with the same moves get the same replies from
+/// the configured AI; and the random mover (whose every reply would differ unseeded) plays
+/// exactly the moves the same seeded mover chooses natively, without the request's
+/// randomness.
+#[test]
+fn a_seeded_ai_replies_alike_to_the_same_moves() {
+    use service::ai::{Opponent, PlaceholderAi};
+    use service::seeded_ai::Seeded;
+
+    /// The request's randomness must not be drawn on.
+    struct Unused;
+    impl service::tokens::Random for Unused {
+        fn fill(&mut self, _: &mut [u8]) -> Result<(), service::ApiError> {
+            Err(service::ApiError::internal("a seeded AI drew fresh randomness"))
+        }
+    }
+
+    // (human move, AI reply) pairs of one game, the human always playing its last legal move.
+    let play = |s: &Server, plies: usize| -> Vec<(String, String)> {
+        let c = s.create(
+            json!({"south": "clockwork", "north": "axiom", "mode": "ai", "seat": "south", "level": 1}),
+        );
+        let (id, token) = (c["id"].as_str().unwrap(), c["token"].as_str().unwrap());
+        let mut state = c["state"].clone();
+        let mut pairs = Vec::new();
+        while pairs.len() < plies && state["status"] == "ongoing" {
+            let mv = legal(&state).last().unwrap().clone();
+            let r = s.play(id, token, &mv, state["ply"].as_u64().unwrap());
+            assert_eq!(r.status, 200, "{}", r.text);
+            let body = r.json();
+            state = body["state"].clone();
+            if let Some(reply) = body["ai_move"].as_str() {
+                pairs.push((mv, reply.to_owned()));
+            }
+        }
+        assert!(pairs.len() >= 3, "too short a game to compare: {pairs:?}");
+        pairs
+    };
+    let s = server();
+    let first = play(s, 4);
+    assert_eq!(play(s, 4), first, "another game, the same moves: the same replies");
+
+    // A runtime of its own for the random mover.
+    let random = Server::start(&[("AI_ENGINE", "random")]);
+    let pairs = play(&random, 8);
+    let mut game =
+        engine::Game::new(engine::Position::start(engine::Faction::Clockwork, engine::Faction::Axiom));
+    for (human, reply) in &pairs {
+        game.play(engine::Move::parse(human).unwrap()).unwrap();
+        let native = Seeded::new(Box::new(PlaceholderAi), support::AI_SEED)
+            .choose(&game, 1, &mut Unused)
+            .unwrap()
+            .unwrap();
+        assert_eq!(&native.to_string(), reply, "the Worker's reply is the seeded mover's");
+        game.play(native).unwrap();
     }
 }

@@ -10,6 +10,12 @@ use serde_json::{json, Value};
 use support::discord::Browser;
 use support::{legal, Server};
 
+/// The binary's shared runtime (see `support::shared`), with the random AI (the link game
+/// has no AI to configure).
+fn shared() -> &'static Server {
+    support::shared(&[("AI_ENGINE", "random")])
+}
+
 fn post(b: &mut Browser, s: &Server, path: &str, body: Value) -> (u16, Value) {
     let r = b.send("POST", &s.url(path), Some(&body));
     (r.status, serde_json::from_str(&r.body).unwrap_or(Value::Null))
@@ -17,13 +23,13 @@ fn post(b: &mut Browser, s: &Server, path: &str, body: Value) -> (u16, Value) {
 
 #[test]
 fn a_link_game_rematch_is_offered_declined_accepted_with_seats_swapped() {
-    let s = Server::start(&[]);
+    let s = shared();
     let (mut a, mut b) = (Browser::new(), Browser::new());
-    let pa = a.me(&s)["id"].as_str().unwrap().to_owned();
-    let pb = b.me(&s)["id"].as_str().unwrap().to_owned();
+    let pa = a.me(s)["id"].as_str().unwrap().to_owned();
+    let pb = b.me(s)["id"].as_str().unwrap().to_owned();
     let (st, c) = post(
         &mut a,
-        &s,
+        s,
         "/api/games",
         json!({"south": "clockwork", "north": "axiom", "mode": "link", "seat": "south", "days_per_move": 2}),
     );
@@ -31,7 +37,7 @@ fn a_link_game_rematch_is_offered_declined_accepted_with_seats_swapped() {
     let id = c["id"].as_str().unwrap().to_owned();
     let a_token = c["token"].as_str().unwrap().to_owned();
     let invite = c["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap().to_owned();
-    let (st, j) = post(&mut b, &s, &format!("/api/games/{id}/join"), json!({ "invite": invite }));
+    let (st, j) = post(&mut b, s, &format!("/api/games/{id}/join"), json!({ "invite": invite }));
     assert_eq!(st, 200, "{j}");
     let b_token = j["token"].as_str().unwrap().to_owned();
     let rematch = format!("/api/games/{id}/rematch");
@@ -50,10 +56,10 @@ fn a_link_game_rematch_is_offered_declined_accepted_with_seats_swapped() {
     assert_eq!((r.status, r.error()), (409, "no_rematch_offer".into()), "{}", r.text);
 
     // B (North) offers by session; the offer is in the public state; a second offer is 409.
-    let (st, r) = post(&mut b, &s, &rematch, json!({"action": "offer"}));
+    let (st, r) = post(&mut b, s, &rematch, json!({"action": "offer"}));
     assert_eq!(st, 200, "{r}");
     assert_eq!(s.state(&id)["rematch"]["offered_by"], "north");
-    let (st, r) = post(&mut b, &s, &rematch, json!({"action": "offer"}));
+    let (st, r) = post(&mut b, s, &rematch, json!({"action": "offer"}));
     assert_eq!((st, r["error"].as_str()), (409, Some("rematch_already_offered")), "{r}");
     // A declines; B offers again; A accepts with the seat token.
     let r = s.post(&rematch, Some(&a_token), &json!({"action": "decline"}));
@@ -63,7 +69,7 @@ fn a_link_game_rematch_is_offered_declined_accepted_with_seats_swapped() {
         (st_after["rematch"]["offered_by"].clone(), st_after["rematch"]["declined_by"].as_str()),
         (Value::Null, Some("south"))
     );
-    assert_eq!(post(&mut b, &s, &rematch, json!({"action": "offer"})).0, 200);
+    assert_eq!(post(&mut b, s, &rematch, json!({"action": "offer"})).0, 200);
     let r = s.post(&rematch, Some(&a_token), &json!({"action": "accept"}));
     assert_eq!(r.status, 200, "{}", r.text);
     let accepted = r.json();
@@ -74,7 +80,7 @@ fn a_link_game_rematch_is_offered_declined_accepted_with_seats_swapped() {
     // A repeated accept (or B's offer now) answers the same game.
     let again = s.post(&rematch, Some(&a_token), &json!({"action": "accept"}));
     assert_eq!(again.json()["game"], new_id.as_str());
-    let (_, r) = post(&mut b, &s, &rematch, json!({"action": "offer"}));
+    let (_, r) = post(&mut b, s, &rematch, json!({"action": "offer"}));
     assert_eq!(r["game"], new_id.as_str());
 
     // The new game: same match-up, seats and accounts swapped, both seats taken, timed.
@@ -98,13 +104,13 @@ fn a_link_game_rematch_is_offered_declined_accepted_with_seats_swapped() {
     // And by session: A moves for North.
     let g = s.state(&new_id);
     let (st, r) =
-        post(&mut a, &s, &format!("/api/games/{new_id}/moves"), json!({"move": legal(&g)[0], "ply": 1}));
+        post(&mut a, s, &format!("/api/games/{new_id}/moves"), json!({"move": legal(&g)[0], "ply": 1}));
     assert_eq!(st, 200, "{r}");
 }
 
 #[test]
 fn an_ai_game_rematch_starts_at_once_with_the_sides_swapped() {
-    let s = Server::start(&[("AI_ENGINE", "random")]);
+    let s = shared();
     let c =
         s.create(json!({"south": "blades", "north": "clockwork", "mode": "ai", "seat": "south", "level": 2}));
     let id = c["id"].as_str().unwrap().to_owned();

@@ -136,18 +136,35 @@ pub fn stand_in() -> (String, Arc<Mutex<Discord>>) {
     (base, state)
 }
 
-/// A runtime that signs in against the stand-in at `discord`, with more `vars`.
+/// The vars that point a runtime at the stand-in at `discord`: (name, value).
+fn discord_vars(discord: &str) -> [(&'static str, String); 4] {
+    [
+        ("DISCORD_CLIENT_ID", "test-client".to_owned()),
+        ("DISCORD_CLIENT_SECRET", "test-secret".to_owned()),
+        ("DISCORD_AUTHORIZE_URL", format!("{discord}/oauth2/authorize")),
+        ("DISCORD_API_BASE", format!("{discord}/api")),
+    ]
+}
+
+/// A fresh runtime that signs in against the stand-in at `discord`, with more `vars`.
 pub fn server_with(discord: &str, vars: &[(&str, &str)]) -> Server {
-    let authorize = format!("{discord}/oauth2/authorize");
-    let api = format!("{discord}/api");
-    let mut all = vec![
-        ("DISCORD_CLIENT_ID", "test-client"),
-        ("DISCORD_CLIENT_SECRET", "test-secret"),
-        ("DISCORD_AUTHORIZE_URL", authorize.as_str()),
-        ("DISCORD_API_BASE", api.as_str()),
-    ];
+    let d = discord_vars(discord);
+    let mut all: Vec<(&str, &str)> = d.iter().map(|(k, v)| (*k, v.as_str())).collect();
     all.extend_from_slice(vars);
     Server::start(&all)
+}
+
+static SHARED_STAND_IN: std::sync::OnceLock<(String, Arc<Mutex<Discord>>)> = std::sync::OnceLock::new();
+
+/// This binary's shared runtime (see [`super::shared`]), signing in against one shared
+/// stand-in: (runtime, the stand-in's address, its memory). Tests sharing it use Discord
+/// user ids of their own.
+pub fn shared_with(vars: &[(&str, &str)]) -> (&'static Server, &'static str, Arc<Mutex<Discord>>) {
+    let (base, memory) = SHARED_STAND_IN.get_or_init(stand_in);
+    let d = discord_vars(base);
+    let mut all: Vec<(&str, &str)> = d.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    all.extend_from_slice(vars);
+    (super::shared(&all), base.as_str(), memory.clone())
 }
 
 pub fn server(discord: &str) -> Server {

@@ -1,6 +1,14 @@
 //! Test harness for the real runtime: starts `wrangler dev` (workerd) on a free port with
 //! its own local Durable Object and D1 state, applies the D1 migrations, and speaks HTTP and
-//! WebSocket to it. A watchdog shell ends the runtime when the test process ends.
+//! WebSocket to it. A watchdog shell ends the runtime (and removes its state) when the test
+//! process ends.
+//!
+//! Each test binary shares one runtime ([`shared`]): starting `wrangler dev` costs seconds,
+//! so its tests isolate themselves instead (their own games, players, names, Discord
+//! users), never relying on global state such as an empty leaderboard. A test starts a
+//! fresh runtime ([`Server::start`]) only when it needs one: a restart, a fault injected,
+//! limits of its own, or a property of the whole database (what a cron sweep deletes,
+//! "no player was created").
 
 #![allow(dead_code, clippy::unwrap_used)] // shared by several test files
 
@@ -102,8 +110,59 @@ pub struct Server {
 
 static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// The AI seed every test runtime gets (`AI_SEED`): the AI's moves follow from it and the
+/// game so far, so a test that plays the AI sees the same game on every run.
+pub const AI_SEED: &str = "iron-arena-tests";
+
+/// The address-hash key of shared runtimes, so a test can find the games created from an
+/// address of its own (`CF-Connecting-IP`) with [`service::guard::keyed_hash`].
+pub const IP_HASH_KEY: &str = "iron-arena-test-ip-key";
+
+/// Vars of every test runtime; a test's own vars override them.
+const BASE_VARS: &[(&str, &str)] = &[("AI_SEED", AI_SEED)];
+
+/// Vars of shared runtimes: every test of a binary comes from 127.0.0.1, one address
+/// bucket, so the per-address limits (tested on fresh runtimes of their own) are lifted.
+const SHARED_VARS: &[(&str, &str)] = &[
+    ("IP_HASH_KEY", IP_HASH_KEY),
+    ("LIMIT_PER_IP_PER_MINUTE", "1000000"),
+    ("LIMIT_PER_MINUTE", "1000000"),
+    ("LIMIT_OPEN_GAMES_PER_CREATOR", "1000000"),
+    ("LIMIT_JOINS_PER_IP_PER_MINUTE", "1000000"),
+    ("LIMIT_AI_MOVES_PER_IP_PER_MINUTE", "1000000"),
+    ("LIMIT_WS_PER_IP_PER_MINUTE", "1000000"),
+    ("LIMIT_WS_PER_IP", "1000000"),
+    ("LIMIT_WS_PER_IP_PER_GAME", "1000000"),
+];
+
+/// `base` with `over`'s values replacing those of the same names.
+fn merge(base: &[(&str, &str)], over: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut all: Vec<(String, String)> = Vec::new();
+    for (k, v) in base.iter().chain(over) {
+        all.retain(|(name, _)| name != k);
+        all.push((k.to_string(), v.to_string()));
+    }
+    all
+}
+
+static SHARED: std::sync::OnceLock<(Vec<(String, String)>, Server)> = std::sync::OnceLock::new();
+
+/// This test binary's shared runtime, started by the first test that asks (with
+/// [`SHARED_VARS`] and `vars`); it lives until the process ends (then the watchdog stops
+/// it). Every call in a binary must pass the same `vars`.
+pub fn shared(vars: &[(&str, &str)]) -> &'static Server {
+    let (started_with, server) = SHARED.get_or_init(|| {
+        let all = merge(SHARED_VARS, vars);
+        let borrowed: Vec<(&str, &str)> = all.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        (merge(&[], vars), Server::start(&borrowed))
+    });
+    assert_eq!(started_with, &merge(&[], vars), "one shared runtime per binary: pass the same vars");
+    server
+}
+
 impl Server {
-    /// A fresh runtime with its own state; `vars` override wrangler.toml `[vars]`.
+    /// A fresh runtime with its own state; `vars` override wrangler.toml `[vars]` (and
+    /// the harness's [`AI_SEED`]).
     pub fn start(vars: &[(&str, &str)]) -> Server {
         assert!(
             root().join("build/worker/shim.mjs").exists(),
@@ -114,13 +173,8 @@ impl Server {
         let _ = std::fs::remove_dir_all(&persist);
         std::fs::create_dir_all(&persist).unwrap();
         apply_migrations(&persist);
-        let mut s = Server {
-            base: String::new(),
-            persist,
-            port: 0,
-            vars: vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-            child: None,
-        };
+        let mut s =
+            Server { base: String::new(), persist, port: 0, vars: merge(BASE_VARS, vars), child: None };
         s.launch();
         s
     }
@@ -141,11 +195,15 @@ impl Server {
         for (k, v) in &self.vars {
             cmd.push_str(&format!(" --var {k}:{v}"));
         }
-        // The watchdog: when the test process is gone, kill the whole process group.
+        // The watchdog: when the test process is gone, kill the whole process group (but
+        // not itself: it then removes the state, which a shared runtime, never dropped,
+        // leaves behind). `Server::stop` kills the group, watchdog included, before that.
         let script = format!(
-            "({cmd}) >>{log} 2>&1 & while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; kill -TERM -- -$$",
+            "({cmd}) >>{log} 2>&1 & while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; \
+             trap '' TERM; kill -TERM -- -$$; sleep 2; rm -rf {persist}",
             log = self.persist.join("wrangler.log").display(),
-            pid = std::process::id()
+            pid = std::process::id(),
+            persist = self.persist.display()
         );
         let mut c = Command::new("bash");
         c.args(["-c", &script]).current_dir(root()).env("PATH", path_env()).stdin(Stdio::null());

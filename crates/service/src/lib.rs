@@ -23,6 +23,7 @@ pub mod players;
 pub mod push;
 pub mod rating;
 pub mod rematch;
+pub mod seeded_ai;
 pub mod store;
 pub mod story;
 pub mod time;

@@ -234,12 +234,22 @@ fn view(st: &Story, p: &Progress, badge_earned: bool) -> StoryView {
 }
 
 /// Every story as `player` sees it.
+/// Every story as `player` sees it: two queries (all its progress, all its badges),
+/// however many stories there are.
 pub async fn stories<S: PlayerStore>(store: &S, player: Option<&str>) -> StoreResult<StoriesView> {
-    let mut out = Vec::new();
-    for st in story::embedded().all() {
-        out.push(story_view(store, st, player).await?);
-    }
-    Ok(StoriesView { stories: out })
+    let (progress, badges) = match player {
+        Some(id) => (store.all_progress(id).await?, badges(store, id).await?),
+        None => (Vec::new(), Vec::new()),
+    };
+    let stories = story::embedded()
+        .all()
+        .iter()
+        .map(|st| {
+            let p = progress.iter().find(|(s, _)| *s == st.id).map(|(_, p)| p.clone()).unwrap_or_default();
+            view(st, &p, badges.iter().any(|b| b.id == st.badge.id))
+        })
+        .collect();
+    Ok(StoriesView { stories })
 }
 
 /// The stage `index` (as the path gives it) of `st`: 404 for no such stage.

@@ -156,7 +156,22 @@ fn stages_unlock_in_order_and_missing_stages_are_404() {
         );
     }
 
+    // The list: each story as story_view shows it, in two queries for all of them.
+    store.queries.set(0);
+    let all = run(players::stories(&store, Some(&a))).unwrap();
+    assert_eq!(store.queries.get(), 2);
+    assert_eq!(all.stories.len(), story::embedded().all().len());
+    for listed in &all.stories {
+        let one =
+            run(players::story_view(&store, story::embedded().get(&listed.id).unwrap(), Some(&a))).unwrap();
+        assert_eq!(serde_json::to_value(listed).unwrap(), serde_json::to_value(one).unwrap());
+    }
+    assert_eq!(all.stories[0].completed, 1);
+
     // Without a session: a new player's view, no store row read for anyone.
+    store.queries.set(0);
+    assert!(run(players::stories(&store, None)).unwrap().stories.iter().all(|s| s.completed == 0));
+    assert_eq!(store.queries.get(), 0);
     let anon = run(players::story_view(&store, st, None)).unwrap();
     assert_eq!(anon.completed, 0);
     assert!(!anon.badge_earned && anon.stages[0].unlocked && !anon.stages[1].unlocked);
@@ -225,6 +240,13 @@ fn completing_a_story_awards_its_badge_exactly_once() {
     assert_eq!(store.t.borrow().player_badges.get(&(a.clone(), st.badge.id.clone())), Some(&1000));
     let v = run(players::story_view(&store, st, Some(&a))).unwrap();
     assert!(v.badge_earned && v.completed == st.stages.len() && v.stages.iter().all(|s| s.completed));
+    let listed: Vec<(String, bool)> = run(players::stories(&store, Some(&a)))
+        .unwrap()
+        .stories
+        .into_iter()
+        .map(|s| (s.id, s.badge_earned))
+        .collect();
+    assert!(listed.iter().all(|(id, earned)| *earned == (*id == st.id)), "{listed:?}");
     // A loss of the last stage awards nothing.
     let b = pid(2);
     store.t.borrow_mut().players.insert(b.clone(), PlayerRow::new(&b, "Guest-bbbbbb"));
