@@ -17,6 +17,9 @@ use worker::{D1Database, D1PreparedStatement};
 
 use crate::glue;
 
+/// The most parameters D1 binds to one statement.
+const D1_MAX_PARAMS: usize = 100;
+
 /// The D1 database as a [`PlayerStore`].
 pub struct D1Players<'a>(pub &'a D1Database);
 
@@ -212,21 +215,26 @@ impl PlayerStore for D1Players<'_> {
             name: String,
             description: String,
         }
-        // One query for all of them: `IN (?1, ?2, …)`, the ids bound (D1 allows 100).
-        let marks: Vec<String> = (1..=players.len()).map(|i| format!("?{i}")).collect();
-        let sql = format!(
-            "SELECT pb.player_id, b.id, b.name, b.description FROM player_badges pb \
-                 JOIN badges b ON b.id = pb.badge_id \
-             WHERE pb.player_id IN ({}) ORDER BY pb.awarded_at, b.id",
-            marks.join(", ")
-        );
-        let args: Vec<JsValue> = players.iter().map(|p| s(p)).collect();
-        Ok(self
-            .rows::<Row>(&sql, &args)
-            .await?
-            .into_iter()
-            .map(|r| (r.player_id, Badge { id: r.id, name: r.name, description: r.description }))
-            .collect())
+        // One query for all of them: `IN (?1, ?2, …)`, the ids bound. D1 binds at most
+        // 100 parameters, so a longer list takes one query per 100 (a player's badges are
+        // all in its chunk, in the order earned).
+        let mut out = Vec::new();
+        for chunk in players.chunks(D1_MAX_PARAMS) {
+            let marks: Vec<String> = (1..=chunk.len()).map(|i| format!("?{i}")).collect();
+            let sql = format!(
+                "SELECT pb.player_id, b.id, b.name, b.description FROM player_badges pb \
+                     JOIN badges b ON b.id = pb.badge_id \
+                 WHERE pb.player_id IN ({}) ORDER BY pb.awarded_at, b.id",
+                marks.join(", ")
+            );
+            let args: Vec<JsValue> = chunk.iter().map(|p| s(p)).collect();
+            let rows: Vec<Row> = self.rows(&sql, &args).await?;
+            out.extend(
+                rows.into_iter()
+                    .map(|r| (r.player_id, Badge { id: r.id, name: r.name, description: r.description })),
+            );
+        }
+        Ok(out)
     }
 
     async fn has_badge(&self, player: &str, badge: &str) -> StoreResult<bool> {

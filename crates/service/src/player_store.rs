@@ -171,7 +171,8 @@ pub trait PlayerStore {
     async fn player_by_discord(&self, discord_id: &str) -> StoreResult<Option<PlayerRow>>;
     /// Rated players (`rated_at` set), best rating first (ties by id), at most `limit`.
     async fn top_rated(&self, limit: u32) -> StoreResult<Vec<PlayerRow>>;
-    /// The badges of all of `players` (one query), each player's in the order earned.
+    /// The badges of all of `players` (one query; D1: one per 100 players), each player's
+    /// in the order earned.
     async fn badges_of(&self, players: &[&str]) -> StoreResult<Vec<(String, Badge)>>;
     async fn has_badge(&self, player: &str, badge: &str) -> StoreResult<bool>;
     /// The player's finished games, latest first.
