@@ -235,7 +235,7 @@ impl DurableObject for GameObject {
 /// `{"type":"state","state":<view>}` for WebSockets.
 fn state_message(rec: &GameRecord) -> Option<String> {
     let game = rec.replay().ok()?;
-    Some(serde_json::json!({ "type": "state", "state": rec.view(&game) }).to_string())
+    serde_json::to_string(&service::model::StateMessage { state: rec.view(&game) }).ok()
 }
 
 impl GameObject {

@@ -42,7 +42,7 @@ async fn api(mut req: Request, env: &Env, path: &str) -> std::result::Result<Res
             Ok(r)
         }
         (Method::Get, "/api/health") => {
-            Response::from_json(&serde_json::json!({ "ok": true })).map_err(internal)
+            Response::from_json(&service::http::Health { ok: true }).map_err(internal)
         }
         (Method::Post, "/api/games") => create(&mut req, env).await,
         // A benchmark burns seconds of CPU: only where it is switched on (bench-net.sh).

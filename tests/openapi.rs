@@ -151,3 +151,85 @@ fn finish_reasons_are_documented_as_the_service_writes_them() {
     let written: Vec<Value> = service::finish::FinishReason::ALL.iter().map(|r| json!(r.as_str())).collect();
     assert_eq!(documented, &Value::Array(written));
 }
+
+/// Counting bytes: deterministic "randomness" for the native answers below.
+struct Counter(u8);
+
+impl service::tokens::Random for Counter {
+    fn fill(&mut self, buf: &mut [u8]) -> Result<(), service::ApiError> {
+        for b in buf {
+            self.0 = self.0.wrapping_add(37);
+            *b = self.0;
+        }
+        Ok(())
+    }
+}
+
+fn validate_component(name: &str, body: &Value) {
+    let schema = json!({ "$ref": format!("#/components/schemas/{name}") });
+    let v = compile(document(), &schema).unwrap();
+    let errors: Vec<String> = v.iter_errors(body).map(|e| format!("{}: {e}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "{name}: {errors:?}\n{body}");
+}
+
+/// The service's typed answers, made natively (no runtime), are what the document says:
+/// an `ai` game's creation, a move, the WebSocket message, a conflict and an error.
+#[test]
+fn the_service_answers_validate_against_the_document() {
+    use service::game::{self, Ctx};
+    use service::http::{ApiRequest, Method};
+    use service::store::MemoryStore;
+
+    let mut store = MemoryStore::default();
+    let mut rng = Counter(0);
+    let mut ai = service::ai::PlaceholderAi;
+    let mut ctx = Ctx { now: 1_700_000_000_000, rng: &mut rng, ai: &mut ai, day_ms: 86_400_000 };
+    let create = service::create::CreateGame::parse(
+        br#"{"south": "clockwork", "north": "axiom", "mode": "ai", "seat": "north", "level": 2}"#,
+    )
+    .unwrap();
+    let id = "0123456789abcdef01234567";
+    let h = game::create(&mut store, id, &create, "https://example.com", &mut ctx);
+    let created = h.response.json_body().unwrap().clone();
+    assert_eq!(h.response.status, 201, "{created}");
+    validate_component("CreateResponse", &created);
+    assert!(created["ai_move"].is_string(), "the AI opened: {created}");
+
+    let state = &created["state"];
+    let mv = state["legal_moves"][0].as_str().unwrap();
+    let req = |path: &str, body: &str| ApiRequest {
+        method: Method::Post,
+        path: path.to_owned(),
+        bearer: created["token"].as_str().map(str::to_owned),
+        body: body.as_bytes().to_vec(),
+        origin: "https://example.com".into(),
+        player: None,
+    };
+    let body = format!(r#"{{"move": "{mv}", "ply": {}}}"#, state["ply"]);
+    let h = game::handle(&mut store, game::Route::Moves, &req("/api/games/x/moves", &body), &mut ctx);
+    let moved = h.response.json_body().unwrap().clone();
+    assert_eq!(h.response.status, 200, "{moved}");
+    validate_component("MoveResponse", &moved);
+
+    // Another move at the old ply: 409 `stale_ply`, with the current state.
+    let other = state["legal_moves"][1].as_str().unwrap();
+    let body = format!(r#"{{"move": "{other}", "ply": {}}}"#, state["ply"]);
+    let h = game::handle(&mut store, game::Route::Moves, &req("/api/games/x/moves", &body), &mut ctx);
+    assert_eq!(
+        (h.response.status, h.response.json_body().unwrap()["error"].as_str()),
+        (409, Some("stale_ply"))
+    );
+    validate_component("Error", h.response.json_body().unwrap());
+    assert!(h.response.json_body().unwrap()["state"].is_object());
+
+    let rec = store.record.clone().unwrap();
+    let view = rec.view(&rec.replay().unwrap());
+    let msg = serde_json::to_value(service::model::StateMessage { state: view }).unwrap();
+    assert_eq!(msg["type"], "state");
+    validate_component("StateMessage", &msg);
+
+    let h = game::handle(&mut store, game::Route::Resign, &req("/api/games/x/resign", ""), &mut ctx);
+    let resigned = h.response.json_body().unwrap().clone();
+    validate_component("StateEnvelope", &resigned);
+    assert_eq!(resigned["state"]["result"]["reason"], "resignation");
+}

@@ -106,6 +106,12 @@ impl From<Result<ApiResponse, ApiError>> for ApiResponse {
     }
 }
 
+/// `GET /api/health` (`Health`): the Worker is up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Health {
+    pub ok: bool,
+}
+
 /// Parses a JSON body into `T`, with errors that name the problem.
 pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     if body.len() > MAX_BODY_BYTES {

@@ -324,3 +324,11 @@ pub struct StageView {
     pub goal: String,
     pub verdict: Option<crate::story::Verdict>,
 }
+
+/// A game WebSocket's message (`StateMessage`): `{"type": "state", "state": …}`, sent at
+/// once and after every change.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename = "state")]
+pub struct StateMessage {
+    pub state: GameView,
+}
