@@ -233,3 +233,71 @@ fn the_service_answers_validate_against_the_document() {
     validate_component("StateEnvelope", &resigned);
     assert_eq!(resigned["state"]["result"]["reason"], "resignation");
 }
+
+/// The list answers, made natively: `GET /api/me/games` from index rows (an ai game, a
+/// finished link game, one waiting for its invite), the lobby's WebSocket message and
+/// `GET /api/challenges`.
+#[test]
+fn list_answers_validate_against_the_document() {
+    use service::challenge::{ChallengeList, ChallengeView, ChallengesMessage, FactionChoice, Poster};
+    use service::create::SeatChoice;
+    use service::me_games::{list, Row};
+
+    let me = "00112233445566778899aabb";
+    let you = "aabbccddeeff001122334455";
+    let row = |id: &str, mode: &str| Row {
+        id: id.into(),
+        mode: mode.into(),
+        south_faction: "clockwork".into(),
+        north_faction: "axiom".into(),
+        south_player: Some(me.into()),
+        north_player: (mode == "link").then(|| you.into()),
+        north_name: (mode == "link").then(|| "Ada".into()),
+        created_at: 1_700_000_000_000.0,
+        ..Row::default()
+    };
+    let rows = vec![
+        row("0123456789abcdef01234567", "ai"),
+        Row {
+            result: Some("north wins: time forfeit".into()),
+            winner: Some("north".into()),
+            reason: Some("time forfeit".into()),
+            finished_at: Some(1_700_000_100_000.0),
+            days_per_move: Some(3.0),
+            ..row("0123456789abcdef01234568", "link")
+        },
+        Row {
+            seated: Some(0.0),
+            north_player: None,
+            turn: Some("south".into()),
+            ..row("0123456789abcdef01234569", "link")
+        },
+    ];
+    let games = serde_json::to_value(list(rows, me)).unwrap();
+    assert_eq!(games["games"].as_array().unwrap().len(), 3, "{games}");
+    assert_eq!(games["games"][2]["reason"], "time forfeit", "{games}");
+    let schema = &document()["paths"]["/api/me/games"]["get"]["responses"]["200"]["content"]
+        ["application/json"]["schema"];
+    let errors: Vec<String> =
+        compile(document(), schema).unwrap().iter_errors(&games).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}\n{games}");
+
+    let challenge = ChallengeView {
+        id: "0123456789abcdef01234567".into(),
+        poster: Poster { id: me.into(), name: None },
+        south: FactionChoice::Random,
+        north: FactionChoice::Blades,
+        seat: SeatChoice::Random,
+        days_per_move: Some(2),
+        rated: false,
+        created_at: 1_700_000_000_000,
+        expires_at: 1_700_086_400_000,
+    };
+    let msg = serde_json::to_value(ChallengesMessage { challenges: vec![challenge.clone()] }).unwrap();
+    assert_eq!(msg["type"], "challenges");
+    validate_component("ChallengesMessage", &msg);
+    let listed = serde_json::to_value(ChallengeList { challenges: vec![challenge] }).unwrap();
+    let schema = &document()["paths"]["/api/challenges"]["get"]["responses"]["200"]["content"]
+        ["application/json"]["schema"];
+    assert!(compile(document(), schema).unwrap().is_valid(&listed), "{listed}");
+}
