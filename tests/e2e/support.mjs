@@ -46,7 +46,9 @@ export async function startServer(vars = {}) {
   const inspector = await freePort();
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persist,
     "--inspector-port", String(inspector), "--log-level", "warn", "--show-interactive-dev-session=false"];
-  for (const [k, v] of Object.entries({ LIMIT_PER_IP_PER_MINUTE: "1000", LIMIT_OPEN_GAMES_PER_CREATOR: "1000", LIMIT_AI_MOVES_PER_IP_PER_MINUTE: "1000", LIMIT_JOINS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP: "1000", LIMIT_WS_PER_IP_PER_GAME: "1000", ...vars })) args.push("--var", `${k}:${v}`);
+  // AI_SEED: the AI's moves follow from the seed and the game so far (as in the Rust
+  // harness), so a test that plays the AI sees the same game on every run.
+  for (const [k, v] of Object.entries({ AI_SEED: "iron-arena-tests", LIMIT_PER_IP_PER_MINUTE: "1000", LIMIT_OPEN_GAMES_PER_CREATOR: "1000", LIMIT_AI_MOVES_PER_IP_PER_MINUTE: "1000", LIMIT_JOINS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP: "1000", LIMIT_WS_PER_IP_PER_GAME: "1000", ...vars })) args.push("--var", `${k}:${v}`);
   const log = openSync(join(persist, "wrangler.log"), "a");
   const child = spawn(join(ROOT, "node_modules/.bin/wrangler"), args,
     { cwd: ROOT, env: ENV, detached: true, stdio: ["ignore", log, log] });
@@ -119,6 +121,17 @@ export async function newPage(browser, base, { width = 1280, height = 860 } = {}
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(String(e)));
   page.on("console", (m) => { if (m.type() === "error") page.errors.push(m.text()); });
+  // A page is loaded when the client's controls have their handlers (app.js sets
+  // `data-app=ready`, and the module may run after the load event): every navigation
+  // waits for it, so no test clicks a control that does nothing yet.
+  for (const nav of ["goto", "reload"]) {
+    const plain = page[nav].bind(page);
+    page[nav] = async (...args) => {
+      const response = await plain(...args);
+      await page.waitForSelector("html[data-app=ready]", { state: "attached" });
+      return response;
+    };
+  }
   return page;
 }
 
