@@ -12,15 +12,9 @@ use service::ApiError;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Method, Request, RequestInit, Response};
 
-use crate::glue::{self, OsRandom};
+use crate::glue::{self, OsRandom, Res};
 use crate::player_store::D1Players;
 use service::player_store::PlayerStore;
-
-type Res<T> = std::result::Result<T, ApiError>;
-
-fn internal(e: worker::Error) -> ApiError {
-    ApiError::new(503, "storage_unavailable", e.to_string())
-}
 
 fn var(env: &Env, name: &str, default: &str) -> String {
     env.var(name).map(|v| v.to_string()).unwrap_or_else(|_| default.to_owned())
@@ -94,7 +88,7 @@ fn json_response<T: serde::Serialize>(v: &T, cookie: Option<&str>) -> Res<Respon
 }
 
 pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
-    let db = env.d1("DB").map_err(internal)?;
+    let db = env.d1("DB").map_err(glue::storage)?;
     match (req.method(), path) {
         // Reading creates nothing: without a session, an anonymous answer (`id: null`).
         (Method::Get, "/api/me") => {
@@ -196,10 +190,10 @@ async fn login(req: &Request, env: &Env, db: &D1Database) -> Res<Response> {
         JsValue::from_str(&verifier),
         JsValue::from_f64(glue::now_ms() as f64),
     ])
-    .map_err(internal)?
+    .map_err(glue::storage)?
     .run()
     .await
-    .map_err(internal)?;
+    .map_err(glue::storage)?;
     let redirect_uri = format!("{}/api/auth/discord/callback", origin(req)?);
     let url = acc::authorize_url(
         &var(env, "DISCORD_AUTHORIZE_URL", "https://discord.com/oauth2/authorize"),
@@ -232,10 +226,10 @@ async fn callback(req: &Request, env: &Env, db: &D1Database) -> Res<Response> {
             "DELETE FROM oauth_states WHERE state_hash = ?1 RETURNING session_hash, verifier, created_at",
         )
         .bind(&[JsValue::from_str(&state_hash)])
-        .map_err(internal)?
+        .map_err(glue::storage)?
         .first(None)
         .await
-        .map_err(internal)?;
+        .map_err(glue::storage)?;
     acc::check_pending(
         pending.as_ref().map(|p| (p.session_hash.as_str(), p.created_at as i64)),
         &token_hash,
@@ -256,7 +250,8 @@ async fn callback(req: &Request, env: &Env, db: &D1Database) -> Res<Response> {
     let form = acc::token_form(&client_id, &client_secret, &code, &redirect_uri, &verifier);
     let mut init = RequestInit::new();
     init.with_method(Method::Post).with_body(Some(JsValue::from_str(&form)));
-    let token_req = Request::new_with_init(&format!("{api_base}/oauth2/token"), &init).map_err(internal)?;
+    let token_req =
+        Request::new_with_init(&format!("{api_base}/oauth2/token"), &init).map_err(glue::storage)?;
     token_req
         .headers()
         .set("Content-Type", "application/x-www-form-urlencoded")
@@ -277,7 +272,7 @@ async fn callback(req: &Request, env: &Env, db: &D1Database) -> Res<Response> {
     let token: Token = resp.json().await.map_err(|e| bad_gateway(e.to_string()))?;
     let mut init = RequestInit::new();
     init.with_method(Method::Get);
-    let user_req = Request::new_with_init(&format!("{api_base}/users/@me"), &init).map_err(internal)?;
+    let user_req = Request::new_with_init(&format!("{api_base}/users/@me"), &init).map_err(glue::storage)?;
     user_req
         .headers()
         .set("Authorization", &format!("Bearer {}", token.access_token))

@@ -16,19 +16,13 @@ use worker::{Env, Method, Request, Response};
 
 use crate::accounts::{current_player, player_if_any, player_or_guest, with_cookie};
 use crate::game_object::{AbandonCall, CreateCall, ABANDON_PATH, CREATE_PATH};
-use crate::glue::{self, OsRandom};
+use crate::glue::{self, OsRandom, Res};
 use crate::player_store::D1Players;
 use crate::router::{check_load, internal_call};
 use service::tokens::Random;
 
-type Res<T> = std::result::Result<T, ApiError>;
-
-fn internal(e: worker::Error) -> ApiError {
-    ApiError::new(503, "storage_unavailable", e.to_string())
-}
-
 pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
-    let db = env.d1("DB").map_err(internal)?;
+    let db = env.d1("DB").map_err(glue::storage)?;
     let store = D1Players(&db);
     let parts: Vec<&str> = path.trim_start_matches("/api/").split('/').collect();
     let method = req.method();
