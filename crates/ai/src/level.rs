@@ -76,7 +76,7 @@ pub const LEVELS: [Level; 6] = [
         name: "grandmaster",
         evaluations: 45000,
         network_evaluations: 220,
-        hybrid_nodes: 500_000,
+        hybrid_nodes: 350_000,
         hybrid_margin_cp: 2,
     },
 ];
