@@ -96,3 +96,31 @@ impl Opponent for PlaceholderAi {
         Ok(Some(moves[rng.below(moves.len() as u32)? as usize]))
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// A fixed byte stream: the search seed is the same on every call.
+    struct Fixed(u8);
+    impl Random for Fixed {
+        fn fill(&mut self, out: &mut [u8]) -> Result<(), ApiError> {
+            out.fill(self.0);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_hybrid_plays_a_legal_move_at_every_level_reproducibly() {
+        let mut game = Game::new(engine::Position::start(engine::Faction::Axiom, engine::Faction::Blades));
+        game.play(game.legal_moves()[2]).unwrap();
+        for level in 1..=3 {
+            let a = HybridAi.choose(&game, level, &mut Fixed(7)).unwrap().unwrap();
+            assert!(game.legal_moves().contains(&a), "level {level}");
+            assert_eq!(HybridAi.choose(&game, level, &mut Fixed(7)).unwrap(), Some(a), "level {level}");
+        }
+        assert_eq!(HybridAi.name(), "hybrid-heuristic");
+        assert!(!HybridAi.is_placeholder());
+    }
+}
