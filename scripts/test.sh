@@ -107,7 +107,8 @@ scripts/build-worker.sh
 phase "deploy dry run: the bundle builds and fits the plan (wrangler deploy --dry-run)"
 scripts/check-deploy.sh
 phase "real-runtime suites (wrangler dev: API, accounts, players, schemathesis)"
-cargo test --locked -p iron-arena-worker
+# The test binaries side by side (one shared runtime each; logs in test-output/runtime/).
+scripts/runtime-tests.sh
 phase "the network: tract runs the shipped models as their trainer did; training smoke"
 # A debug build: tract compiles in a third of the release time, and four inferences and
 # two 8-evaluation self-play games need no optimiser.

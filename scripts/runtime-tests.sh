@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The real-runtime suites (tests/*.rs against `wrangler dev`), several test binaries at a
+# time: each binary shares one runtime among its tests, so most of a binary's time is
+# waiting on that runtime and on the network, and running binaries side by side fills
+# the time one spends waiting. Each binary's output is kept in test-output/runtime/<name>.log
+# and printed when it fails. Needs the Worker built (scripts/build-worker.sh).
+#   scripts/runtime-tests.sh [filter]   (RUNTIME_TEST_JOBS=n binaries at once, default 3;
+#                                       a filter is passed to every binary, as cargo test does)
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$ROOT"
+jobs=${RUNTIME_TEST_JOBS:-3}
+out=test-output/runtime
+rm -rf "$out"
+mkdir -p "$out"
+
+# Build every test binary first; cargo lists them (one JSON message per artifact): the
+# suites of tests/ and the crate's own unit tests (src/ has no doc tests to run).
+cargo test --locked -p iron-arena-worker --no-run --message-format=json-render-diagnostics >"$out/build.json"
+mapfile -t bins < <(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["target"]["name"], m["executable"])
+' "$out/build.json" | sort)
+
+# The longest binaries first, so the short ones fill in around them.
+order() {
+    local first="reliability api abuse accounts players"
+    for b in $first; do printf '%s\n' "${bins[@]}" | grep "^$b " || true; done
+    printf '%s\n' "${bins[@]}" | grep -v -E "^($(echo $first | tr ' ' '|')) " || true
+}
+
+run_one() { # name executable: runs one binary (with the filter), logs it, prints a line
+    local name=$1 exe=$2 start=$SECONDS
+    if "$exe" $filter >"$out/$name.log" 2>&1; then
+        echo "ok     $(printf '%4d' $((SECONDS - start)))s  $name"
+    else
+        echo "FAILED $(printf '%4d' $((SECONDS - start)))s  $name" | tee "$out/$name.failed"
+    fi
+}
+filter=${1:-}
+export -f run_one
+export out filter
+
+order | xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _
+
+failed=$(ls "$out"/*.failed 2>/dev/null || true)
+if [ -n "$failed" ]; then
+    for f in $failed; do
+        name=$(basename "$f" .failed)
+        echo "==== $name (test-output/runtime/$name.log)"
+        cat "$out/$name.log"
+    done
+    exit 1
+fi
+grep -h "^test result" "$out"/*.log | awk '{p += $4; f += $6} END {print "== real-runtime suites: " p " passed, " f " failed"}'
