@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the project needs on a fresh machine. Idempotent and quick once done;
+# Installs what the project needs on a fresh machine (`--tests`: also what only the tests
+# need beyond that, the training venv). Idempotent and quick once done;
 # only the registries this machine reaches (rustup's dist server, crates.io, PyPI, npm,
 # Debian). The downloads (Python venvs, npm packages, Chromium) run in the background
 # while wasm-bindgen compiles, the one install that needs the CPU.
@@ -28,8 +29,9 @@ install_test_venv() {
 }
 cmp -s tests/requirements.txt .tools/venv/requirements.txt 2>/dev/null || background test-venv install_test_venv
 
-# The training stack (JAX, for the CI's training smoke), pinned; training/smoke.sh makes it.
-background train-venv training/smoke.sh --venv-only
+# The training stack (JAX, for the tests' training smoke; a large download), pinned, only
+# for the tests (`scripts/setup.sh --tests`, as test.sh calls it): training/smoke.sh makes it.
+[ "${1:-}" != --tests ] || background train-venv training/smoke.sh --venv-only
 
 # Debian's Chromium for the browser tests (driven by playwright-core from npm).
 [ -x /usr/bin/chromium ] || background chromium bash -c \

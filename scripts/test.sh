@@ -75,7 +75,7 @@ if ! $quick; then
     mkdir -p test-output
     setsid scripts/build-worker.sh --compile-only >test-output/module-build.log 2>&1 &
     module_build=$!
-    scripts/setup.sh
+    scripts/setup.sh --tests
 fi
 phase "rustfmt"
 cargo fmt --all --check
