@@ -12,8 +12,6 @@
 
 mod support;
 
-use ai::{search, Heuristic, SearchConfig};
-use engine::{iapn, Game, Move};
 use serde_json::{json, Value};
 use support::discord::{self, Browser};
 use support::Server;
@@ -35,40 +33,13 @@ fn story(b: &mut Browser, s: &Server, id: &str) -> Value {
     all["stories"].as_array().unwrap().iter().find(|st| st["id"] == id).unwrap().clone()
 }
 
-/// The game of a state view, replayed (for the search's repetition history).
-fn replay(state: &Value) -> Game {
-    let mut g = Game::new(iapn::parse(state["start"].as_str().unwrap()).unwrap());
-    for m in state["moves"].as_array().unwrap() {
-        g.play(Move::parse(m.as_str().unwrap()).unwrap()).unwrap();
-    }
-    g
-}
-
 /// Starts a stage and plays it out with a heuristic search; returns the final state.
 fn play_stage(s: &Server, b: &mut Browser, story: &str, stage: usize) -> Value {
     let r = b.send("POST", &s.url(&format!("/api/stories/{story}/stages/{stage}")), None);
     assert_eq!(r.status, 201, "{}", r.body);
     let created: Value = serde_json::from_str(&r.body).unwrap();
-    let (id, token) = (created["id"].as_str().unwrap(), created["token"].as_str().unwrap());
     assert_eq!(created["state"]["stage"]["story"], story);
-    let mut state = created["state"].clone();
-    for _ in 0..200 {
-        if state["status"] == "finished" {
-            return state;
-        }
-        let game = replay(&state);
-        let history: Vec<u64> = game.history().iter().map(|p| p.hash()).collect();
-        let cfg = SearchConfig {
-            evaluations: 600,
-            seed: state["ply"].as_u64().unwrap(),
-            ..SearchConfig::default()
-        };
-        let mv = search(game.position(), &history, &mut Heuristic, &cfg).best.unwrap();
-        let r = s.play(id, token, &mv.to_string(), state["ply"].as_u64().unwrap());
-        assert_eq!(r.status, 200, "{}", r.text);
-        state = r.json()["state"].clone();
-    }
-    panic!("stage {story}/{stage} did not finish: {state}");
+    support::play_out(s, &created)
 }
 
 /// Plays a stage, which the search wins against the seeded random AI.

@@ -13,8 +13,6 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use ai::{search, Heuristic, SearchConfig};
-use engine::{iapn, Game, Move};
 use serde_json::{json, Value};
 use support::discord::{server_with, stand_in, Browser};
 use support::Server;
@@ -149,14 +147,6 @@ fn abandoned_games_end_by_alarm_and_creation_works_again_under_the_active_games_
 
 // --- item 2: side effects that survive D1 failures and a crash -----------------------------
 
-fn replay(state: &Value) -> Game {
-    let mut g = Game::new(iapn::parse(state["start"].as_str().unwrap()).unwrap());
-    for m in state["moves"].as_array().unwrap() {
-        g.play(Move::parse(m.as_str().unwrap()).unwrap()).unwrap();
-    }
-    g
-}
-
 /// Plays the last stage of the Axiom story, which the search wins against the random AI
 /// (seeded by the harness's `AI_SEED`, the search by the ply: the same game every run);
 /// returns the game id.
@@ -164,26 +154,9 @@ fn win_last_stage(s: &Server, b: &mut Browser, last: usize) -> String {
     let r = b.send("POST", &s.url(&format!("/api/stories/axiom/stages/{last}")), None);
     assert_eq!(r.status, 201, "{}", r.body);
     let created: Value = serde_json::from_str(&r.body).unwrap();
-    let (id, token) = (created["id"].as_str().unwrap(), created["token"].as_str().unwrap());
-    let mut state = created["state"].clone();
-    for _ in 0..200 {
-        if state["status"] == "finished" {
-            break;
-        }
-        let game = replay(&state);
-        let history: Vec<u64> = game.history().iter().map(|p| p.hash()).collect();
-        let cfg = SearchConfig {
-            evaluations: 600,
-            seed: state["ply"].as_u64().unwrap(),
-            ..SearchConfig::default()
-        };
-        let mv = search(game.position(), &history, &mut Heuristic, &cfg).best.unwrap();
-        let r = s.play(id, token, &mv.to_string(), state["ply"].as_u64().unwrap());
-        assert_eq!(r.status, 200, "{}", r.text);
-        state = r.json()["state"].clone();
-    }
+    let state = support::play_out(s, &created);
     assert_eq!(state["stage"]["verdict"], "won", "{state}");
-    id.to_owned()
+    created["id"].as_str().unwrap().to_owned()
 }
 
 /// Players signed in with Discord as the given stand-in users: (browser, player id).

@@ -366,3 +366,35 @@ fn send(method: &str, url: &str, r: Result<ureq::http::Response<ureq::Body>, ure
 pub fn legal(state: &Value) -> Vec<String> {
     state["legal_moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_owned()).collect()
 }
+
+/// The game a state answer describes, replayed from its start position and moves.
+pub fn replay(state: &Value) -> engine::Game {
+    let start = engine::iapn::parse(state["start"].as_str().unwrap()).unwrap();
+    let mut g = engine::Game::new(start);
+    for m in state["moves"].as_array().unwrap() {
+        g.play(engine::Move::parse(m.as_str().unwrap()).unwrap()).unwrap();
+    }
+    g
+}
+
+/// Plays the human seat of a just-created `ai` game (its create answer) to the end with a
+/// heuristic search of 600 evaluations seeded by the ply, so with the harness's `AI_SEED`
+/// it is the same game every run; returns the last state (panics after 200 moves).
+pub fn play_out(s: &Server, created: &Value) -> Value {
+    let (id, token) = (created["id"].as_str().unwrap(), created["token"].as_str().unwrap());
+    let mut state = created["state"].clone();
+    for _ in 0..200 {
+        if state["status"] == "finished" {
+            return state;
+        }
+        let game = replay(&state);
+        let history: Vec<u64> = game.history().iter().map(|p| p.hash()).collect();
+        let ply = state["ply"].as_u64().unwrap();
+        let cfg = ai::SearchConfig { evaluations: 600, seed: ply, ..ai::SearchConfig::default() };
+        let mv = ai::search(game.position(), &history, &mut ai::Heuristic, &cfg).best.unwrap();
+        let r = s.play(id, token, &mv.to_string(), ply);
+        assert_eq!(r.status, 200, "{}", r.text);
+        state = r.json()["state"].clone();
+    }
+    panic!("game {id} did not finish in 200 moves: {state}");
+}
