@@ -1,4 +1,6 @@
-//! The AI seat's move choice, behind a trait so the strong AI (issue 4) drops in.
+//! The AI seat's move choice, behind a trait: the engines a module can play (MCTS over the
+//! heuristic, the hybrid without the network, the random mover here; the network ones in
+//! the Worker's `net.rs`, which needs tract), chosen by `AI_ENGINE`.
 
 use engine::{Game, Move};
 
@@ -14,9 +16,8 @@ pub trait Opponent {
     fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError>;
 }
 
-/// The AI: MCTS (PUCT) over the hand-written heuristic evaluator, with a
-/// budget of leaf evaluations set by the level. (The network evaluator of issue 4 plugs
-/// in behind the same `ai::Evaluator` trait once a trained model ships.)
+/// MCTS (PUCT) over the hand-written heuristic evaluator, with a budget of leaf
+/// evaluations set by the level: the default of a module built without the network.
 #[derive(Debug, Default)]
 pub struct MctsAi;
 
