@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Workers module into build/ (wrangler.toml `main` = build/worker/shim.mjs):
 # the Worker crate with the network AI (feature `net`: tract with simd128) for wasm32,
+# linted by clippy as it compiles,
 # its JavaScript glue by the local wasm-bindgen, and the entry src/shim.mjs. This is the
 # one module: `scripts/run.sh` serves it, the tests run on it, `wrangler deploy` uploads it
 # (wrangler bundles shim.mjs, index.js and the wasm). Nothing is downloaded, no wasm-opt
@@ -32,11 +33,18 @@ flock 9
 $compile_only || scripts/build-web-engine.sh
 
 # Its own target directory: the simd128 flag differs from the other wasm32 builds (the
-# browser engine, clippy), and sharing one would rebuild tract each time.
+# browser engine), and sharing one would rebuild tract each time.
 # WASM_BINDGEN_USE_JS_SYS: wasm-bindgen's macros then use js-sys's futures, as the
 # `worker` crate expects (what worker-build 0.8.7 sets for the same build).
+# The build is also the Worker's lint: clippy-driver compiles the Worker crate (the crate
+# given with -p; `cargo clippy` runs it the same way, as RUSTC_WORKSPACE_WRAPPER, for a
+# `cargo check`), so clippy's lints run in the build that makes the module, and warnings
+# are errors as in every lint of the project. A separate `cargo clippy` for wasm32 cost
+# 95 s of CPU to check worker, web-sys and tract again. The flags never change, so
+# builds stay incremental.
 target_dir=target/net
-CARGO_TARGET_DIR=$target_dir RUSTFLAGS="-C target-feature=+simd128" WASM_BINDGEN_USE_JS_SYS=1 \
+CARGO_TARGET_DIR=$target_dir RUSTFLAGS="-C target-feature=+simd128 -D warnings" \
+    RUSTC_WORKSPACE_WRAPPER=clippy-driver WASM_BINDGEN_USE_JS_SYS=1 \
     cargo build --locked --lib -p iron-arena-worker --features net \
     --target wasm32-unknown-unknown --profile worker
 $compile_only && exit 0

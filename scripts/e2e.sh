@@ -3,6 +3,8 @@
 # playwright-core, against the real Workers runtime (`wrangler dev`, started by the tests
 # on free ports with fresh state). Needs the Worker built (scripts/build-worker.sh) and
 # `npm ci` done (scripts/setup.sh). Screenshots land in test-output/.
+# E2E_CONCURRENCY test files at once (default 2): each file has its own runtimes and
+# browser, and a file spends most of its time waiting on them.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
@@ -15,4 +17,4 @@ if [ ! -f build/worker/shim.mjs ]; then scripts/build-worker.sh; else scripts/bu
 mkdir -p test-output
 echo "== end-to-end tests (Chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}'))"
 NODE_OPTIONS="${NODE_OPTIONS:-} --disable-warning=MODULE_TYPELESS_PACKAGE_JSON" \
-  node --test --test-concurrency=1 'tests/e2e/*.test.mjs'
+  node --test --test-concurrency="${E2E_CONCURRENCY:-2}" 'tests/e2e/*.test.mjs'

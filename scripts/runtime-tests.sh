@@ -16,12 +16,18 @@ mkdir -p "$out"
 
 # Build every test binary first; cargo lists them (one JSON message per artifact): the
 # suites of tests/ and the crate's own unit tests (src/ has no doc tests to run).
-cargo test --locked -p iron-arena-worker --no-run --message-format=json-render-diagnostics >"$out/build.json"
+# RUNTIME_TESTS_CARGO_ARGS: the cargo selection to build them with (default
+# `-p iron-arena-worker`); test.sh passes the one its native build used, so nothing is
+# rebuilt with other features. Only the Worker package's binaries run.
+# shellcheck disable=SC2086 # the selection is words
+cargo test ${RUNTIME_TESTS_CARGO_ARGS:---locked -p iron-arena-worker} --no-run \
+    --message-format=json-render-diagnostics >"$out/build.json"
 mapfile -t bins < <(python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
     m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+    if (m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]
+            and "#iron-arena-worker@" in m["package_id"]):
         print(m["target"]["name"], m["executable"])
 ' "$out/build.json" | sort)
 

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Runs every test of the project, the cheapest first, stopping at the first failure:
-# formatting, lints, the native suites (rules, browser engine, AI, service, CLI), the wasm32
-# checks, the Workers module's build (with the network AI) and deploy dry run, the
-# real-runtime suites (tests/*.rs against `wrangler dev`, schemathesis), the network check
-# and training smoke (tract), then the browser end-to-end tests.
+# formatting, lints, the native suites (rules, browser engine, AI, service, CLI), the
+# Workers module's build (with the network AI; the Worker's wasm32 lint) and deploy dry run,
+# then, side by side, the real-runtime suites (tests/*.rs against `wrangler dev`,
+# schemathesis), the browser end-to-end tests and the network check and training smoke.
 # Installs what is missing first (scripts/setup.sh). The README's test command; CI runs it
 # on a clean clone (.ci/run). Prints how long each phase took at the end.
 #   scripts/test.sh           everything
 #   scripts/test.sh --quick   the inner loop: rustfmt, clippy and the native suites only
 #                             (no setup, no wasm, no runtime, no tract, no browser)
 # tract is compiled three times in a full run, each needed once: checked natively for
-# clippy (which lints the network code of the AI, the CLI and the Worker), built for wasm32
-# into the module, and built natively (debug) for the CLI's model checks.
+# clippy (the network code of the AI and the CLI), built for wasm32 into the module, and
+# built natively (debug) with the native test binaries, for the CLI's model checks.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
@@ -80,23 +80,25 @@ fi
 phase "rustfmt"
 cargo fmt --all --check
 phase "clippy (warnings are errors)"
-# The full run lints the network code too (the Worker's `net`, the CLI's and AI's `onnx`),
-# natively: one check of tract for every crate. The quick run leaves tract out.
-features=(--features iron-arena-worker/net,cli/onnx)
+# The full run lints the network code of the CLI and the AI (`onnx`) too; the quick run leaves
+# tract out. The Worker is wasm32 only (natively its crate is empty): the module's build
+# lints it (scripts/build-worker.sh).
+features=(--features cli/onnx)
 if $quick; then features=(); fi
 cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
-phase "native suites: rules, browser engine, AI, service, CLI"
-cargo test --locked --workspace --exclude iron-arena-worker
 if $quick; then
+    phase "native suites: rules, browser engine, AI, service, CLI"
+    cargo test --locked --workspace --exclude iron-arena-worker
     echo "== quick tests passed"
     exit 0
 fi
-phase "wasm32: the engine builds; the Worker's wasm32-only code passes clippy"
-# Without `net`: its code is linted above, and checking tract again for wasm32 costs a
-# minute; the module build below compiles it for wasm32.
-cargo check -p engine --target wasm32-unknown-unknown --locked
-cargo clippy --locked -p iron-arena-worker --target wasm32-unknown-unknown -- -D warnings
-phase "build the Workers module (with the network AI) and the browser engine"
+phase "native suites: rules, browser engine, AI, service, CLI (every native test binary is built here)"
+# One build of every native test binary, the real-runtime suites' included, with the CLI's
+# tract (`onnx`): built together they share each crate's build (one `ai`, one tract).
+native=(--locked --workspace --features cli/onnx)
+cargo test "${native[@]}" --no-run
+cargo test "${native[@]}" --exclude iron-arena-worker
+phase "build the Workers module (with the network AI; clippy lints the Worker as it compiles) and the browser engine"
 if ! wait "$module_build"; then
     cat test-output/module-build.log
     echo "the module's cargo build failed (test-output/module-build.log)" >&2
@@ -106,17 +108,47 @@ module_build=""
 scripts/build-worker.sh
 phase "deploy dry run: the bundle builds and fits the plan (wrangler deploy --dry-run)"
 scripts/check-deploy.sh
-phase "real-runtime suites (wrangler dev: API, accounts, players, schemathesis)"
-# The test binaries side by side (one shared runtime each; logs in test-output/runtime/).
-scripts/runtime-tests.sh
-phase "the network: tract runs the shipped models as their trainer did; training smoke"
-# A debug build: tract compiles in a third of the release time, and four inferences and
-# two 8-evaluation self-play games need no optimiser.
-cargo build --locked -p cli --features onnx
-for m in models/net-v*.onnx; do
-    target/debug/iron-arena check-model "$m" "${m%.onnx}.reference.json"
+phase "on the real runtime, side by side: the Rust suites, the browser, the network"
+# Three jobs at once, each mostly waiting on runtimes, browsers and sockets, so together
+# they keep both cores busy where one after another each left one idle:
+# - the real-runtime suites (tests/*.rs against `wrangler dev`: API, accounts, players,
+#   schemathesis; logs in test-output/runtime/);
+# - the browser end-to-end tests (headless Chromium, screenshots in test-output/);
+# - the network: tract (the debug CLI built above; four inferences need no optimiser)
+#   runs the shipped models as their trainer did, then the training smoke.
+network_checks() {
+    for m in models/net-v*.onnx; do
+        target/debug/iron-arena check-model "$m" "${m%.onnx}.reference.json"
+    done
+    IRON_ARENA_BIN=target/debug/iron-arena REQUIRE_TRACT=1 training/smoke.sh
+}
+side_jobs=()
+side_job() {  # side_job NAME COMMAND...: runs it in the background, output in test-output/NAME.log
+    local name=$1
+    shift
+    ( start=$SECONDS
+      if "$@" >"test-output/$name.log" 2>&1; then
+          echo "ok     $(printf '%4d' $((SECONDS - start)))s  $name"
+      else
+          echo "FAILED $(printf '%4d' $((SECONDS - start)))s  $name (test-output/$name.log)"
+          exit 1
+      fi ) &
+    side_jobs+=("$name:$!")
+}
+side_job runtime-suites env RUNTIME_TESTS_CARGO_ARGS="${native[*]}" scripts/runtime-tests.sh
+side_job e2e scripts/e2e.sh
+side_job network network_checks
+failed=()
+for job in "${side_jobs[@]}"; do
+    wait "${job##*:}" || failed+=("${job%%:*}")
 done
-IRON_ARENA_BIN=target/debug/iron-arena REQUIRE_TRACT=1 training/smoke.sh
-phase "browser end-to-end tests (headless Chromium, screenshots in test-output/)"
-scripts/e2e.sh
+for name in "${failed[@]}"; do
+    echo "==== $name (test-output/$name.log)"
+    cat "test-output/$name.log"
+done
+[ ${#failed[@]} = 0 ] || exit 1
+tail -n 1 test-output/runtime-suites.log
+grep -E "^# (tests|pass|fail) " test-output/e2e.log | tr '\n' ' '
+echo
+grep -E "tract matches|smoke: OK" test-output/network.log
 echo "== all tests passed"

@@ -11,6 +11,10 @@
 //! - [`glue`]: conversions between `worker` and `service` types, randomness, time.
 //! - [`housekeeping`]: the Cron Trigger: expired sessions, sign-in states, empty guests.
 
+// The Worker is wasm32 only: elsewhere (the native builds of tests/, which talk to it over
+// HTTP) the crate is empty, and its dependencies are wasm32-only in Cargo.toml.
+#![cfg(target_arch = "wasm32")]
+
 mod accounts;
 mod challenges;
 mod config;
