@@ -96,6 +96,16 @@ pub enum D1Fault {
     Crash,
 }
 
+/// `FAULT_PANIC = "<path suffix>"` (tests only, like `FAULT_D1`): a public request to a
+/// game path ending in it panics inside the game's Durable Object, before anything is read
+/// or written, so the wasm instance traps and src/shim.mjs must rebuild the objects.
+pub fn fault_panic(env: &Env, path: &str) -> bool {
+    env.var("FAULT_PANIC").is_ok_and(|v| {
+        let suffix = v.to_string();
+        !suffix.is_empty() && path.ends_with(&suffix)
+    })
+}
+
 /// `FAULT_D1 = "before,after"`: the fault for each game's attempt number `attempt`
 /// (0-based; attempts past the list write normally).
 pub fn d1_fault(env: &Env, attempt: u32) -> D1Fault {

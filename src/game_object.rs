@@ -128,6 +128,7 @@ impl DurableObject for GameObject {
             if let Err(e) = crate::guard::precheck(&req, &path) {
                 return glue::error(&e);
             }
+            assert!(!config::fault_panic(&self.env, &path), "injected panic (FAULT_PANIC) on {path}");
         }
         let mut api = match glue::api_request(&mut req).await {
             Ok(a) => a,

@@ -11,28 +11,85 @@
 // instance on its next call. Exported functions need nothing more. An object of an
 // exported class (a Durable Object) holds a pointer into the old instance's memory, so
 // before each call we let the glue do any pending reset, and if the instance changed we
-// build the object again from its constructor arguments (its state is in storage).
+// build the object again from its constructor arguments (its state is in storage). A call
+// still pending when its instance traps is rejected (see `watched`).
 import { WorkerEntrypoint } from "cloudflare:workers";
 import * as wasm from "../index.js";
 
 // { criticalError, instanceId }: the `worker` crate's start function bumps instanceId
-// each time an instance starts.
+// each time an instance starts; its panic hook sets criticalError just before the trap
+// (and nothing clears it: this shim does, once a fresh instance runs).
 const init = wasm.__worker_init_state();
+let lastInstance = init.instanceId;
 
 // Any call into the glue runs its guard, which performs a scheduled reset first; this one
 // is the cheapest. Returns the id of the instance now running.
 function currentInstance() {
   wasm.__worker_init_state();
+  if (init.instanceId !== lastInstance) {
+    lastInstance = init.instanceId;
+    init.criticalError = false;
+  }
   return init.instanceId;
+}
+
+// A call pending when its instance traps never settles by itself: its Rust future lived
+// in the dead instance, and the trap is thrown where the future was polled (a microtask),
+// not into the call's promise, so the runtime would wait on it until the client gave up.
+// Each call is therefore watched while it is pending: once a panic has marked the
+// instance, or another instance runs, the call is rejected with a Trapped error (a
+// Durable Object's caller then sees an error; the Worker answers a JSON 500).
+class Trapped extends Error {}
+const WATCH_MS = 20;
+function watched(startedOn, result) {
+  if (typeof result?.then !== "function") return result;
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (init.criticalError || init.instanceId !== startedOn) {
+        clearInterval(timer);
+        reject(new Trapped("the Workers module trapped (a Rust panic) while this call was pending"));
+      }
+    }, WATCH_MS);
+    result.then(
+      (v) => { clearInterval(timer); resolve(v); },
+      (e) => { clearInterval(timer); reject(e); },
+    );
+  });
+}
+
+// The Worker's answer to a request whose instance trapped: the API's internal-error body
+// and headers (service::error's GENERIC_MESSAGE, src/guard.rs's API_HEADERS); the panic
+// itself is in the log.
+function trappedAnswer() {
+  return new Response(JSON.stringify({
+    error: "internal",
+    message: "Something went wrong on the server; please try again.",
+  }), {
+    status: 500,
+    headers: {
+      "Content-Type": "application/json",
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "no-referrer",
+      "Strict-Transport-Security": "max-age=31536000; includeSubDomains",
+      "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+      "X-Frame-Options": "DENY",
+    },
+  });
 }
 
 export default class Worker extends WorkerEntrypoint {
   fetch(request) {
-    return wasm.fetch(request, this.env, this.ctx);
+    const on = currentInstance();
+    return watched(on, wasm.fetch(request, this.env, this.ctx)).catch((e) => {
+      if (e instanceof Trapped) return trappedAnswer();
+      throw e;
+    });
   }
 
   scheduled(controller) {
-    return wasm.scheduled(controller, this.env, this.ctx);
+    const on = currentInstance();
+    return watched(on, wasm.scheduled(controller, this.env, this.ctx));
   }
 }
 
@@ -66,7 +123,8 @@ function durableObject(Inner) {
     if (internal.has(name) || typeof Inner.prototype[name] !== "function") continue;
     Object.defineProperty(Recovering.prototype, name, {
       value: function (...args) {
-        return this[live]()[name](...args);
+        const inner = this[live]();
+        return watched(lastInstance, inner[name](...args));
       },
       writable: true,
       configurable: true,

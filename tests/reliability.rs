@@ -2,7 +2,8 @@
 //! capacity; D1 side effects (index, result, rating, story stage, badge) survive failing
 //! writes and a runtime killed between the game's save and D1, and arrive exactly once;
 //! two rated games of one player finishing together both count; the Cron Trigger's
-//! housekeeping; the D1 migrations yield exactly schema.sql.
+//! housekeeping; the D1 migrations yield exactly schema.sql; a panic inside a game's
+//! Durable Object loses nothing (src/shim.mjs rebuilds the objects).
 //!
 //! Every wait polls a state the server exposes (the game view's `synced`, D1 rows, a
 //! creation answer) against a deadline; none sleeps a fixed time.
@@ -350,6 +351,45 @@ fn two_rated_games_of_one_player_finishing_together_both_update_the_rating() {
         // A won twice against fresh opponents: both updates are in, one after the other.
         assert_rating(&s, &a_id, after_wins(2), 2);
     }
+}
+
+// --- a panic inside a game's Durable Object -------------------------------------------------
+
+/// A panic traps the wasm instance: src/shim.mjs then lets the glue start a fresh instance
+/// and rebuilds each Durable Object from its constructor arguments (its state is in
+/// storage) on the next call. The panicking request gets a JSON 500 and changes nothing;
+/// the same game, another game made before the trap, and a new game all go on.
+#[test]
+fn a_panic_in_a_game_object_is_a_500_and_every_game_goes_on() {
+    let s = Server::start(&[("FAULT_PANIC", "/draw")]);
+    let (id, south, north) = s.link_game("clockwork", "blades", None);
+    let (other, other_south, _) = s.link_game("axiom", "blades", None);
+    let first = s.state(&id)["legal_moves"][0].as_str().unwrap().to_owned();
+    assert_eq!(s.play(&id, &south, &first, 0).status, 200);
+
+    let r = s.post(&format!("/api/games/{id}/draw"), Some(&north), &json!({}));
+    assert_eq!((r.status, r.error()), (500, "internal".to_owned()), "{}", r.text);
+    poll("the panic in the runtime's log", 10, || {
+        s.log().contains("injected panic (FAULT_PANIC)").then_some(())
+    });
+
+    // The same game, rebuilt from storage: nothing of the draw request was applied.
+    let st = s.state(&id);
+    assert_eq!(
+        (st["ply"].as_u64(), &st["status"], &st["draw_offer"]),
+        (Some(1), &json!("ongoing"), &Value::Null)
+    );
+    let reply = st["legal_moves"][0].as_str().unwrap().to_owned();
+    assert_eq!(s.play(&id, &north, &reply, 1).status, 200);
+    assert_eq!(s.state(&id)["ply"], 2);
+    // A game made before the trap, and a new one (whose AI replies in the request).
+    let mv = s.state(&other)["legal_moves"][0].as_str().unwrap().to_owned();
+    assert_eq!(s.play(&other, &other_south, &mv, 0).status, 200);
+    let c = s.create(json!({"south": "blades", "north": "axiom", "mode": "ai", "seat": "south", "level": 1}));
+    let mv = c["state"]["legal_moves"][0].as_str().unwrap().to_owned();
+    let r = s.play(c["id"].as_str().unwrap(), c["token"].as_str().unwrap(), &mv, 0);
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert!(r.json()["ai_move"].is_string(), "{}", r.text);
 }
 
 // --- item 7: housekeeping and schema evolution ---------------------------------------------

@@ -37,8 +37,21 @@ fn path_env() -> String {
     )
 }
 
+/// A free port for a runtime: below Linux's ephemeral range (32768 and up), so no port the
+/// kernel hands out (wrangler's own sockets, outgoing connections, the browser tests') can
+/// take it between this check and wrangler's bind; and from a block of this process's own
+/// (by pid), so the test binaries running side by side do not pick each other's.
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    static NEXT_PORT: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0);
+    const BLOCK: u16 = 64;
+    let base = 10_000 + (std::process::id() % 350) as u16 * BLOCK;
+    for _ in 0..BLOCK {
+        let port = base + NEXT_PORT.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % BLOCK;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port in {base}..{}", base + BLOCK);
 }
 
 fn wrangler(args: &[&str]) -> Command {
@@ -219,7 +232,23 @@ impl Server {
         s
     }
 
+    /// Starts `wrangler dev` and waits until it answers. The free ports are picked before
+    /// wrangler binds them (and wrangler picks more of its own), so a runtime starting
+    /// beside others can lose a port to one of them: then it starts again on new ports.
     fn launch(&mut self) {
+        for _ in 0..3 {
+            if self.launch_once() {
+                return;
+            }
+            self.stop();
+            let log = self.persist.join("wrangler.log");
+            let _ = std::fs::rename(&log, log.with_extension("port-clash.log"));
+        }
+        panic!("wrangler did not start: every try lost a port to another process: {}", self.log());
+    }
+
+    /// One start; false when wrangler reported a port already in use.
+    fn launch_once(&mut self) -> bool {
         self.port = free_port();
         self.base = format!("http://127.0.0.1:{}", self.port);
         let mut cmd = format!(
@@ -258,8 +287,11 @@ impl Server {
         loop {
             if let Ok(r) = agent().get(&format!("{}/api/health", self.base)).call() {
                 if r.status() == 200 {
-                    return;
+                    return true;
                 }
+            }
+            if self.log().contains("Address already in use") {
+                return false;
             }
             assert!(t.elapsed() < Duration::from_secs(90), "wrangler did not start: {}", self.log());
             std::thread::sleep(Duration::from_millis(200));
