@@ -2,8 +2,7 @@
 // on a free port with fresh local state (as tests/support/mod.rs does for the Rust tests),
 // launches Debian's Chromium through playwright-core, and offers small API helpers.
 import { spawn, execFile, execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, existsSync, openSync, readFileSync, readdirSync, cpSync, renameSync, rmSync } from "node:fs";
-import { createHash } from "node:crypto";
+import { mkdtempSync, mkdirSync, existsSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname, resolve } from "node:path";
 import { createServer } from "node:net";
@@ -34,41 +33,14 @@ function freePort() {
   });
 }
 
-/**
- * The state of a fresh runtime (the migrations applied), made once by `wrangler d1
- * migrations apply` (1.7 s of CPU each run) and copied for every runtime: the template
- * tests/support/mod.rs `fresh_state` makes, under target/, named by a hash of the
- * migrations and wrangler's version (the same name, so the two harnesses share it).
- */
-function migratedTemplate() {
-  const key = createHash("sha256");
-  const dir = join(ROOT, "migrations");
-  for (const name of readdirSync(dir).sort()) {
-    key.update(name);
-    key.update(readFileSync(join(dir, name)));
-  }
-  key.update(readFileSync(join(ROOT, "node_modules/wrangler/package.json")));
-  const template = join(ROOT, "target/d1-template", key.digest("hex").slice(0, 16));
-  if (!existsSync(template)) {
-    const aside = `${template}.making-${process.pid}`;
-    rmSync(aside, { recursive: true, force: true });
-    mkdirSync(aside, { recursive: true });
-    execFileSync(join(ROOT, "node_modules/.bin/wrangler"),
-      ["d1", "migrations", "apply", "DB", "--local", "--persist-to", aside],
-      { cwd: ROOT, env: ENV, stdio: "pipe" });
-    // Another process may have made it meanwhile: then theirs stays.
-    try { renameSync(aside, template); } catch { rmSync(aside, { recursive: true, force: true }); }
-  }
-  return template;
-}
-
 /** Start a fresh runtime; `vars` override wrangler.toml [vars]. Returns {base, stop()}. */
 export async function startServer(vars = {}) {
   if (!existsSync(join(ROOT, "build/worker/shim.mjs"))) {
     throw new Error("the Worker is not built: run scripts/build-worker.sh first");
   }
   const persist = mkdtempSync(join(tmpdir(), "iron-arena-e2e-"));
-  cpSync(migratedTemplate(), persist, { recursive: true });
+  // The migrations applied: a copy of a template made once (as the Rust harness does).
+  execFileSync("python3", [join(ROOT, "tests/support/d1.py"), "--fresh", persist], { cwd: ROOT, env: ENV, stdio: "pipe" });
   const port = await freePort();
   const inspector = await freePort();
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persist,

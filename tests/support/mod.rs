@@ -104,44 +104,18 @@ pub fn apply_migrations(persist: &std::path::Path) {
     assert!(out.status.success(), "d1 migrations apply: {}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// Fills `persist` (empty) with the state of a fresh runtime: the migrations applied. A copy
-/// of a template that `wrangler d1 migrations apply` made once (1.7 s of CPU each time it
-/// runs), under target/, named by a hash of the migrations and wrangler's version, so every
-/// binary and run that shares them shares it. Made aside and renamed into place: binaries
-/// running side by side never see half of one.
+/// Fills `persist` (empty) with the state of a fresh runtime, the migrations applied: a copy
+/// of a template made once (`tests/support/d1.py --fresh`, shared with the browser tests).
 fn fresh_state(persist: &std::path::Path) {
-    static TEMPLATE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    let template = TEMPLATE.get_or_init(migrated_template);
-    let out = Command::new("cp").arg("-a").arg(template.join(".")).arg(persist).output().unwrap();
-    assert!(out.status.success(), "copying the D1 template: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-/// The template of [`fresh_state`], made if missing (once per process: the caller's
-/// `OnceLock` holds this process's other threads back meanwhile).
-fn migrated_template() -> PathBuf {
-    use sha2::{Digest, Sha256};
-    let mut key = Sha256::new();
-    let mut migrations: Vec<PathBuf> =
-        std::fs::read_dir(root().join("migrations")).unwrap().map(|e| e.unwrap().path()).collect();
-    migrations.sort();
-    for m in migrations {
-        key.update(m.file_name().unwrap().as_encoded_bytes());
-        key.update(std::fs::read(&m).unwrap());
-    }
-    key.update(std::fs::read(root().join("node_modules/wrangler/package.json")).unwrap_or_default());
-    let hex: String = key.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
-    let template = root().join("target/d1-template").join(hex);
-    if !template.exists() {
-        let aside = template.with_extension(format!("making-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&aside);
-        std::fs::create_dir_all(&aside).unwrap();
-        apply_migrations(&aside);
-        // Another binary may have won the race: then its template stays, this one goes.
-        if std::fs::rename(&aside, &template).is_err() {
-            let _ = std::fs::remove_dir_all(&aside);
+    let mut c = Command::new("python3");
+    c.arg(root().join("tests/support/d1.py")).arg("--fresh").arg(persist).current_dir(root());
+    for (k, v) in wrangler(&[]).get_envs() {
+        if let Some(v) = v {
+            c.env(k, v);
         }
     }
-    template
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "a fresh D1: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// `wrangler d1 execute DB --local --json` on a state directory (no runtime needed).
