@@ -5,7 +5,13 @@
         [--steps N] [--batch B] [--lr X] [--checkpoint training/checkpoints/net.npz] [--resume]
 
 - Records (JSON lines): {"planes": base64 of 22*81 bytes, "policy": [[key, weight], ...],
-  "value": -1|0|1, "matchup": "south-north"}. Parsed once and cached as `<file>.cache.npz`.
+  "value": -1|0|1, "search_value": -1..1 (optional), "matchup": "south-north"}. Parsed
+  once and cached as `<file>.cache.npz`.
+- Value target: the game result, or with `--value-mix A` (1-A)*result + A*search value
+  (the root value of the search that made the record; records without one use the
+  result). Held-out value MSE is always against the game result, so runs compare.
+- `--init CKPT`: start from another run's weights (a new generation fine-tuned from the
+  previous best), with a fresh optimiser and schedule.
 - The last 10% of each data file (later games) is held out for validation.
 - Loss: cross-entropy of softmax over all 6561 policy logits against the sparse target
   + MSE of the value + L2 (1e-4 by default) on the weights.
@@ -40,7 +46,7 @@ import optax  # noqa: E402
 import net  # noqa: E402
 
 VALID_FRACTION = 0.10
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 # ----------------------------------------------------------------------------- data
@@ -48,7 +54,7 @@ CACHE_VERSION = 1
 
 def load_file(path: str):
     """Parse one JSONL file into (planes uint8 [N,1782], keys int32 [N,K], weights f32 [N,K],
-    value f32 [N]); cached next to the file, keyed by size and mtime."""
+    value f32 [N], search value f32 [N]); cached next to the file, keyed by size and mtime."""
     st = os.stat(path)
     cache = path + ".cache.npz"
     stamp = np.array([CACHE_VERSION, st.st_size, int(st.st_mtime_ns)], np.int64)
@@ -56,10 +62,10 @@ def load_file(path: str):
         try:
             with np.load(cache) as z:
                 if np.array_equal(z["stamp"], stamp):
-                    return z["planes"], z["keys"], z["weights"], z["value"]
+                    return z["planes"], z["keys"], z["weights"], z["value"], z["search_value"]
         except Exception:
             pass
-    planes, keys, weights, values = [], [], [], []
+    planes, keys, weights, values, searched = [], [], [], [], []
     plane_bytes = net.PLANES * net.SQUARES
     with open(path) as f:
         for line in f:
@@ -74,6 +80,7 @@ def load_file(path: str):
             keys.append([k for k, _ in r["policy"]])
             weights.append([w for _, w in r["policy"]])
             values.append(float(r["value"]))
+            searched.append(float(r.get("search_value", r["value"])))
     n = len(planes)
     kmax = max([len(k) for k in keys] + [1])
     K = np.zeros((n, kmax), np.int32)
@@ -83,33 +90,34 @@ def load_file(path: str):
         W[i, : len(w)] = w
     P = np.stack(planes) if n else np.zeros((0, plane_bytes), np.uint8)
     V = np.asarray(values, np.float32)
+    S = np.asarray(searched, np.float32)
     if n and (K.max() >= net.POLICY or K.min() < 0):
         raise ValueError(f"{path}: policy key out of range")
     try:
         tmp = cache + ".tmp.npz"
-        np.savez(tmp, stamp=stamp, planes=P, keys=K, weights=W, value=V)
+        np.savez(tmp, stamp=stamp, planes=P, keys=K, weights=W, value=V, search_value=S)
         os.replace(tmp, cache)
     except OSError:
         pass
-    return P, K, W, V
+    return P, K, W, V, S
 
 
 def pad_cat(arrs, width):
     return np.concatenate([np.pad(a, ((0, 0), (0, width - a.shape[1]))) for a in arrs])
 
 
-def load_data(pattern: str):
-    files = sorted(f for f in glob.glob(pattern) if f.endswith(".jsonl"))
+def load_data(patterns: list[str]):
+    files = sorted({f for p in patterns for f in glob.glob(p) if f.endswith(".jsonl")})
     if not files:
-        sys.exit(f"no .jsonl files match {pattern!r}")
+        sys.exit(f"no .jsonl files match {patterns!r}")
     train, valid = [], []
     for f in files:
-        P, K, W, V = load_file(f)
+        P, K, W, V, S = load_file(f)
         n = len(V)
         nv = int(round(n * VALID_FRACTION)) if n >= 10 else 0
         cut = n - nv
-        train.append((P[:cut], K[:cut], W[:cut], V[:cut]))
-        valid.append((P[cut:], K[cut:], W[cut:], V[cut:]))
+        train.append((P[:cut], K[:cut], W[:cut], V[:cut], S[:cut]))
+        valid.append((P[cut:], K[cut:], W[cut:], V[cut:], S[cut:]))
         print(f"data: {f}: {n} positions ({cut} train, {nv} held out)", flush=True)
 
     def merge(parts):
@@ -119,6 +127,7 @@ def load_data(pattern: str):
             "keys": pad_cat([p[1] for p in parts], kmax),
             "weights": pad_cat([p[2] for p in parts], kmax),
             "value": np.concatenate([p[3] for p in parts]),
+            "search_value": np.concatenate([p[4] for p in parts]),
         }
 
     return files, merge(train), merge(valid)
@@ -285,6 +294,94 @@ def export(params, out, data, batch, info):
     return diff
 
 
+# ----------------------------------------------------------------------------- mirror
+
+
+# `--mirror`: the rules are invariant under the left-right mirror (file a <-> i, ranks
+# kept; crates/engine/tests/mirror.rs). In the side-to-move's view (row = rank from the
+# own back rank, column = file) it maps view index r*9+f to r*9+(8-f): a flip of the
+# planes' last axis, and policy keys from*81+to with both squares mapped (the same
+# permutation as `ai::encoding::mirror_key`). The value is unchanged.
+MIRROR_VIEW = np.array([r * 9 + 8 - f for r in range(9) for f in range(9)], np.int32)
+MIRROR_KEY = (MIRROR_VIEW[:, None] * 81 + MIRROR_VIEW[None, :]).reshape(-1).astype(np.int32)
+
+
+def mirror_half(batch, seed, step):
+    """Mirrors a random half of the batch (chosen from (seed, step): deterministic)."""
+    x, keys, weights, value = batch
+    n = len(value)
+    pick = np.random.default_rng([seed, step, 0x4D49]).permutation(n)[: n // 2]
+    x, keys = x.copy(), keys.copy()
+    x[pick] = x[pick][..., ::-1]
+    keys[pick] = MIRROR_KEY[keys[pick]]
+    return x, keys, weights, value
+
+
+def mirror_self_check(binary):
+    """Seconds: the permutation is an involution; planes rows are ranks (so the last axis
+    is the file) in a real `selfplay` record; and on positions from random play, the
+    engine's legal (from, to)/(to, ability square) pairs of the mirrored IAPN are exactly
+    the MIRROR_KEY images of the position's, for both sides to move."""
+    import re
+    import subprocess
+    import tempfile
+
+    assert np.array_equal(MIRROR_KEY[MIRROR_KEY], np.arange(net.POLICY))
+    if not binary or not os.path.exists(binary):
+        print(f"mirror: {binary} not found, engine check skipped", flush=True)
+        return
+
+    def cli(*a):
+        return subprocess.run([binary, *a], check=True, capture_output=True, text=True).stdout
+
+    def msq(s):
+        return chr(ord("a") + ord("i") - ord(s[0])) + s[1]
+
+    def mirror_iapn(t):
+        f = t.split(" ")
+        rows = ["".join(str(len(g)) if g[0] == "." else g for g in re.findall(
+            r"\.+|[^.]+", "".join("." * int(c) if c.isdigit() else c for c in r)[::-1]))
+            for r in f[2].split("/")]
+        ch = f[4] if f[4] == "-" else ",".join(
+            sorted((msq(s) for s in f[4].split(",")), key=lambda s: (-int(s[1]), s[0])))
+        return " ".join(f[:2] + ["/".join(rows), f[3], ch, f[5]])
+
+    def pairs(t):
+        north = t.split(" ")[3] == "n"
+        v = lambda s: ((8 - (int(s[1]) - 1)) if north else int(s[1]) - 1) * 9 + ord(s[0]) - 97
+        out = set()
+        for m in cli("moves", t).split():
+            base, _, ab = m.partition("/")
+            out.add(v(base[:2]) * 81 + v(base[2:4]))
+            for s in re.findall(r"[a-i][1-9]", ab) or [base[2:4]]:
+                out.add(v(base[2:4]) * 81 + v(s))
+        return out
+
+    with tempfile.TemporaryDirectory() as d:
+        cli("selfplay", "--games", "1", "--engine", "uniform:2", "--seed", "1", "--out", d + "/r")
+        with open(d + "/r") as f:
+            r = json.loads(f.readline())
+    own = np.frombuffer(base64.b64decode(r["planes"]), np.uint8).reshape(net.PLANES, 9, 9)[:7]
+    rows = own.sum(axis=(0, 2))  # an early record: own pieces on view rows 0 and 1
+    assert rows[0] >= 7 and rows[1] >= 7 and rows[2:].sum() <= 4, rows
+
+    rng = np.random.default_rng(7)
+    checked = 0
+    for mu in ("clockwork axiom", "blades clockwork", "axiom blades"):
+        t = cli("start", *mu.split()).splitlines()[0]
+        for ply in range(16):
+            if ply % 3 == 2:
+                a, b = pairs(t), pairs(mirror_iapn(t))
+                assert {int(MIRROR_KEY[k]) for k in a} == b, t
+                checked += 1
+            ms = cli("moves", t).split()
+            if not ms:
+                break
+            t = cli("apply", t, ms[rng.integers(len(ms))]).splitlines()[0]
+    print(f"mirror: key map is an involution, planes are [plane, rank, file], and matches "
+          f"the engine's mirrored legal moves on {checked} positions", flush=True)
+
+
 # ----------------------------------------------------------------------------- main
 
 
@@ -309,16 +406,22 @@ def check_layout(binary):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", required=True, help="glob of selfplay .jsonl files (quote it)")
+    ap.add_argument("--data", required=True, action="append",
+                    help="glob of selfplay .jsonl files (quote it); repeat for several")
     ap.add_argument("--out", required=True, help="ONNX path to export to")
     ap.add_argument("--steps", type=int, default=2000, help="total optimiser steps (incl. resumed)")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (warmup + cosine)")
     ap.add_argument("--l2", type=float, default=1e-4)
     ap.add_argument("--value-weight", type=float, default=1.0, help="weight of the value MSE")
+    ap.add_argument("--value-mix", type=float, default=0.0,
+                    help="value target = (1-A)*game result + A*search value")
+    ap.add_argument("--init", help="start from this checkpoint's weights (fresh optimiser)")
     ap.add_argument("--channels", type=int, default=64)
     ap.add_argument("--blocks", type=int, default=3, help="residual blocks (2 convs each)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--mirror", action="store_true",
+                    help="augment: mirror (file a<->i) a random half of each batch")
     ap.add_argument("--checkpoint", default="training/checkpoints/net.npz")
     ap.add_argument("--checkpoint-every", type=int, default=250)
     ap.add_argument("--resume", action="store_true", help="continue from --checkpoint if present")
@@ -331,12 +434,18 @@ def main():
         help="iron-arena binary whose `layout` is checked against the network")
     args = ap.parse_args()
     layout_version = check_layout(args.bin)
+    if args.mirror:
+        mirror_self_check(args.bin)
 
     t_load = time.time()
     files, train, valid = load_data(args.data)
     n_train = len(train["value"])
     if n_train == 0:
         sys.exit("no training positions")
+    if not 0.0 <= args.value_mix <= 1.0:
+        sys.exit("--value-mix must be within 0..1")
+    train["value"] = ((1.0 - args.value_mix) * train["value"]
+                      + args.value_mix * train["search_value"]).astype(np.float32)
     print(f"data: {n_train} train / {len(valid['value'])} held-out positions "
           f"(loaded in {time.time() - t_load:.1f}s)", flush=True)
 
@@ -348,6 +457,11 @@ def main():
 
     params = jax.tree_util.tree_map(
         jnp.asarray, net.init_params(jax.random.PRNGKey(args.seed), args.channels, args.blocks))
+    if args.init and not (args.resume and os.path.exists(args.checkpoint)):
+        # Only the weights: a new generation gets its own optimiser and schedule.
+        template = {"params": params, "opt_state": optimizer.init(params), "step": 0}
+        params = jax.tree_util.tree_map(jnp.asarray, load_checkpoint(args.init, template)["params"])
+        print(f"init: weights from {args.init}", flush=True)
     opt_state = optimizer.init(params)
     step = 0
     if args.resume and os.path.exists(args.checkpoint):
@@ -390,7 +504,10 @@ def main():
             perm = np.random.default_rng([args.seed, epoch]).permutation(n_train)
             perm_epoch = epoch
         idx = np.sort(perm[i * B : (i + 1) * B])
-        params, opt_state, aux = train_step(params, opt_state, *batch_of(train, idx))
+        batch = batch_of(train, idx)
+        if args.mirror:
+            batch = mirror_half(batch, args.seed, step)
+        params, opt_state, aux = train_step(params, opt_state, *batch)
         step += 1
         samples_done += B
         acc += np.array([float(a) for a in aux])
@@ -430,7 +547,8 @@ def main():
     export(params, args.out, valid if len(valid["value"]) >= 8 else train, args.export_batch,
            {"data": [os.path.basename(f) for f in files], "train_positions": n_train,
             "held_out_positions": int(len(valid["value"])), "steps": step, "train_batch": B,
-            "lr": args.lr, "l2": args.l2, "value_weight": args.value_weight, "layout_version": layout_version, "eval": results,
+            "lr": args.lr, "l2": args.l2, "value_weight": args.value_weight, "value_mix": args.value_mix, "mirror": args.mirror,
+            "init": args.init and os.path.basename(args.init), "layout_version": layout_version, "eval": results,
             "curve": history})
 
 

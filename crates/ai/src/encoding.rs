@@ -101,6 +101,22 @@ pub fn decode_key(key: usize, side: Side) -> Option<(Square, Square)> {
     Some((view_square(key / SQUARES, side)?, view_square(key % SQUARES, side)?))
 }
 
+/// The view index of the left-right mirrored square (file a ↔ i, row unchanged): the
+/// rules' one board symmetry (`Position::mirrored_files`) acts on the view of either side
+/// as `row * 9 + file -> row * 9 + (8 - file)`, i.e. a flip of each plane's last axis.
+#[inline]
+pub fn mirror_view_index(index: usize) -> usize {
+    index - index % 9 + (8 - index % 9)
+}
+
+/// A policy entry of the mirrored position: both of its squares mirrored. With
+/// [`mirror_view_index`], `encode(p.mirrored_files())` is `encode(p)` with every plane
+/// flipped along the file axis, and every key of `p`'s moves maps to the mirrored move's.
+#[inline]
+pub fn mirror_key(key: usize) -> usize {
+    mirror_view_index(key / SQUARES) * SQUARES + mirror_view_index(key % SQUARES)
+}
+
 #[inline]
 fn key(a: Square, b: Square, side: Side) -> usize {
     view_index(a, side) * SQUARES + view_index(b, side)
@@ -182,7 +198,7 @@ pub fn layout_json() -> serde_json::Value {
         "policy_size": POLICY,
         "policy": "logits[from_view_index * 81 + to_view_index]; base move = (from, to); ability choice = a second decision over the same map: skip (to,to), recall (target,dest), attract (target,to), slash (to, square ahead), burn/sidestep/assassinate (to, chosen square)",
         "value": "tanh output in [-1, 1] for the side to move",
-        "record_format": "JSON lines: {\"planes\": base64 of PLANES*81 bytes (0/1), \"policy\": [[key, weight], ...] summing to 1, \"value\": -1..1 from the side to move, \"matchup\": \"south-north\"}"
+        "record_format": "JSON lines: {\"planes\": base64 of PLANES*81 bytes (0/1), \"policy\": [[key, weight], ...] summing to 1, \"value\": -1..1 from the side to move (the game result), \"search_value\": the search's root value for the side to move, \"matchup\": \"south-north\"}"
     })
 }
 
@@ -215,6 +231,65 @@ mod tests {
         let pr = priors_from_logits(&logits, &moves, p.turn());
         assert!((pr.iter().sum::<f32>() - 1.0).abs() < 1e-4);
         assert!(pr.iter().all(|&x| x > 0.0));
+    }
+
+    /// The left-right mirror acts on the input as a flip of every plane's file axis and
+    /// on policy keys through `mirror_key`, for either side to move (what the trainer's
+    /// `--mirror` augmentation relies on).
+    #[test]
+    fn mirroring_the_position_flips_the_planes_and_maps_the_keys() {
+        let mut rng = crate::rng::Rng::new(11);
+        let mut checked = 0;
+        for mu in 0..9 {
+            let mut p = Position::start(Faction::ALL[mu / 3], Faction::ALL[mu % 3]);
+            for ply in 0..60 {
+                let moves = p.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                if ply % 7 == 3 {
+                    let m = p.mirrored_files();
+                    let side = p.turn();
+                    let (x, y) = (encode(&p), encode(&m));
+                    for plane in 0..PLANES {
+                        for v in 0..SQUARES {
+                            assert_eq!(
+                                y[plane * SQUARES + mirror_view_index(v)],
+                                x[plane * SQUARES + v],
+                                "{p:?} plane {plane}"
+                            );
+                        }
+                    }
+                    let weights: Vec<f32> = (0..moves.len()).map(|i| (i % 5 + 1) as f32).collect();
+                    for mv in &moves {
+                        let mm = mv.mirrored_files();
+                        assert_eq!(base_key(&mm, side), mirror_key(base_key(mv, side)), "{mv} in {p:?}");
+                        assert_eq!(
+                            ability_key(&mm, side),
+                            mirror_key(ability_key(mv, side)),
+                            "{mv} in {p:?}"
+                        );
+                    }
+                    let mirrored: Vec<Move> = moves.iter().map(|mv| mv.mirrored_files()).collect();
+                    let mut want: Vec<(usize, u32)> = policy_target(&moves, &weights, side)
+                        .into_iter()
+                        .map(|(k, w)| (mirror_key(k as usize), w.to_bits()))
+                        .collect();
+                    want.sort_unstable();
+                    let got: Vec<(usize, u32)> = policy_target(&mirrored, &weights, side)
+                        .into_iter()
+                        .map(|(k, w)| (k as usize, w.to_bits()))
+                        .collect();
+                    assert_eq!(got, want, "{p:?}");
+                    checked += 1;
+                }
+                p = p.play(moves[rng.below(moves.len())]).unwrap();
+            }
+        }
+        assert!(checked >= 60, "{checked}");
+        for k in 0..POLICY {
+            assert_eq!(mirror_key(mirror_key(k)), k);
+        }
     }
 
     fn iapn(s: &str) -> Position {

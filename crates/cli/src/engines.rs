@@ -6,7 +6,7 @@
 //! with a node budget, `ai::hybrid`): `hybrid:<nodes>`, `hybridq:<nodes>` (with a
 //! capture quiescence), `hlevel:<1-6>` (the level's budget and variety), and with the
 //! network run once at the root (`onnx` builds) `hybridnet:<model.onnx>:<nodes>` and
-//! `hlevelnet:<model.onnx>:<1-6>`.
+//! `hlevelnet:<model.onnx>:<1-6>`, each with an optional `:<prior weight in pawns>`.
 
 use ai::hybrid::HybridConfig;
 use ai::{search, Heuristic, RootPolicy, SearchConfig, Uniform};
@@ -60,9 +60,19 @@ impl Spec {
             if let Some(rest) = body.strip_prefix(prefix) {
                 let (path, n) = rest
                     .rsplit_once(':')
-                    .ok_or_else(|| format!("'{s}': use {prefix}<model.onnx>:<number>"))?;
+                    .ok_or_else(|| format!("'{s}': use {prefix}<model.onnx>:<number>[:<prior pawns>]"))?;
+                // An optional last field: the root prior's weight in pawns (experiments;
+                // default `HYBRID_PRIOR_WEIGHT`).
+                let (path, n, prior) = match path.rsplit_once(':') {
+                    Some((p, m)) if !path.ends_with(".onnx") => {
+                        let w: f32 =
+                            n.parse().map_err(|_| format!("'{s}': expected a prior weight in pawns"))?;
+                        (p, m, Some(w))
+                    }
+                    _ => (path, n, None),
+                };
                 let n: u32 = n.parse().map_err(|_| format!("'{s}': expected a number after the model"))?;
-                let cfg = if prefix == "hlevelnet:" {
+                let mut cfg = if prefix == "hlevelnet:" {
                     let l = u8::try_from(n)
                         .ok()
                         .and_then(ai::level::level)
@@ -76,6 +86,9 @@ impl Spec {
                         ..HybridConfig::default()
                     }
                 };
+                if let Some(w) = prior {
+                    cfg.prior_weight = w;
+                }
                 let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
                 let net = ai::network::Network::load(&bytes, path)?;
                 let mut spec = Spec::new(Kind::Hybrid, cfg.nodes as u32, root);

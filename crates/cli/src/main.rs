@@ -12,7 +12,7 @@ mod play;
 
 use engine::{iapn, perft, result_text, Faction, Game, Move, Position};
 
-const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] | selfplay --games N --out FILE [--engine <player>] | bench-ai | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hybridnet:<onnx>:N, hlevelnet:<onnx>:N; add @gumbel for a Gumbel root instead of PUCT)";
+const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] | selfplay --games N --out FILE [--engine <player>] [--seed S] [--fast-engine <player> --full-prob P] | bench-ai | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hybridnet:<onnx>:N, hlevelnet:<onnx>:N; add @gumbel for a Gumbel root instead of PUCT)";
 
 /// What each command accepts besides its positional arguments: `--name value` options and
 /// `--name` flags. `None`: no such command.
@@ -24,7 +24,7 @@ fn accepts(cmd: &str) -> Option<(&'static [&'static str], &'static [&'static str
         "play" => (&["--ai", "--level"], &[]),
         "arena" => (&["--games", "--matchups", "--seed"], &[]),
         "balance" => (&["--engine", "--games", "--seed"], &[]),
-        "selfplay" => (&["--engine", "--games", "--seed", "--out"], &[]),
+        "selfplay" => (&["--engine", "--games", "--seed", "--out", "--fast-engine", "--full-prob"], &[]),
         _ => return None,
     })
 }
@@ -156,6 +156,18 @@ fn run(args: &[String]) -> Result<String, String> {
         }
         ("selfplay", []) => {
             let spec = engines::Spec::parse(opts.option("--engine").unwrap_or("heuristic:64"))?;
+            let cap = match (opts.option("--fast-engine"), opts.option("--full-prob")) {
+                (None, None) => None,
+                (Some(fast), Some(p)) => {
+                    let full_prob: f64 =
+                        p.parse().map_err(|_| format!("--full-prob '{p}': expected a number in 0..1"))?;
+                    if !(0.0..=1.0).contains(&full_prob) {
+                        return Err(format!("--full-prob '{p}': expected a number in 0..1"));
+                    }
+                    Some(matches::PlayoutCap { fast: engines::Spec::parse(fast)?, full_prob })
+                }
+                _ => return Err("--fast-engine and --full-prob go together (a playout cap)".into()),
+            };
             let path = opts.option("--out").ok_or("selfplay needs --out FILE")?;
             let file = std::fs::OpenOptions::new()
                 .create(true)
@@ -164,7 +176,7 @@ fn run(args: &[String]) -> Result<String, String> {
                 .map_err(|e| format!("{path}: {e}"))?;
             let mut w = std::io::BufWriter::new(file);
             let games = opts.number("--games", 10)?;
-            let (g, n) = matches::selfplay(&spec, games, opts.number("--seed", 1)?, &mut w)
+            let (g, n) = matches::selfplay(&spec, cap.as_ref(), games, opts.number("--seed", 1)?, &mut w)
                 .map_err(|e| format!("{path}: {e}"))?;
             std::io::Write::flush(&mut w).map_err(|e| format!("{path}: {e}"))?;
             Ok(format!("{g} games, {n} positions appended to {path}\n"))

@@ -44,19 +44,52 @@ pub fn play_game(
     variety: Variety,
     mut on_move: impl FnMut(&Game, &ai::SearchResult),
 ) -> Option<Outcome> {
+    play_capped(south, north, None, mu, seed, variety, |g, r, _| on_move(g, r))
+}
+
+/// KataGo's playout-cap randomisation for self-play: each move is a full search with
+/// probability `full_prob`, else a fast one (`fast`, a smaller budget of the same player).
+/// Only full searches make training records (their visit counts are a useful policy
+/// target; a fast search's are not), while fast ones let the game go on at a fraction of
+/// the cost, so more games (and more game results) fit in the same CPU time.
+pub struct PlayoutCap {
+    pub fast: Spec,
+    pub full_prob: f64,
+}
+
+/// `play_game` with an optional playout cap; `on_move` also says whether the move was a
+/// full search. The cap's coin has its own generator, so the game's other random choices
+/// do not depend on whether a cap is used.
+fn play_capped(
+    south: &Spec,
+    north: &Spec,
+    cap: Option<&PlayoutCap>,
+    mu: (Faction, Faction),
+    seed: u64,
+    variety: Variety,
+    mut on_move: impl FnMut(&Game, &ai::SearchResult, bool),
+) -> Option<Outcome> {
     let mut g = Game::new(Position::start(mu.0, mu.1));
     let mut rng = ai::rng::Rng::new(seed);
+    let mut coin = ai::rng::Rng::new(seed ^ 0x9E37_79B9_7F4A_7C15);
     let mut ply = 0u32;
     while g.outcome().is_none() {
         let mv = if ply < variety.random_plies {
             let moves = g.legal_moves();
             moves.get(rng.below(moves.len())).copied()
         } else {
-            let spec = if g.position().turn() == Side::South { south } else { north };
+            let mut spec = if g.position().turn() == Side::South { south } else { north };
+            let mut full = true;
+            if let Some(c) = cap {
+                full = coin.unit() < c.full_prob;
+                if !full {
+                    spec = &c.fast;
+                }
+            }
             let (best, res) = spec.choose(&g, rng.next_u64());
             match &res {
                 Some(r) if ply < variety.sample_until && !r.visits.is_empty() => {
-                    on_move(&g, r);
+                    on_move(&g, r, full);
                     let total: u32 = r.visits.iter().sum();
                     let mut x = rng.below(total.max(1) as usize) as u32;
                     let i = r.visits.iter().position(|&v| {
@@ -70,7 +103,7 @@ pub fn play_game(
                     i.map(|i| r.moves[i]).or(best)
                 }
                 Some(r) => {
-                    on_move(&g, r);
+                    on_move(&g, r, full);
                     best
                 }
                 None => best,
@@ -216,10 +249,12 @@ pub fn balance(spec: &Spec, games_per_matchup: usize, seed: u64) -> String {
     out
 }
 
-/// `selfplay --games N --engine E --out FILE`: JSON-lines training records (the format
-/// of `ai::encoding::layout_json()["record_format"]`). Returns (games, positions).
+/// `selfplay --games N --engine E --out FILE [--fast-engine F --full-prob P]`: JSON-lines
+/// training records (the format of `ai::encoding::layout_json()["record_format"]`), one
+/// per full search. Returns (games, positions).
 pub fn selfplay(
     spec: &Spec,
+    cap: Option<&PlayoutCap>,
     games: usize,
     seed: u64,
     out: &mut dyn std::io::Write,
@@ -228,19 +263,31 @@ pub fn selfplay(
     let lines = parallel(games, |i| {
         let mu = mus[i % mus.len()];
         let mut samples: Vec<(Side, serde_json::Value)> = Vec::new();
-        let o = play_game(spec, spec, mu, seed ^ (i as u64).wrapping_mul(0x2545_F491), SELFPLAY, |g, r| {
-            let pos = g.position();
-            let planes: Vec<u8> = ai::encoding::encode(pos).iter().map(|&x| x as u8).collect();
-            let policy = ai::encoding::policy_target(&r.moves, &r.policy, pos.turn());
-            samples.push((
-                pos.turn(),
-                serde_json::json!({
-                    "planes": base64::engine::general_purpose::STANDARD.encode(&planes),
-                    "policy": policy.iter().map(|(k, w)| serde_json::json!([k, w])).collect::<Vec<_>>(),
-                    "matchup": format!("{}-{}", mu.0.name(), mu.1.name()),
-                }),
-            ));
-        });
+        let o = play_capped(
+            spec,
+            spec,
+            cap,
+            mu,
+            seed ^ (i as u64).wrapping_mul(0x2545_F491),
+            SELFPLAY,
+            |g, r, full| {
+                if !full {
+                    return;
+                }
+                let pos = g.position();
+                let planes: Vec<u8> = ai::encoding::encode(pos).iter().map(|&x| x as u8).collect();
+                let policy = ai::encoding::policy_target(&r.moves, &r.policy, pos.turn());
+                samples.push((
+                    pos.turn(),
+                    serde_json::json!({
+                        "planes": base64::engine::general_purpose::STANDARD.encode(&planes),
+                        "policy": policy.iter().map(|(k, w)| serde_json::json!([k, w])).collect::<Vec<_>>(),
+                        "search_value": r.value,
+                        "matchup": format!("{}-{}", mu.0.name(), mu.1.name()),
+                    }),
+                ));
+            },
+        );
         let winner = o.and_then(|o| o.winner());
         samples
             .into_iter()

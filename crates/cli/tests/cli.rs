@@ -222,9 +222,40 @@ fn selfplay_writes_training_records_in_the_layout_format() {
     let total: f64 = first["policy"].as_array().unwrap().iter().map(|p| p[1].as_f64().unwrap()).sum();
     assert!((total - 1.0).abs() < 1e-3, "{total}");
     assert!([-1.0, 0.0, 1.0].contains(&first["value"].as_f64().unwrap()));
+    let searched = first["search_value"].as_f64().unwrap();
+    assert!((-1.0..=1.0).contains(&searched), "{searched}");
     let layout: serde_json::Value = serde_json::from_str(&ok(&["layout"])).unwrap();
     assert_eq!(layout["planes"], 22);
     let _ = std::fs::remove_file(&path);
+}
+
+/// The playout cap records only full searches: with P = 1 every move is one (the same
+/// records as without a cap: the cap's coin does not disturb the game's own random
+/// choices), with P = 0 none is, and in between a part of them.
+#[test]
+fn selfplay_playout_cap_records_only_full_searches() {
+    let dir = std::env::temp_dir();
+    let run = |name: &str, extra: &[&str]| -> Vec<String> {
+        let path = dir.join(format!("ia-cap-{name}-{}.jsonl", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let mut args = vec!["selfplay", "--games", "3", "--seed", "5", "--engine", "heuristic:16"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--out", path.to_str().unwrap()]);
+        ok(&args);
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let _ = std::fs::remove_file(&path);
+        text.lines().map(String::from).collect()
+    };
+    let plain = run("plain", &[]);
+    assert!(!plain.is_empty());
+    assert_eq!(run("all", &["--fast-engine", "heuristic:4", "--full-prob", "1"]), plain);
+    assert!(run("none", &["--fast-engine", "heuristic:4", "--full-prob", "0"]).is_empty());
+    let some = run("some", &["--fast-engine", "heuristic:4", "--full-prob", "0.3"]);
+    assert!(!some.is_empty() && some.len() < plain.len(), "{} of {}", some.len(), plain.len());
+    let e = err(&["selfplay", "--out", "x", "--full-prob", "0.5"]);
+    assert!(e.contains("go together"), "{e}");
+    let e = err(&["selfplay", "--out", "x", "--fast-engine", "heuristic:4", "--full-prob", "2"]);
+    assert!(e.contains("0..1"), "{e}");
 }
 
 /// Regression: searches are deterministic, so matches and self-play once replayed the

@@ -7,6 +7,8 @@
 //!   [`Position::play_unchecked`] (the fast path for search).
 //! - [`Game`]: a position with its history for the third-repetition rule.
 //! - [`perft`]: the move-generator yardstick.
+//! - [`Position::mirrored_files`], [`Move::mirrored_files`]: the left-right mirror, the
+//!   rules' one board symmetry (for data augmentation; `tests/mirror.rs` checks it).
 
 mod game;
 mod geometry;
@@ -21,6 +23,7 @@ pub mod record;
 #[cfg(feature = "serde")]
 mod serde_impls;
 mod setup;
+mod symmetry;
 mod types;
 mod zobrist;
 
