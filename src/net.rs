@@ -8,7 +8,7 @@
 //! kept for the isolate's life. Without the feature the Worker plays the heuristic AI
 //! and carries no tract code (9 MB of wasm).
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 
 use ai::network::{Network, NetworkEvaluator};
 use engine::{Game, Move};
@@ -23,6 +23,8 @@ const MODEL: &[u8] = include_bytes!("../models/net-v2.onnx");
 thread_local! {
     // wasm32 Workers are single-threaded: one network per isolate.
     static NETWORK: OnceCell<Result<Network, String>> = const { OnceCell::new() };
+    // The benchmark's last fetched model (by name), so its rounds reuse the loaded plan.
+    static BENCH_NETWORK: RefCell<Option<(String, Network)>> = const { RefCell::new(None) };
 }
 
 /// The isolate's network, loading it on first use; `loaded_now` says whether this call
@@ -88,24 +90,39 @@ impl Opponent for HybridNetAi {
     }
 }
 
-/// `POST /api/ai/bench {"evaluations": N, "session": bool}` (net builds with `AI_BENCH = "on"` only): N network evaluations of a
-/// fixed middlegame, loading the network first if this isolate has not; with `session`
-/// one tract run state serves all N (as the AI's evaluator does), else each run builds
-/// its own. Timed by the caller (a Worker's clock does not advance during computation):
-/// `scripts/bench-net.sh`.
-pub fn bench(body: &[u8]) -> Result<serde_json::Value, ApiError> {
+/// `POST /api/ai/bench {"evaluations": N, "session": bool, "model": "x.onnx"}` (net builds
+/// with `AI_BENCH = "on"` only): N network evaluations of a fixed middlegame, loading the
+/// network first if this isolate has not; with `session` one tract run state serves all N
+/// (as the AI's evaluator does), else each run builds its own. Timed by the caller (a
+/// Worker's clock does not advance during computation): `scripts/bench-net.sh`.
+/// `model` (optional) benchmarks another network instead of the embedded one, fetched from
+/// `AI_BENCH_MODELS` (a base URL: `scripts/bench-net-ab.sh` serves candidate ONNX files
+/// locally), so one module measures every candidate size in workerd (issue 10, lever 2)
+/// instead of one fat-LTO module build per network.
+pub async fn bench(body: &[u8], env: &worker::Env) -> Result<serde_json::Value, ApiError> {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Bench {
         evaluations: u32,
         #[serde(default)]
         session: bool,
+        #[serde(default)]
+        model: Option<String>,
     }
     let b: Bench = service::http::parse_json(body)?;
     if b.evaluations > 2000 {
         return Err(ApiError::new(422, "invalid_evaluations", "evaluations must be at most 2000"));
     }
-    let (net, loaded_now) = network()?;
+    let (net, loaded_now, model) = match &b.model {
+        None => {
+            let (net, loaded_now) = network()?;
+            (net, loaded_now, MODEL_FILE.to_string())
+        }
+        Some(name) => {
+            let (net, loaded_now) = bench_model(name, env).await?;
+            (net, loaded_now, name.clone())
+        }
+    };
     let mut game = Game::new(engine::Position::start(engine::Faction::Clockwork, engine::Faction::Axiom));
     let mut rng = ai::rng::Rng::new(5);
     for _ in 0..12 {
@@ -128,10 +145,40 @@ pub fn bench(body: &[u8]) -> Result<serde_json::Value, ApiError> {
         }
     }
     Ok(serde_json::json!({
-        "model": MODEL_FILE,
+        "model": model,
         "loaded_now": loaded_now,
         "evaluations": b.evaluations,
         "session": b.session,
         "value": value,
     }))
+}
+
+/// The benchmark's `model`: fetched from `AI_BENCH_MODELS` and loaded once per isolate.
+async fn bench_model(name: &str, env: &worker::Env) -> Result<(Network, bool), ApiError> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_');
+    if !name.ends_with(".onnx") || name.starts_with('.') || !name.chars().all(plain) {
+        return Err(ApiError::new(422, "invalid_model", "model must be a plain file name ending in .onnx"));
+    }
+    if let Some(net) =
+        BENCH_NETWORK.with(|b| b.borrow().as_ref().filter(|(n, _)| n == name).map(|(_, net)| net.clone()))
+    {
+        return Ok((net, false));
+    }
+    let base = env
+        .var("AI_BENCH_MODELS")
+        .map(|v| v.to_string())
+        .map_err(|_| ApiError::new(422, "invalid_model", "AI_BENCH_MODELS is not set: no models to fetch"))?;
+    let url = format!("{}/{name}", base.trim_end_matches('/'));
+    let bad = |e: String| ApiError::new(502, "model_fetch_failed", format!("{url}: {e}"));
+    let mut resp = worker::Fetch::Url(worker::Url::parse(&url).map_err(|e| bad(e.to_string()))?)
+        .send()
+        .await
+        .map_err(|e| bad(e.to_string()))?;
+    if resp.status_code() != 200 {
+        return Err(bad(format!("status {}", resp.status_code())));
+    }
+    let bytes = resp.bytes().await.map_err(|e| bad(e.to_string()))?;
+    let net = Network::load(&bytes, name).map_err(|e| ApiError::new(422, "invalid_model", e))?;
+    BENCH_NETWORK.with(|b| *b.borrow_mut() = Some((name.to_string(), net.clone())));
+    Ok((net, true))
 }

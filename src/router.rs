@@ -49,7 +49,7 @@ async fn api(mut req: Request, env: &Env, path: &str) -> std::result::Result<Res
         #[cfg(feature = "net")]
         (Method::Post, "/api/ai/bench") if env.var("AI_BENCH").is_ok_and(|v| v.to_string() == "on") => {
             let api = glue::api_request(&mut req).await?;
-            Response::from_json(&crate::net::bench(&api.body)?).map_err(internal)
+            Response::from_json(&crate::net::bench(&api.body, env).await?).map_err(internal)
         }
         (Method::Get, "/api/me/games") => crate::me_games::list(&req, env).await,
         (_, p) if p == "/api/challenges" || p.starts_with("/api/challenges/") => {
