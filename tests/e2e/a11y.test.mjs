@@ -8,12 +8,12 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
-import { newPage, settled, shot, useServersAndBrowser } from "./support.mjs";
+import { newPage, settled, shot, useServersAndBrowser, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
 
 const require = createRequire(import.meta.url);
 const AXE = require.resolve("axe-core/axe.min.js");
 
-const T = { timeout: 120_000 };
+const T = TEST_TIMEOUT;
 const suite = useServersAndBrowser(before, after);
 
 // The page background is a radial gradient, on which axe cannot compute contrast (it reports
@@ -133,7 +133,7 @@ test("axe: a game against the AI at 1280 and 390 px: selection, in progress, rep
   // ... checked once with a piece selected and its destinations marked ...
   await check(page, "game with a piece selected (1280 px)");
   await page.click(".board .sq.target");
-  await page.waitForFunction(() => document.querySelectorAll(".move-list .mv").length >= 2, null, { timeout: 20_000 });
+  await page.waitForFunction(() => document.querySelectorAll(".move-list .mv").length >= 2, null, { timeout: WAIT_MS });
   await page.waitForSelector(".my-turn");
   await settled(page);
   await check(page, "game in progress (1280 px)");

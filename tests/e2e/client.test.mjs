@@ -4,10 +4,10 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, api, newPage, settled, shot, useServersAndBrowser } from "./support.mjs";
+import { ROOT, api, newPage, settled, shot, useServersAndBrowser, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
 import { parsePosition, sqName } from "../../public/notation.js";
 
-const T = { timeout: 120_000 };
+const T = TEST_TIMEOUT;
 const suite = useServersAndBrowser(before, after);
 
 const getState = async (id) => (await api(suite.server.base, "GET", `/api/games/${id}`)).json;
@@ -26,7 +26,7 @@ async function assertBoardShows(page, position) {
 }
 
 async function waitPlies(page, n) {
-  await page.waitForFunction((k) => document.querySelectorAll(".move-list .mv").length >= k, n, { timeout: 20_000 });
+  await page.waitForFunction((k) => document.querySelectorAll(".move-list .mv").length >= k, n, { timeout: WAIT_MS });
 }
 
 async function clickMove(page, move) {
@@ -331,7 +331,7 @@ test("the live connection reconnects on its own and catches up", T, async () => 
   const m = plainMoves(s)[0];
   assert.equal((await api(suite.server.base, "POST", `/api/games/${c.json.id}/moves`, { move: m, ply: 0 }, c.json.token)).status, 200);
   allow = true;
-  await page.waitForSelector(".conn.live", { timeout: 20_000 });
+  await page.waitForSelector(".conn.live", { timeout: WAIT_MS });
   await waitPlies(page, 1);
   s = await getState(c.json.id);
   await settled(page);

@@ -10,9 +10,9 @@
 // data-animating, an element, a text).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { api, d1, launchBrowser, newPage, shot, startServer } from "./support.mjs";
+import { api, d1, launchBrowser, newPage, shot, startServer, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
 
-const T = { timeout: 180_000 };
+const T = TEST_TIMEOUT;
 let server;
 let busy;
 let browser;
@@ -51,7 +51,7 @@ async function settled(page, n) {
   await page.waitForFunction((k) => {
     const g = document.querySelector(".game");
     return g && g.dataset.ply === String(k) && g.dataset.pending === "false" && g.dataset.animating !== "true";
-  }, n, { timeout: 20_000 });
+  }, n, { timeout: WAIT_MS });
 }
 
 async function clickMove(page, move) {
@@ -109,6 +109,7 @@ test("legal-move dots on the Electric Field are centred and the square keeps its
 
 test("a long press on a touch screen names the piece (and does not pick it up)", T, async () => {
   const context = await browser.newContext({ viewport: PHONE, baseURL: server.base, hasTouch: true, isMobile: true });
+  context.setDefaultTimeout(WAIT_MS);
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));

@@ -7,9 +7,9 @@
 // Screenshots go to test-output/ (look at them).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { api, d1, launchBrowser, newPage, settled, shot, startServer } from "./support.mjs";
+import { api, d1, launchBrowser, newPage, settled, shot, startServer, TEST_TIMEOUT } from "./support.mjs";
 
-const T = { timeout: 180_000 };
+const T = TEST_TIMEOUT;
 let server;
 let browser;
 before(async () => {

@@ -7,9 +7,9 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
-import { api, d1, launchBrowser, newPage, shot, startServer } from "./support.mjs";
+import { api, d1, launchBrowser, newPage, shot, startServer, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
 
-const T = { timeout: 180_000 };
+const T = TEST_TIMEOUT;
 let server;
 let browser;
 before(async () => {
@@ -45,7 +45,7 @@ async function playFirstLegal(page, id, ply) {
   await page.click(`.board [data-sq="${mv.slice(2, 4)}"]`);
   const ask = page.locator(".ability-choice button, .skip-ability").first();
   if (await ask.isVisible().catch(() => false)) await ask.click();
-  await page.waitForFunction((n) => document.querySelector(".game")?.dataset.ply === String(n), ply, { timeout: 20_000 });
+  await page.waitForFunction((n) => document.querySelector(".game")?.dataset.ply === String(n), ply, { timeout: WAIT_MS });
   assert.equal((await api(server.base, "GET", `/api/games/${id}`)).json.ply, ply);
 }
 
@@ -208,10 +208,10 @@ test("the challenge list is live: another player's challenge appears on an open 
   assert.equal(posted.status, 201);
   // Within 10 s (the fallback poll is every 15 s and only while the socket is down).
   const row = page.locator(".challenge-list .challenge-item", { hasText: "Clockwork vs Clockwork" });
-  await row.waitFor({ timeout: 10_000 });
+  await row.waitFor({ timeout: WAIT_MS });
   await shot(page, "i14-challenges-live");
   assert.equal((await fetchIn(poster, "POST", `/api/challenges/${posted.json.challenge.id}/cancel`, {})).status, 200);
-  await row.waitFor({ state: "detached", timeout: 10_000 });
+  await row.waitFor({ state: "detached", timeout: WAIT_MS });
   assert.deepEqual(gets, [], "the list came over the socket, not by polling");
   assert.deepEqual(page.errors, []);
   assert.deepEqual(poster.errors, []);

@@ -12,6 +12,17 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const OUT = join(ROOT, "test-output");
 mkdirSync(OUT, { recursive: true });
 
+/**
+ * Guards, not measurements: every test waits on a state the page or the API exposes, and
+ * these limits only stop one that hangs. They are generous because a CI machine can run at
+ * a fraction of this one's speed (a clean-clone run once took 2.4 times its usual time, and
+ * a 30 s test ran past the 120 s it was given) while the e2e files share two cores with the
+ * real-runtime suites. `TEST_TIMEOUT` is a test's whole budget; `WAIT_MS` is one wait
+ * (also every Playwright action's default, set in `newPage`).
+ */
+export const TEST_TIMEOUT = { timeout: 600_000 };
+export const WAIT_MS = 120_000;
+
 const ENV = {
   ...process.env,
   PATH: `${join(ROOT, "node_modules/.bin")}:${join(ROOT, ".tools/bin")}:${process.env.PATH}`,
@@ -62,7 +73,7 @@ export async function startServer(vars = {}) {
       const r = await fetch(`${base}/api/health`);
       if (r.status === 200) break;
     } catch { /* not up yet */ }
-    if (Date.now() - t0 > 90_000) {
+    if (Date.now() - t0 > 3 * WAIT_MS) {
       stop();
       throw new Error(`wrangler did not start:\n${readFileSync(join(persist, "wrangler.log"), "utf8")}`);
     }
@@ -108,6 +119,7 @@ export async function launchBrowser() {
 export async function newPage(browser, base, { width = 1280, height = 860 } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, baseURL: base });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base }).catch(() => {});
+  context.setDefaultTimeout(WAIT_MS);
   const page = await context.newPage();
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(String(e)));
@@ -151,5 +163,5 @@ export function useServersAndBrowser(before, after) {
 export function settled(page) {
   return page.waitForFunction(() => document.querySelector(".game")?.dataset.animating !== "true" &&
     document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity),
-  null, { timeout: 10_000 });
+  null, { timeout: WAIT_MS });
 }
