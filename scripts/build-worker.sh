@@ -9,7 +9,8 @@
 #   scripts/build-worker.sh          (--net is accepted as an alias, for older scripts)
 #   scripts/build-worker.sh --compile-only   only the cargo build (test.sh starts it early,
 #                                    in the background: it needs nothing setup.sh installs)
-# Outputs: build/index_bg.wasm (without its function-name and producers sections: 2.8 MB
+# Outputs: public/models/<the Worker's network> (a static asset, src/net.rs says why),
+# build/index_bg.wasm (without its function-name and producers sections: 2.8 MB
 # raw / 0.65 MB gzip that only stack traces use), build/index.js (+ build/snippets/),
 # build/worker/shim.mjs.
 # Also builds the browser's rules engine into public/engine/ (scripts/build-web-engine.sh):
@@ -31,6 +32,30 @@ exec 9>target/.build-worker.lock
 flock 9
 
 $compile_only || scripts/build-web-engine.sh
+
+# The network the Worker plays with ships as a static asset, not in the module (src/net.rs
+# fetches it through the ASSETS binding and checks its hash): its name and SHA-256 in
+# src/net.rs must be the manifest's `worker_network` and the file's, or the module would
+# refuse it at its first AI move. Copied (by a rename) into public/models/ (not in git).
+if ! $compile_only; then
+    model=$(sed -n 's/^pub const MODEL_FILE: &str = "\(.*\)";/\1/p' src/net.rs)
+    sha=$(sed -n 's/^pub const MODEL_SHA256: &str = "\(.*\)";/\1/p' src/net.rs)
+    shipped=$(python3 -c 'import json, sys
+m = [x for x in json.load(open("models/manifest.json"))["models"] if x.get("worker_network")]
+print(" ".join((m[0]["file"], m[0]["sha256"])) if len(m) == 1 else "")')
+    actual=$(sha256sum "models/$model" | cut -d' ' -f1)
+    if [ "$model $sha" != "$shipped" ] || [ "$sha" != "$actual" ]; then
+        echo "src/net.rs names $model ($sha); models/manifest.json's worker_network is '$shipped';" \
+            "models/$model hashes to $actual: they must agree" >&2
+        exit 1
+    fi
+    mkdir -p public/models
+    find public/models -type f ! -name "$model" -delete
+    if ! cmp -s "models/$model" "public/models/$model"; then
+        cp "models/$model" "public/models/.$model.tmp"
+        mv -f "public/models/.$model.tmp" "public/models/$model"
+    fi
+fi
 
 # Its own target directory: the simd128 flag differs from the other wasm32 builds (the
 # browser engine), and sharing one would rebuild tract each time.

@@ -7,7 +7,7 @@ use service::ai::{MctsAi, Opponent};
 use service::create::CreateGame;
 use service::game::{self, Ctx, Effects, Handled, Route};
 use service::http::PlayerRef;
-use service::model::{GameRecord, StageRef};
+use service::model::{GameRecord, Mode, StageRef};
 use service::store::GameStore;
 use service::upkeep::{self, Timers};
 use service::ApiError;
@@ -134,6 +134,23 @@ impl DurableObject for GameObject {
             Ok(a) => a,
             Err(e) => return glue::error(&e),
         };
+        // Only a creation (the AI opens when the creator takes North), a rematch's creation
+        // and a move can make an AI move; the network is loaded for those alone.
+        let may_move_ai = match api.path.as_str() {
+            CREATE_PATH => {
+                serde_json::from_slice::<CreateCall>(&api.body).is_ok_and(|c| c.game.mode == Mode::Ai)
+            }
+            crate::rematch::CREATE_PATH => true,
+            _ => {
+                matches!(game::route(api.method, &api.path), Ok((_, Route::Moves)))
+                    && SqlStore(&self.sql).load().ok().flatten().is_some_and(|r| r.mode == Mode::Ai)
+            }
+        };
+        if may_move_ai {
+            if let Err(e) = self.prepare_ai().await {
+                return glue::error(&e);
+            }
+        }
         let mut rng = OsRandom;
         let mut ai = self.opponent();
         let mut ctx =
@@ -248,6 +265,17 @@ impl GameObject {
             Some(seed) => Box::new(service::seeded_ai::Seeded::new(ai, seed)),
             None => ai,
         }
+    }
+
+    /// Loads the network of the configured engine into this isolate, once (`net` builds:
+    /// it is a static asset, fetched asynchronously, and the engines' `choose` is
+    /// synchronous); nothing for the engines without one.
+    async fn prepare_ai(&self) -> std::result::Result<(), ApiError> {
+        #[cfg(feature = "net")]
+        if matches!(config::ai_engine(&self.env), config::AiEngine::Network | config::AiEngine::Hybrid) {
+            crate::net::prepare(&self.env).await?;
+        }
+        Ok(())
     }
 
     fn engine(&self) -> Box<dyn Opponent> {

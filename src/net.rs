@@ -3,10 +3,15 @@
 //! `"hybrid"`) and MCTS over the network alone (`AI_ENGINE = "network"`), the shipped ONNX
 //! model run by tract in wasm.
 //!
-//! The model is embedded in the module but parsed and optimised only on first use (about
-//! 0.3 s in a fresh isolate: never in global scope, which has a 1 s startup limit), then
-//! kept for the isolate's life. Without the feature the Worker plays the heuristic AI
-//! and carries no tract code (9 MB of wasm).
+//! The model is not in the module: it ships beside it as a static asset
+//! (`public/models/`, copied there by `scripts/build-worker.sh`), fetched through the
+//! `ASSETS` binding on an isolate's first AI move ([`prepare`], before the synchronous
+//! search runs), checked against [`MODEL_SHA256`] so the module plays exactly the
+//! network it was built and tested with, then parsed and optimised once (about 0.3 s; never
+//! in global scope, which has a 1 s startup limit) and kept for the isolate's life. Out of
+//! the module, its 0.9 MB (gzip) of weights no longer count against the Workers script
+//! size limit: the module fits the Free plan's 3 MB (issue 10, lever 4). Without the
+//! feature the Worker plays the heuristic AI and carries no tract code (9 MB of wasm).
 
 use std::cell::{OnceCell, RefCell};
 
@@ -15,30 +20,65 @@ use engine::{Game, Move};
 use service::ai::Opponent;
 use service::tokens::Random;
 use service::ApiError;
+use sha2::{Digest, Sha256};
 
-/// The model the Worker plays with (see models/manifest.json).
+/// The model the Worker plays with (the `worker_network` of models/manifest.json; the
+/// build checks that this name and hash are the manifest's and the file's).
 pub const MODEL_FILE: &str = "net-v2.onnx";
-const MODEL: &[u8] = include_bytes!("../models/net-v2.onnx");
+/// The SHA-256 of [`MODEL_FILE`], in hex: what arrives from the assets must be this file
+/// (a missing asset would otherwise come back as the single-page app's index.html).
+pub const MODEL_SHA256: &str = "289f9ab04d8981ba01dbc4974193b03573cc67ea19d674c4a99863b1fb2c0435";
+/// Where the assets serve it (`public/models/`); the host is ignored by an assets binding.
+const MODEL_URL: &str = "https://assets.local/models/net-v2.onnx";
 
 thread_local! {
-    // wasm32 Workers are single-threaded: one network per isolate.
-    static NETWORK: OnceCell<Result<Network, String>> = const { OnceCell::new() };
+    // wasm32 Workers are single-threaded: one network per isolate, set by `prepare`. A
+    // failed load is not kept: the next AI move tries again.
+    static NETWORK: OnceCell<Network> = const { OnceCell::new() };
     // The benchmark's last fetched model (by name), so its rounds reuse the loaded plan.
     static BENCH_NETWORK: RefCell<Option<(String, Network)>> = const { RefCell::new(None) };
 }
 
-/// The isolate's network, loading it on first use; `loaded_now` says whether this call
-/// paid for the load.
-pub fn network() -> Result<(Network, bool), ApiError> {
+fn unavailable(why: String) -> ApiError {
+    ApiError::new(503, "ai_unavailable", format!("the AI's network did not load: {why}"))
+}
+
+/// Loads the isolate's network if it is not loaded yet: fetches [`MODEL_FILE`] from the
+/// static assets, checks its hash, parses and optimises it. Returns whether this call
+/// loaded it. Called before a request that may make an AI move: the search itself is
+/// synchronous and cannot wait for a fetch.
+pub async fn prepare(env: &worker::Env) -> Result<bool, ApiError> {
+    if NETWORK.with(|cell| cell.get().is_some()) {
+        return Ok(false);
+    }
+    let assets = env.assets("ASSETS").map_err(|e| unavailable(format!("no ASSETS binding: {e}")))?;
+    let mut resp =
+        assets.fetch(MODEL_URL, None).await.map_err(|e| unavailable(format!("{MODEL_FILE}: {e}")))?;
+    if resp.status_code() != 200 {
+        return Err(unavailable(format!("{MODEL_FILE}: the assets answered {}", resp.status_code())));
+    }
+    let bytes = resp.bytes().await.map_err(|e| unavailable(format!("{MODEL_FILE}: {e}")))?;
+    let hash: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    if hash != MODEL_SHA256 {
+        return Err(unavailable(format!(
+            "{MODEL_FILE} from the assets ({} bytes) has SHA-256 {hash}, not the module's {MODEL_SHA256}",
+            bytes.len()
+        )));
+    }
+    let net = Network::load(&bytes, MODEL_FILE).map_err(unavailable)?;
+    // Another request of this isolate may have loaded it meanwhile: either copy will do.
     NETWORK.with(|cell| {
-        let loaded_now = cell.get().is_none();
-        match cell.get_or_init(|| Network::load(MODEL, MODEL_FILE)) {
-            Ok(n) => Ok((n.clone(), loaded_now)),
-            Err(e) => {
-                Err(ApiError::new(503, "ai_unavailable", format!("the AI's network did not load: {e}")))
-            }
-        }
-    })
+        let _ = cell.set(net);
+    });
+    Ok(true)
+}
+
+/// The isolate's network, loaded by [`prepare`].
+pub fn network() -> Result<Network, ApiError> {
+    // A request that can make an AI move prepares the network first (game_object.rs).
+    NETWORK
+        .with(|cell| cell.get().cloned())
+        .ok_or_else(|| ApiError::internal("the AI's network was not prepared for this request"))
 }
 
 /// The network AI at a level's network budget.
@@ -56,8 +96,7 @@ impl Opponent for NetAi {
 
     fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
         let (lv, seed) = service::ai::level_and_seed(level, rng)?;
-        let (net, _) = network()?;
-        let mut eval = NetworkEvaluator::new(net);
+        let mut eval = NetworkEvaluator::new(network()?);
         let r = ai::search(game.position(), &service::ai::history(game), &mut eval, &lv.network_config(seed));
         Ok(r.best)
     }
@@ -82,8 +121,7 @@ impl Opponent for HybridNetAi {
 
     fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
         let (lv, seed) = service::ai::level_and_seed(level, rng)?;
-        let (net, _) = network()?;
-        let mut eval = NetworkEvaluator::new(net);
+        let mut eval = NetworkEvaluator::new(network()?);
         let cfg = lv.hybrid_config(seed, true);
         let r = ai::hybrid::search(game.position(), &service::ai::history(game), Some(&mut eval), &cfg);
         Ok(r.best)
@@ -115,8 +153,8 @@ pub async fn bench(body: &[u8], env: &worker::Env) -> Result<serde_json::Value, 
     }
     let (net, loaded_now, model) = match &b.model {
         None => {
-            let (net, loaded_now) = network()?;
-            (net, loaded_now, MODEL_FILE.to_string())
+            let loaded_now = prepare(env).await?;
+            (network()?, loaded_now, MODEL_FILE.to_string())
         }
         Some(name) => {
             let (net, loaded_now) = bench_model(name, env).await?;

@@ -3,7 +3,8 @@
 //! writes and a runtime killed between the game's save and D1, and arrive exactly once;
 //! two rated games of one player finishing together both count; the Cron Trigger's
 //! housekeeping; the D1 migrations yield exactly schema.sql; a panic inside a game's
-//! Durable Object loses nothing (src/shim.mjs rebuilds the objects).
+//! Durable Object loses nothing (src/shim.mjs rebuilds the objects); a damaged network
+//! asset refuses AI games and changes nothing.
 //!
 //! Every wait polls a state the server exposes (the game view's `synced`, D1 rows, a
 //! creation answer) against a deadline; none sleeps a fixed time.
@@ -47,14 +48,16 @@ const OPEN_LIMITS: [(&str, &str); 6] = [
 // --- item 1: idle games end on their own and free capacity --------------------------------
 
 /// Regression (issue 11 item 1): abandoned games kept `LIMIT_ACTIVE_GAMES` full forever,
-/// so every creation answered `server_busy`. `IDLE_TEST_GAMES` sets how many (default 100;
+/// so every creation answered `server_busy`. `IDLE_TEST_GAMES` sets how many (default 30;
 /// the README reports a run with 1000).
 #[test]
 fn abandoned_games_end_by_alarm_and_creation_works_again_under_the_active_games_limit() {
-    let n: usize = std::env::var("IDLE_TEST_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
+    let n: usize = std::env::var("IDLE_TEST_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(30);
     // The idle time must outlast the creation of all n games (checked below): generous,
-    // as the machine may be busy (2 games/s still passes).
-    let idle = (n / 2).max(60).to_string();
+    // as the machine may be busy. 30 games and 90 s, not 100 and 60: in clean-clone CI
+    // runs on a slow machine, beside the other suites, 100 creations took 94-96 s (about
+    // one a second), past the idle time; 30 then take about a third of it.
+    let idle = (n / 2).max(90).to_string();
     let limit = n.to_string();
     let mut vars = OPEN_LIMITS.to_vec();
     vars.extend([
@@ -390,6 +393,61 @@ fn a_panic_in_a_game_object_is_a_500_and_every_game_goes_on() {
     let r = s.play(c["id"].as_str().unwrap(), c["token"].as_str().unwrap(), &mv, 0);
     assert_eq!(r.status, 200, "{}", r.text);
     assert!(r.json()["ai_move"].is_string(), "{}", r.text);
+}
+
+// --- the network as a static asset ---------------------------------------------------------
+
+/// The AI's network is a static asset the module fetches and checks against the hash it
+/// was built with (src/net.rs). A damaged one refuses `ai` games with 503
+/// `ai_unavailable` and creates nothing; link games go on; with the asset right again
+/// (a redeploy: a restart on the same state) the next `ai` game loads it and plays.
+#[test]
+fn a_damaged_network_asset_refuses_ai_games_creates_nothing_and_the_repaired_one_loads() {
+    let root = support::root();
+    let models: Vec<_> =
+        std::fs::read_dir(root.join("public/models")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(
+        models.len(),
+        1,
+        "public/models/ holds the one shipped network (scripts/build-worker.sh): {models:?}"
+    );
+    let good = std::fs::read(&models[0]).unwrap();
+    let name = models[0].file_name().unwrap().to_owned();
+    // A copy of public/ with one byte of the network changed.
+    let assets = std::env::temp_dir().join(format!("iron-arena-assets-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&assets);
+    let copied =
+        std::process::Command::new("cp").arg("-r").arg(root.join("public")).arg(&assets).status().unwrap();
+    assert!(copied.success());
+    let mut bad = good.clone();
+    bad[good.len() / 2] ^= 0x5a;
+    std::fs::write(assets.join("models").join(&name), &bad).unwrap();
+    let mut s = Server::start_with_assets(&OPEN_LIMITS, Some(&assets));
+
+    // The creator takes North, so the AI would open in the creating request.
+    let ai = json!({"south": "clockwork", "north": "blades", "mode": "ai", "seat": "north"});
+    let r = s.post("/api/games", None, &ai);
+    assert_eq!((r.status, r.error()), (503, "ai_unavailable".to_owned()), "{}", r.text);
+    poll("the log to name the hash that did not match", 30, || s.log().contains("has SHA-256").then_some(()));
+    // Nothing was made: the only indexed game is the link game created after it.
+    let link = s.create(json!({"south": "axiom", "north": "blades", "mode": "link", "seat": "south"}));
+    let link_id = link["id"].as_str().unwrap().to_owned();
+    let ids = poll("the link game's index row", 60, || {
+        let rows = s.d1("SELECT id FROM games");
+        (!rows.is_empty()).then_some(rows)
+    });
+    assert_eq!(ids, vec![json!({"id": link_id})]);
+
+    // Repaired and redeployed (stopped and started on the same state: `wrangler dev`
+    // would otherwise restart the Worker under a request when an asset changes), the next
+    // `ai` game loads the network in its creating request.
+    s.stop();
+    std::fs::write(assets.join("models").join(&name), &good).unwrap();
+    s.restart();
+    let created = s.create(ai);
+    assert_eq!(created["ai"]["engine"], "hybrid-network", "{created}");
+    assert!(created["ai_move"].is_string(), "the AI opened: {created}");
+    let _ = std::fs::remove_dir_all(&assets);
 }
 
 // --- item 7: housekeeping and schema evolution ---------------------------------------------

@@ -132,6 +132,8 @@ pub struct Server {
     pub persist: PathBuf,
     port: u16,
     vars: Vec<(String, String)>,
+    /// The static assets it serves instead of wrangler.toml's `public/` (`--assets`).
+    assets: Option<PathBuf>,
     child: Option<Child>,
 }
 
@@ -191,6 +193,12 @@ impl Server {
     /// A fresh runtime with its own state; `vars` override wrangler.toml `[vars]` (and
     /// the harness's [`AI_SEED`]).
     pub fn start(vars: &[(&str, &str)]) -> Server {
+        Server::start_with_assets(vars, None)
+    }
+
+    /// [`Server::start`], serving the static assets of `assets` (a copy of `public/` with
+    /// something changed) when given.
+    pub fn start_with_assets(vars: &[(&str, &str)], assets: Option<&std::path::Path>) -> Server {
         assert!(
             root().join("build/worker/shim.mjs").exists(),
             "the Worker is not built: run scripts/build-worker.sh (scripts/test.sh does)"
@@ -200,8 +208,14 @@ impl Server {
         let _ = std::fs::remove_dir_all(&persist);
         std::fs::create_dir_all(&persist).unwrap();
         fresh_state(&persist);
-        let mut s =
-            Server { base: String::new(), persist, port: 0, vars: merge(BASE_VARS, vars), child: None };
+        let mut s = Server {
+            base: String::new(),
+            persist,
+            port: 0,
+            vars: merge(BASE_VARS, vars),
+            assets: assets.map(std::path::Path::to_path_buf),
+            child: None,
+        };
         s.launch();
         s
     }
@@ -234,6 +248,9 @@ impl Server {
         );
         if let Some(config) = test_config() {
             cmd.push_str(&format!(" --config {config}"));
+        }
+        if let Some(assets) = &self.assets {
+            cmd.push_str(&format!(" --assets {}", assets.display()));
         }
         for (k, v) in &self.vars {
             cmd.push_str(&format!(" --var {k}:{v}"));
