@@ -28,8 +28,6 @@ pub const MODEL_FILE: &str = "net-v2.onnx";
 /// The SHA-256 of [`MODEL_FILE`], in hex: what arrives from the assets must be this file
 /// (a missing asset would otherwise come back as the single-page app's index.html).
 pub const MODEL_SHA256: &str = "289f9ab04d8981ba01dbc4974193b03573cc67ea19d674c4a99863b1fb2c0435";
-/// Where the assets serve it (`public/models/`); the host is ignored by an assets binding.
-const MODEL_URL: &str = "https://assets.local/models/net-v2.onnx";
 
 thread_local! {
     // wasm32 Workers are single-threaded: one network per isolate, set by `prepare`. A
@@ -52,8 +50,9 @@ pub async fn prepare(env: &worker::Env) -> Result<bool, ApiError> {
         return Ok(false);
     }
     let assets = env.assets("ASSETS").map_err(|e| unavailable(format!("no ASSETS binding: {e}")))?;
-    let mut resp =
-        assets.fetch(MODEL_URL, None).await.map_err(|e| unavailable(format!("{MODEL_FILE}: {e}")))?;
+    // Where the assets serve it (`public/models/`); an assets binding ignores the host.
+    let url = format!("https://assets.local/models/{MODEL_FILE}");
+    let mut resp = assets.fetch(url, None).await.map_err(|e| unavailable(format!("{MODEL_FILE}: {e}")))?;
     if resp.status_code() != 200 {
         return Err(unavailable(format!("{MODEL_FILE}: the assets answered {}", resp.status_code())));
     }
