@@ -44,17 +44,28 @@ if [ ! -x node_modules/.bin/wrangler ] || [ package-lock.json -nt node_modules/.
     background npm npm ci --no-audit --no-fund
 fi
 
-# wasm-bindgen (the CLI at exactly the library's version in Cargo.lock) into the project's
-# .tools/, so builds never download from elsewhere: it writes the JavaScript glue of the
-# Workers module and of the browser engine. Only the `wasm-bindgen` binary (not the test
-# runner), unoptimised: 89 CPU-s to compile, against 216 at opt-level 1 and 260 at the
-# default 3, for 7.5 s of CPU to process the Worker's module instead of 2.3 (the same
-# output byte for byte); a CI run builds it once and runs it twice.
-if ! .tools/bin/wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
-    echo "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes, once)"
-    # Not --locked: its lockfile pins a crate version the registry lacks (PLATFORM-NOTES).
-    CARGO_PROFILE_RELEASE_OPT_LEVEL=0 \
-        cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --bin wasm-bindgen --root .tools
+# wasm-bindgen (at exactly the library's version in Cargo.lock) into the project's .tools/,
+# so builds never download from elsewhere: it writes the JavaScript glue of the Workers
+# module and of the browser engine. The project's own front end to wasm-bindgen-cli-support
+# (crates/wasm-bindgen: the official CLI's flags the builds use, the same output byte for
+# byte), whose 44 crates compile in 58 CPU-s where the official CLI's 161 (its test runner's
+# HTTP server and TLS client among them) took 135. Unoptimised: 89 CPU-s for the official
+# CLI against 216 at opt-level 1, for 7.5 s of CPU to process the Worker's module instead of
+# 2.3 (the same output); a CI run builds it once and runs it twice. Its target directory is
+# kept (target/wasm-bindgen), so test.sh runs its unit tests without building it again;
+# clippy compiles it (warnings are errors), as it does the project's other crates.
+tool=crates/wasm-bindgen
+tool_version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$tool/Cargo.toml" | head -n 1)
+if [ "$tool_version" != "$WASM_BINDGEN_VERSION" ] || ! grep -q "wasm-bindgen-cli-support = \"=$WASM_BINDGEN_VERSION\"" "$tool/Cargo.toml"; then
+    echo "$tool/Cargo.toml: its version and its wasm-bindgen-cli-support pin must both be" \
+        "$WASM_BINDGEN_VERSION, the wasm-bindgen of Cargo.lock" >&2
+    exit 1
+fi
+if ! .tools/bin/wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WASM_BINDGEN_VERSION (iron-arena)" \
+    || [ -n "$(find "$tool" -newer .tools/bin/wasm-bindgen -type f | head -n 1)" ]; then
+    echo "installing wasm-bindgen $WASM_BINDGEN_VERSION ($tool; about a minute, once)"
+    RUSTC_WORKSPACE_WRAPPER=clippy-driver CLIPPY_ARGS=-Dwarnings CARGO_PROFILE_RELEASE_OPT_LEVEL=0 \
+        cargo install --quiet --locked --force --path "$tool" --root .tools --target-dir target/wasm-bindgen
 fi
 
 failed=0

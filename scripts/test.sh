@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Runs every test of the project, the cheapest first, stopping at the first failure:
-# formatting, lints, the native suites (rules, browser engine, AI, service, CLI), the
-# Workers module's build (with the network AI; the Worker's wasm32 lint) and deploy dry run,
-# then, side by side, the real-runtime suites (tests/*.rs against `wrangler dev`,
-# schemathesis), the browser end-to-end tests and the network check and training smoke.
+# formatting, the native suites (rules, browser engine, AI, service, CLI; clippy lints them
+# as they build), the Workers module's build (with the network AI; the Worker's wasm32
+# lint) and deploy dry run, then, side by side, the real-runtime suites (tests/*.rs against
+# `wrangler dev`, schemathesis), the browser end-to-end tests and the network check and
+# training smoke.
 # Installs what is missing first (scripts/setup.sh). The README's test command; CI runs it
 # on a clean clone (.ci/run). Prints how long each phase took at the end.
 #   scripts/test.sh           everything
-#   scripts/test.sh --quick   the inner loop: rustfmt, clippy and the native suites only
+#   scripts/test.sh --quick   the inner loop: rustfmt and the native suites, linted by clippy
+#                             as they build
 #                             (no setup, no wasm, no runtime, no tract, no browser)
-# tract is compiled three times in a full run, each needed once: checked natively for
-# clippy (the network code of the AI and the CLI), built for wasm32 into the module, and
-# built natively (debug) with the native test binaries, for the CLI's model checks.
+# tract is compiled twice in a full run, each needed once: built for wasm32 into the module,
+# and built natively (debug) with the native test binaries, for the CLI's model checks.
+# The lint is no separate build: clippy-driver compiles the project's own crates (only
+# those; dependencies are plain rustc) in the build of the test binaries, as `cargo clippy`
+# runs it, with warnings as errors (`lint` below).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
@@ -79,25 +83,51 @@ if ! $quick; then
 fi
 phase "rustfmt"
 cargo fmt --all --check
-phase "clippy (warnings are errors)"
-# The full run lints the network code of the CLI and the AI (`onnx`) too; the quick run leaves
-# tract out. The Worker is wasm32 only (natively its crate is empty): the module's build
-# lints it (scripts/build-worker.sh).
-features=(--features cli/onnx)
-if $quick; then features=(); fi
-cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
+cargo fmt --manifest-path crates/wasm-bindgen/Cargo.toml --check  # its own workspace
+# clippy as the compiler of the workspace's crates (RUSTC_WORKSPACE_WRAPPER, how `cargo
+# clippy` runs it; CLIPPY_ARGS are its lint flags), so the build of the test binaries is
+# also the lint, warnings as errors, of every target `cargo clippy --all-targets` lints
+# (libraries, binaries, tests, the example; the CLI's network code with `onnx`). A separate
+# `cargo clippy` checked every dependency, tract included, a second time: 100 CPU-s on a
+# normal day, 250 on a slow one. Every cargo command of the phases below gets the same
+# variables (clippy-driver makes CLIPPY_ARGS part of each crate's fingerprint), so none
+# rebuilds what another built. The Worker is wasm32 only (natively its crate is empty): the
+# module's build lints it (scripts/build-worker.sh).
+lint=(env RUSTC_WORKSPACE_WRAPPER=clippy-driver CLIPPY_ARGS=-Dwarnings)
 if $quick; then
-    phase "native suites: rules, browser engine, AI, service, CLI"
-    cargo test --locked --workspace --exclude iron-arena-worker
+    phase "native suites, linted as they build: rules, browser engine, AI, service, CLI"
+    "${lint[@]}" cargo test --locked --workspace --exclude iron-arena-worker
     echo "== quick tests passed"
     exit 0
 fi
-phase "native suites: rules, browser engine, AI, service, CLI (every native test binary is built here)"
+phase "native suites, linted as they build: rules, browser engine, AI, service, CLI (every native test binary is built here)"
 # One build of every native test binary, the real-runtime suites' included, with the CLI's
 # tract (`onnx`): built together they share each crate's build (one `ai`, one tract).
 native=(--locked --workspace --features cli/onnx)
-cargo test "${native[@]}" --no-run
-cargo test "${native[@]}" --exclude iron-arena-worker
+"${lint[@]}" cargo test "${native[@]}" --no-run --message-format=json-render-diagnostics \
+    >test-output/native-build.json
+# The binaries of this one build run here (the Worker's need a runtime: they run below).
+# Not `cargo test --exclude iron-arena-worker`: leaving a package out changes the features
+# cargo unifies, and tract, serde_json and nom were compiled a second time (177 CPU-s).
+# Each binary runs as cargo test runs it: from its package's directory.
+python3 - test-output/native-build.json >test-output/native-tests.txt <<'PY'
+import json, os, sys
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    if (m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]
+            and "#iron-arena-worker@" not in m["package_id"]):
+        print(os.path.dirname(m["manifest_path"]), m["executable"])
+PY
+[ -s test-output/native-tests.txt ] || { echo "no native test binary was built" >&2; exit 1; }
+while read -r dir exe; do
+    echo "== ${exe#"$ROOT"/}"
+    (cd "$dir" && CARGO_MANIFEST_DIR=$dir "$exe" -q)
+done <test-output/native-tests.txt
+"${lint[@]}" cargo test "${native[@]}" --doc
+# The wasm-bindgen front end's own tests, in the target directory setup.sh installed it
+# from (its dependencies built there once, with the same profile).
+"${lint[@]}" CARGO_PROFILE_RELEASE_OPT_LEVEL=0 cargo test --release --locked -q \
+    --manifest-path crates/wasm-bindgen/Cargo.toml --target-dir target/wasm-bindgen
 phase "build the Workers module (with the network AI; clippy lints the Worker as it compiles) and the browser engine"
 if ! wait "$module_build"; then
     cat test-output/module-build.log
@@ -135,7 +165,7 @@ side_job() {  # side_job NAME COMMAND...: runs it in the background, output in t
       fi ) &
     side_jobs+=("$name:$!")
 }
-side_job runtime-suites env RUNTIME_TESTS_CARGO_ARGS="${native[*]}" scripts/runtime-tests.sh
+side_job runtime-suites "${lint[@]}" RUNTIME_TESTS_CARGO_ARGS="${native[*]}" scripts/runtime-tests.sh
 side_job e2e scripts/e2e.sh
 side_job network network_checks
 failed=()
