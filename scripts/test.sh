@@ -120,7 +120,7 @@ for line in open(sys.argv[1]):
 PY
 [ -s test-output/native-tests.txt ] || { echo "no native test binary was built" >&2; exit 1; }
 while read -r dir exe; do
-    echo "== ${exe#"$ROOT"/}"
+    echo "-- ${exe#"$ROOT"/}"
     (cd "$dir" && CARGO_MANIFEST_DIR=$dir "$exe" -q)
 done <test-output/native-tests.txt
 "${lint[@]}" cargo test "${native[@]}" --doc

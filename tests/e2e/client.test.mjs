@@ -60,7 +60,7 @@ const plainMoves = (s) => s.legal_moves.filter((m) => !s.legal_moves.some((x) =>
 let aiPage;
 
 test("home, then a game against the AI played by clicking and by keyboard", T, async () => {
-  const page = await newPage(suite.browser, suite.server.base);
+  const page = await newPage(suite.browser, suite.server.base, { keep: true }); // the next tests go on with it
   aiPage = page;
   await page.goto("/");
   await page.waitForSelector(".faction-card");

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join, dirname, resolve } from "node:path";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { afterEach } from "node:test";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const OUT = join(ROOT, "test-output");
@@ -153,8 +154,23 @@ export async function launchBrowser() {
   return chromium.launch({ executablePath, args: CHROMIUM_ARGS, headless: true });
 }
 
-export async function newPage(browser, base, { width = 1280, height = 860 } = {}) {
+/**
+ * The browser contexts opened by the running test, closed when it ends (a top-level hook of
+ * every file that imports this module). A page left open keeps its timers (the game
+ * clock's redraw each second), its WebSocket and its renderer process running, on the CPU
+ * the later tests and the runtimes share, until the file's browser closes. A page one test
+ * hands to the next is opened with `keep`.
+ */
+const openContexts = new Set();
+afterEach(async () => {
+  const contexts = [...openContexts];
+  openContexts.clear();
+  await Promise.all(contexts.map((c) => c.close().catch(() => { /* the browser is gone */ })));
+});
+
+export async function newPage(browser, base, { width = 1280, height = 860, keep = false } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, baseURL: base });
+  if (!keep) openContexts.add(context);
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base }).catch(() => {});
   context.setDefaultTimeout(WAIT_MS);
   const page = await context.newPage();
