@@ -277,7 +277,13 @@ class GameView {
     }
     this.shownMove = null;
     await this.board.idle(); // the last slide, so that "animating" ends when the board is still
-    if (this.animToken === token) this.root.dataset.animating = "false";
+    if (this.animToken !== token) return;
+    this.root.dataset.animating = "false";
+    // Drawn once more as things are now: the last ply was drawn while the player's own move
+    // could still be waiting for its answer (the live update came first), and an answer that
+    // came during the slide did not draw (it leaves that to the animation), so the board
+    // stayed closed to the player's next move.
+    this.draw();
   }
 
   // --- drawing

@@ -90,7 +90,6 @@ async fn start_stage(
     let (player, cookie) = player_or_guest(req, store.0).await?;
     rules::check_unlocked(store, st, index, &player).await?;
     let ip_hash = check_load(req, env, Some(&player)).await?;
-    abandon_current(env, store, &st.id, &player).await?;
     let linked = current_player(req, store.0).await?.is_some_and(|p| p.linked);
     let (game, stage_ref) = rules::stage_game(st, index, stage);
     let id = OsRandom.id()?;
@@ -103,10 +102,16 @@ async fn start_stage(
         start: Some(stage.position),
         stage: Some(stage_ref),
     };
+    // The new stage game first, then the end of the one being played: a creation that fails
+    // (the network unavailable, an internal error) leaves the player's stage game as it was,
+    // where ending it first lost it as an abandoned game with nothing in its place. If the
+    // old one cannot be ended, the error is the answer and the new game, never handed out,
+    // ends as an idle game does.
     let mut resp = internal_call(env, &id, CREATE_PATH, &call).await?;
     let status = resp.status_code();
     let body: Value = resp.json().await.map_err(|e| ApiError::internal(e.to_string()))?;
     if status == 201 {
+        abandon_current(env, store, &st.id, &player).await?;
         store.set_current_stage(&player, &st.id, &id, index, glue::now_ms()).await?;
     }
     let r = Response::from_json(&body).map_err(|e| ApiError::internal(e.to_string()))?.with_status(status);

@@ -447,6 +447,27 @@ fn a_damaged_network_asset_refuses_ai_games_creates_nothing_and_the_repaired_one
     let created = s.create(ai);
     assert_eq!(created["ai"]["engine"], "hybrid-network", "{created}");
     assert!(created["ai_move"].is_string(), "the AI opened: {created}");
+
+    // Regression: restarting a story stage while the network cannot load ended the stage
+    // game being played (a loss, "abandoned") and then failed to create the new one, so the
+    // player lost the game and got nothing. Now the stage being played stays as it was.
+    let mut player = Browser::new();
+    player.me(&s);
+    let stage = "/api/stories/clockwork/stages/0";
+    let r = player.send("POST", &s.url(stage), None);
+    assert_eq!(r.status, 201, "{}", r.body);
+    let playing = serde_json::from_str::<Value>(&r.body).unwrap()["id"].as_str().unwrap().to_owned();
+    s.stop();
+    std::fs::write(assets.join("models").join(&name), &bad).unwrap();
+    s.restart(); // on a new port: URLs are made after it
+    let r = player.send("POST", &s.url(stage), None);
+    let error = serde_json::from_str::<Value>(&r.body).map(|b| b["error"].clone()).unwrap_or_default();
+    assert_eq!((r.status, error.as_str()), (503, Some("ai_unavailable")), "{}", r.body);
+    assert_eq!(s.state(&playing)["status"], "ongoing", "the stage game being played goes on");
+    let stories: Value =
+        serde_json::from_str(&player.send("GET", &s.url("/api/stories"), None).body).unwrap();
+    let clockwork = stories["stories"].as_array().unwrap().iter().find(|st| st["id"] == "clockwork").unwrap();
+    assert_eq!(clockwork["current_game"], playing.as_str(), "{clockwork}");
     let _ = std::fs::remove_dir_all(&assets);
 }
 

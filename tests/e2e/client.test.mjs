@@ -133,6 +133,36 @@ test("home, then a game against the AI played by clicking and by keyboard", T, a
   assert.deepEqual(page.errors, []);
 });
 
+// Regression: when the AI's reply came over the live connection before the move's own
+// answer, and that answer arrived while the reply was still sliding in, the board never
+// opened for the next move (no "my-turn"), until a reload. The answer is held here until
+// the reply's last ply is drawn and sliding.
+test("the board opens for the next move when the AI's reply comes live before the move's answer", T, async () => {
+  const page = await newPage(suite.browser, suite.server.base);
+  await page.goto("/");
+  await page.waitForSelector(".faction-card");
+  await page.selectOption("select[name=level]", "1");
+  await page.click(".start-ai");
+  await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+  const s = await getState(gameId(page));
+  let held = false;
+  await page.route("**/api/games/*/moves", async (route) => {
+    const response = await route.fetch();
+    await page.waitForFunction(() => {
+      const g = document.querySelector(".game");
+      return g.dataset.ply === "2" && g.dataset.animating === "true";
+    }, null, { timeout: WAIT_MS, polling: 5 });
+    held = true;
+    await route.fulfill({ response });
+  });
+  await clickMove(page, plainMoves(s)[0]);
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+  assert.ok(held, "the answer came after the live update's last ply");
+  assert.equal((await getState(gameId(page))).moves.length, 2);
+  assert.deepEqual(page.errors, []);
+});
+
 test("reload mid-game finds it intact; my games lists it with whose turn", T, async () => {
   const page = aiPage;
   const id = gameId(page);
