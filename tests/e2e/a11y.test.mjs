@@ -8,7 +8,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
-import { newPage, settled, shot, useServersAndBrowser, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
+import { newPage, settled, shot, startAiGameFromHome, useServersAndBrowser, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
 
 const require = createRequire(import.meta.url);
 const AXE = require.resolve("axe-core/axe.min.js");
@@ -120,12 +120,7 @@ test("axe: home page", T, async () => {
 
 test("axe: a game against the AI at 1280 and 390 px: selection, in progress, replay, resign, result", T, async () => {
   const page = await newPage(suite.browser, suite.server.base);
-  await page.goto("/");
-  await page.waitForSelector(".faction-card");
-  await page.selectOption("select[name=level]", "1");
-  await page.click(".start-ai");
-  await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
-  await page.waitForSelector(".my-turn .board .sq.pickable");
+  await startAiGameFromHome(page, 1);
   // One move (so the move list, last-move marks and the AI's reply are shown) ...
   const from = await page.$eval(".board .sq.pickable", (e) => e.dataset.sq);
   await page.click(`.board [data-sq="${from}"]`);

@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, api, newPage, settled, shot, useServersAndBrowser, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
+import { ROOT, api, newPage, settled, shot, startAiGameFromHome, useServersAndBrowser, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
 import { parsePosition, sqName } from "../../public/notation.js";
 
 const T = TEST_TIMEOUT;
@@ -139,12 +139,7 @@ test("home, then a game against the AI played by clicking and by keyboard", T, a
 // the reply's last ply is drawn and sliding.
 test("the board opens for the next move when the AI's reply comes live before the move's answer", T, async () => {
   const page = await newPage(suite.browser, suite.server.base);
-  await page.goto("/");
-  await page.waitForSelector(".faction-card");
-  await page.selectOption("select[name=level]", "1");
-  await page.click(".start-ai");
-  await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
-  await page.waitForSelector(".my-turn .board .sq.pickable");
+  await startAiGameFromHome(page, 1);
   const s = await getState(gameId(page));
   let held = false;
   await page.route("**/api/games/*/moves", async (route) => {

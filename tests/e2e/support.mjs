@@ -191,6 +191,17 @@ export async function newPage(browser, base, { width = 1280, height = 860, keep 
   return page;
 }
 
+/** From the home page, an AI game at `level` with the home page's factions; returns once
+ * the board is open to the player's first move. */
+export async function startAiGameFromHome(page, level) {
+  await page.goto("/");
+  await page.waitForSelector(".faction-card");
+  await page.selectOption("select[name=level]", String(level));
+  await page.click(".start-ai");
+  await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+}
+
 export function shot(page, name) {
   return page.screenshot({ path: join(OUT, `${name}.png`), fullPage: false });
 }
