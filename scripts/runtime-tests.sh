@@ -22,14 +22,7 @@ mkdir -p "$out"
 # shellcheck disable=SC2086 # the selection is words
 cargo test ${RUNTIME_TESTS_CARGO_ARGS:---locked -p iron-arena-worker} --no-run \
     --message-format=json-render-diagnostics >"$out/build.json"
-mapfile -t bins < <(python3 -c '
-import json, sys
-for line in open(sys.argv[1]):
-    m = json.loads(line)
-    if (m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]
-            and "#iron-arena-worker@" in m["package_id"]):
-        print(m["target"]["name"], m["executable"])
-' "$out/build.json" | sort)
+mapfile -t bins < <(scripts/test-binaries.py "$out/build.json" --only iron-arena-worker | awk '{print $1, $3}')
 
 # The longest binaries first, so the short ones fill in around them.
 order() {

@@ -110,16 +110,9 @@ native=(--locked --workspace --features cli/onnx)
 # Not `cargo test --exclude iron-arena-worker`: leaving a package out changes the features
 # cargo unifies, and tract, serde_json and nom were compiled a second time (177 CPU-s).
 # Each binary runs as cargo test runs it: from its package's directory.
-python3 - test-output/native-build.json >test-output/native-tests.txt <<'PY'
-import json, os, sys
-for line in open(sys.argv[1]):
-    m = json.loads(line)
-    if (m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]
-            and "#iron-arena-worker@" not in m["package_id"]):
-        print(os.path.dirname(m["manifest_path"]), m["executable"])
-PY
+scripts/test-binaries.py test-output/native-build.json --except iron-arena-worker >test-output/native-tests.txt
 [ -s test-output/native-tests.txt ] || { echo "no native test binary was built" >&2; exit 1; }
-while read -r dir exe; do
+while read -r _ dir exe; do
     echo "-- ${exe#"$ROOT"/}"
     (cd "$dir" && CARGO_MANIFEST_DIR=$dir "$exe" -q)
 done <test-output/native-tests.txt
