@@ -11,8 +11,9 @@
 #   scripts/test.sh --quick   the inner loop: rustfmt and the native suites, linted by clippy
 #                             as they build
 #                             (no setup, no wasm, no runtime, no tract, no browser)
-# tract is compiled twice in a full run, each needed once: built for wasm32 into the module,
-# and built natively (debug) with the native test binaries, for the CLI's model checks.
+# tract is compiled once, for wasm32 into the module: the model checks run the module's own
+# tract in workerd (scripts/check-model.sh), so the native build has no tract (the CLI's
+# `onnx` feature is not built here: ~175 CPU-s, a third of the native build).
 # The lint is no separate build: clippy-driver compiles the project's own crates (only
 # those; dependencies are plain rustc) in the build of the test binaries, as `cargo clippy`
 # runs it, with warnings as errors (`lint` below).
@@ -101,14 +102,14 @@ if $quick; then
     exit 0
 fi
 phase "native suites, linted as they build: rules, browser engine, AI, service, CLI (every native test binary is built here)"
-# One build of every native test binary, the real-runtime suites' included, with the CLI's
-# tract (`onnx`): built together they share each crate's build (one `ai`, one tract).
-native=(--locked --workspace --features cli/onnx)
+# One build of every native test binary, the real-runtime suites' included: built together
+# they share each crate's build (one `ai`, one `service`).
+native=(--locked --workspace)
 "${lint[@]}" cargo test "${native[@]}" --no-run --message-format=json-render-diagnostics \
     >test-output/native-build.json
 # The binaries of this one build run here (the Worker's need a runtime: they run below).
 # Not `cargo test --exclude iron-arena-worker`: leaving a package out changes the features
-# cargo unifies, and tract, serde_json and nom were compiled a second time (177 CPU-s).
+# cargo unifies, and serde_json and others were compiled a second time (177 CPU-s with tract).
 # Each binary runs as cargo test runs it: from its package's directory.
 scripts/test-binaries.py test-output/native-build.json --except iron-arena-worker >test-output/native-tests.txt
 [ -s test-output/native-tests.txt ] || { echo "no native test binary was built" >&2; exit 1; }
@@ -137,13 +138,25 @@ phase "on the real runtime, side by side: the Rust suites, the browser, the netw
 # - the real-runtime suites (tests/*.rs against `wrangler dev`: API, accounts, players,
 #   schemathesis; logs in test-output/runtime/);
 # - the browser end-to-end tests (headless Chromium, screenshots in test-output/);
-# - the network: tract (the debug CLI built above; four inferences need no optimiser)
-#   runs the shipped models as their trainer did, then the training smoke.
+# - the network: the module's tract (wasm32, in workerd: scripts/check-model.sh) runs the
+#   shipped models as their trainer did; a reference moved by 1e-2 must fail the check;
+#   then the training smoke, its model checked the same way.
 network_checks() {
-    for m in models/net-v*.onnx; do
-        target/debug/iron-arena check-model "$m" "${m%.onnx}.reference.json"
-    done
-    IRON_ARENA_BIN=target/debug/iron-arena REQUIRE_TRACT=1 training/smoke.sh
+    scripts/check-model.sh models/net-v*.onnx
+    local moved
+    moved=$(mktemp -d)
+    cp models/net-v1.onnx "$moved/"
+    python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); r["value"][1][0] += 0.01; json.dump(r, open(sys.argv[2], "w"))' \
+        models/net-v1.reference.json "$moved/net-v1.reference.json"
+    if scripts/check-model.sh "$moved/net-v1.onnx" >"$moved/log" 2>&1; then
+        echo "the model check passed a reference moved by 1e-2" >&2
+        exit 1
+    fi
+    grep -q "differs from the reference" "$moved/log" || { cat "$moved/log"; exit 1; }
+    echo "the model check refuses a reference moved by 1e-2"
+    rm -rf "$moved"
+    IRON_ARENA_BIN=target/debug/iron-arena CHECK_MODEL=scripts/check-model.sh REQUIRE_TRACT=1 training/smoke.sh
 }
 side_jobs=()
 side_job() {  # side_job NAME COMMAND...: runs it in the background, output in test-output/NAME.log
@@ -173,5 +186,5 @@ done
 tail -n 1 test-output/runtime-suites.log
 grep -E "^# (tests|pass|fail) " test-output/e2e.log | tr '\n' ' '
 echo
-grep -E "tract matches|smoke: OK" test-output/network.log
+grep -E "matches the reference|refuses a reference|smoke: OK" test-output/network.log
 echo "== all tests passed"

@@ -80,6 +80,21 @@ pub fn network() -> Result<Network, ApiError> {
         .ok_or_else(|| ApiError::internal("the AI's network was not prepared for this request"))
 }
 
+/// The module's own tract checked against a trainer's reference outputs: loads `onnx`
+/// as [`prepare`] does and runs [`Network::check_reference`]. No route calls it: it is an
+/// export of the module, which `scripts/check-model.sh` runs in workerd, so CI checks every
+/// shipped model with the wasm (simd128) build of tract that plays, and no native tract is
+/// built for the check. Returns a one-line report.
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = checkModel)]
+pub fn check_model(onnx: &[u8], reference: &str, name: &str) -> Result<String, String> {
+    let net = Network::load(onnx, name)?;
+    let c = net.check_reference(reference).map_err(|e| format!("{name}: {e}"))?;
+    Ok(format!(
+        "{name}: tract (wasm32, in workerd) matches the reference on {} samples (max abs difference {:.2e})",
+        c.samples, c.max_difference
+    ))
+}
+
 /// The network AI at a level's network budget.
 #[derive(Debug, Default)]
 pub struct NetAi;

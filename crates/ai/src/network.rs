@@ -45,6 +45,55 @@ impl Network {
         outputs(out)
     }
 
+    /// Runs the trainer's reference samples (`<model>.reference.json`: `inputs`, `policy`,
+    /// `value`, written by training/train.py) and compares tract's outputs with the
+    /// trainer's. An error names the first problem: a malformed reference, a failed run,
+    /// or a difference above [`REFERENCE_TOLERANCE`]. Pure (no I/O), so the CLI checks a
+    /// model natively and the Workers module checks it with its own wasm build of tract.
+    pub fn check_reference(&self, reference: &str) -> Result<ReferenceCheck, String> {
+        let r: serde_json::Value = serde_json::from_str(reference).map_err(|e| format!("reference: {e}"))?;
+        let floats = |v: &serde_json::Value| -> Vec<f32> {
+            v.as_array()
+                .map(|a| a.iter().filter_map(|x| x.as_f64()).map(|x| x as f32).collect())
+                .unwrap_or_default()
+        };
+        let inputs = r["inputs"].as_array().filter(|a| !a.is_empty()).ok_or("reference has no inputs")?;
+        let mut worst = 0f32;
+        for (i, input) in inputs.iter().enumerate() {
+            let planes = floats(input);
+            if planes.len() != PLANES * SQUARES {
+                return Err(format!(
+                    "reference sample {i} has {} input values, expected {}",
+                    planes.len(),
+                    PLANES * SQUARES
+                ));
+            }
+            let (policy, value) = self.run(&planes)?;
+            let want_p = floats(&r["policy"][i]);
+            let want_v = floats(&r["value"][i]);
+            if want_p.len() != policy.len() || want_v.is_empty() {
+                return Err(format!("reference sample {i} has the wrong shape"));
+            }
+            let d = policy
+                .iter()
+                .zip(&want_p)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0f32, f32::max)
+                .max((value - want_v[0]).abs());
+            // f32::max ignores a NaN: a NaN output would pass as no difference.
+            if value.is_nan() || policy.iter().any(|x| x.is_nan()) {
+                return Err(format!("reference sample {i}: tract's output is not a number"));
+            }
+            worst = worst.max(d);
+        }
+        if worst > REFERENCE_TOLERANCE {
+            return Err(format!(
+                "tract differs from the reference by up to {worst:e} (limit {REFERENCE_TOLERANCE:e})"
+            ));
+        }
+        Ok(ReferenceCheck { samples: inputs.len(), max_difference: worst })
+    }
+
     /// A session: the plan with one run state (op states, value slots) kept between runs,
     /// instead of the one `run` builds and drops on every call.
     pub fn session(&self) -> Result<Session, String> {
@@ -55,6 +104,17 @@ impl Network {
     pub fn name(&self) -> &str {
         &self.name
     }
+}
+
+/// How far tract's outputs may be from the trainer's (absolute, per logit and value): the
+/// float reorderings of an optimised plan give ~1e-5; a wrong layout or op gives > 1e-1.
+pub const REFERENCE_TOLERANCE: f32 = 1e-3;
+
+/// A passed [`Network::check_reference`]: samples compared, largest absolute difference.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReferenceCheck {
+    pub samples: usize,
+    pub max_difference: f32,
 }
 
 /// A [`Network`] with its run state, for a caller that runs it many times (a search, an
@@ -183,5 +243,36 @@ impl<E: Evaluator> Evaluator for RootPrior<E> {
 
     fn name(&self) -> String {
         format!("root-prior({}, {})", self.network.name(), self.inner.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn net_v1() -> (Network, serde_json::Value) {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/");
+        let bytes = std::fs::read(format!("{dir}net-v1.onnx")).expect("models/net-v1.onnx");
+        let text = std::fs::read_to_string(format!("{dir}net-v1.reference.json")).expect("its reference");
+        (Network::load(&bytes, "net-v1").expect("loads"), serde_json::from_str(&text).expect("json"))
+    }
+
+    #[test]
+    fn the_reference_check_passes_its_model_and_refuses_a_moved_output() {
+        let (net, reference) = net_v1();
+        let ok = net.check_reference(&reference.to_string()).expect("its own reference");
+        assert_eq!(ok.samples, 4);
+        assert!(ok.max_difference < 1e-4, "{}", ok.max_difference);
+
+        let mut moved = reference.clone();
+        moved["value"][2][0] = serde_json::json!(moved["value"][2][0].as_f64().unwrap_or(0.0) + 0.01);
+        let e = net.check_reference(&moved.to_string()).expect_err("a moved value");
+        assert!(e.contains("differs from the reference"), "{e}");
+
+        let mut short = reference;
+        short["inputs"][0] = serde_json::json!([0.0, 1.0]);
+        let e = net.check_reference(&short.to_string()).expect_err("a short input");
+        assert!(e.contains("sample 0 has 2 input values"), "{e}");
+        assert!(net.check_reference("{}").expect_err("no inputs").contains("no inputs"));
     }
 }

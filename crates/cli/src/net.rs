@@ -14,35 +14,10 @@ fn load(path: &str) -> Result<Network, String> {
 pub fn check(model: &str, reference: &str) -> Result<String, String> {
     let net = load(model)?;
     let text = std::fs::read_to_string(reference).map_err(|e| format!("{reference}: {e}"))?;
-    let r: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{reference}: {e}"))?;
-    let floats = |v: &serde_json::Value| -> Vec<f32> {
-        v.as_array()
-            .map(|a| a.iter().filter_map(|x| x.as_f64()).map(|x| x as f32).collect())
-            .unwrap_or_default()
-    };
-    let inputs = r["inputs"].as_array().ok_or("reference has no inputs")?;
-    let mut worst = 0f32;
-    for (i, input) in inputs.iter().enumerate() {
-        let (policy, value) = net.run(&floats(input))?;
-        let want_p = floats(&r["policy"][i]);
-        let want_v = floats(&r["value"][i]);
-        if want_p.len() != policy.len() || want_v.is_empty() {
-            return Err(format!("reference sample {i} has the wrong shape"));
-        }
-        let d = policy
-            .iter()
-            .zip(&want_p)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0f32, f32::max)
-            .max((value - want_v[0]).abs());
-        worst = worst.max(d);
-    }
-    if worst > 1e-3 {
-        return Err(format!("tract differs from the reference by up to {worst:e} (limit 1e-3)"));
-    }
+    let c = net.check_reference(&text).map_err(|e| format!("{model}: {e}"))?;
     Ok(format!(
-        "{model}: tract matches the reference on {} samples (max abs difference {worst:.2e})\n",
-        inputs.len()
+        "{model}: tract matches the reference on {} samples (max abs difference {:.2e})\n",
+        c.samples, c.max_difference
     ))
 }
 
