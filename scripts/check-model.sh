@@ -4,7 +4,7 @@
 # (`workerd test`, no server, no wrangler) and must reproduce the outputs within 1e-3
 # (src/net.rs `check_model`, ai::network::Network::check_reference). CI checks every model
 # of models/ and the training smoke's model this way, on the wasm (simd128) build of
-# tract that plays, so no native tract is built for CI (~230 CPU-s). The CLI's
+# tract that plays, so no native tract is built for CI (~175 CPU-s). The CLI's
 # `iron-arena check-model` (feature `onnx`) checks with native tract.
 #   scripts/check-model.sh MODEL.onnx [MODEL.onnx ...]   each against MODEL.reference.json
 set -euo pipefail
