@@ -134,12 +134,13 @@ impl DurableObject for GameObject {
             Ok(a) => a,
             Err(e) => return glue::error(&e),
         };
+        // The Worker's creation call, parsed once: it says whether the network is needed
+        // and is then the creation itself.
+        let create_call = (api.path == CREATE_PATH).then(|| serde_json::from_slice::<CreateCall>(&api.body));
         // Only a creation (the AI opens when the creator takes North), a rematch's creation
         // and a move can make an AI move; the network is loaded for those alone.
         let may_move_ai = match api.path.as_str() {
-            CREATE_PATH => {
-                serde_json::from_slice::<CreateCall>(&api.body).is_ok_and(|c| c.game.mode == Mode::Ai)
-            }
+            CREATE_PATH => matches!(&create_call, Some(Ok(c)) if c.game.mode == Mode::Ai),
             crate::rematch::CREATE_PATH => true,
             _ => {
                 matches!(game::route(api.method, &api.path), Ok((_, Route::Moves)))
@@ -157,8 +158,8 @@ impl DurableObject for GameObject {
             Ctx { now: glue::now_ms(), rng: &mut rng, ai: ai.as_mut(), day_ms: config::day_ms(&self.env) };
         let mut store = SqlStore(&self.sql);
 
-        if api.path == CREATE_PATH {
-            let call: CreateCall = match serde_json::from_slice(&api.body) {
+        if let Some(call) = create_call {
+            let call = match call {
                 Ok(c) => c,
                 Err(e) => return glue::error(&ApiError::bad_request("invalid_body", e.to_string())),
             };
