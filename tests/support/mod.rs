@@ -377,6 +377,21 @@ impl Server {
         r.json()
     }
 
+    /// Waits until game `id` owes D1 nothing (its state's `synced`): what it wrote in the
+    /// request that changed it, or, when that write failed, its outbox's retry (set
+    /// `D1_RETRY_SECONDS` low on a runtime where that can happen). Returns the state.
+    pub fn synced(&self, id: &str) -> Value {
+        let t = Instant::now();
+        loop {
+            let st = self.state(id);
+            if st["synced"] == true {
+                return st;
+            }
+            assert!(t.elapsed() < Duration::from_secs(60), "game {id} still owes D1 its state: {st}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     pub fn play(&self, id: &str, token: &str, mv: &str, ply: u64) -> Reply {
         self.post(&format!("/api/games/{id}/moves"), Some(token), &json!({ "move": mv, "ply": ply }))
     }
