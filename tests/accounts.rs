@@ -4,8 +4,6 @@
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
-mod support;
-
 use serde_json::json;
 use support::discord::{self, Browser};
 use support::Server;

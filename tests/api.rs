@@ -3,8 +3,6 @@
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
-mod support;
-
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 

@@ -5,8 +5,6 @@
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
-mod support;
-
 use serde_json::{json, Value};
 use support::discord::{server_with, stand_in, Browser};
 use support::legal;

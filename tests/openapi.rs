@@ -5,8 +5,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod support;
-
 use serde_json::{json, Value};
 use support::openapi::{compile, document, template, verify};
 

@@ -5,8 +5,6 @@
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
-mod support;
-
 use serde_json::{json, Value};
 use support::discord::Browser;
 use support::push::{key_pair, PushService};

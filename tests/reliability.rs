@@ -11,8 +11,6 @@
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
-mod support;
-
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};

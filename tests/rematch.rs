@@ -4,8 +4,6 @@
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
-mod support;
-
 use serde_json::{json, Value};
 use support::discord::Browser;
 use support::{legal, Server};

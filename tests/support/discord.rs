@@ -184,6 +184,12 @@ pub struct Reply {
     pub body: String,
 }
 
+impl Default for Browser {
+    fn default() -> Browser {
+        Browser::new()
+    }
+}
+
 impl Browser {
     pub fn new() -> Browser {
         let agent = ureq::Agent::config_builder()

@@ -10,7 +10,9 @@
 //! limits of its own, or a property of the whole database (what a cron sweep deletes,
 //! "no player was created").
 
-#![allow(dead_code, clippy::unwrap_used)] // shared by several test files
+// A test harness: a failed expectation panics in the test that called it, as the tests
+// themselves do; its types are handles, not values to print.
+#![allow(clippy::unwrap_used, missing_debug_implementations)]
 
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -23,8 +25,9 @@ pub mod discord;
 pub mod openapi;
 pub mod push;
 
+/// The repository's root (this crate is tests/support/).
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }
 
 fn path_env() -> String {
