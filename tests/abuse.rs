@@ -54,11 +54,7 @@ fn games_from(s: &Server, ip: &str) -> u64 {
 
 /// Waits (bounded) until `f` holds: the D1 index is written after the answer.
 fn eventually(what: &str, mut f: impl FnMut() -> bool) {
-    let t = Instant::now();
-    while !f() {
-        assert!(t.elapsed() < Duration::from_secs(20), "never: {what}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    support::poll(what, 20, || f().then_some(()));
 }
 
 /// Regression (issue 11 item 1): the per-address limit counted rows written after

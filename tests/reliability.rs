@@ -11,24 +11,13 @@
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{json, Value};
 use support::discord::{server_with, stand_in, Browser};
-use support::Server;
+use support::{poll, Server};
 
 /// Polls `f` until it returns `Some`, for at most `secs` seconds.
-fn poll<T>(what: &str, secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
-    let t = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(t.elapsed() < Duration::from_secs(secs), "timed out after {secs} s waiting for {what}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
 fn count(s: &Server, sql: &str) -> u64 {
     s.d1(sql)[0]["n"].as_u64().unwrap()
 }

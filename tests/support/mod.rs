@@ -130,6 +130,19 @@ pub fn d1_at(persist: &std::path::Path, args: &[&str]) -> Vec<Value> {
     v[0]["results"].as_array().cloned().unwrap_or_default()
 }
 
+/// Calls `f` every 200 ms until it gives a value (a state the program exposes, never a
+/// fixed sleep); panics, naming `what`, after `secs` seconds.
+pub fn poll<T>(what: &str, secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
+    let t = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(t.elapsed() < Duration::from_secs(secs), "timed out after {secs} s waiting for {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 pub struct Server {
     pub base: String,
     pub persist: PathBuf,
@@ -384,15 +397,10 @@ impl Server {
     /// request that changed it, or, when that write failed, its outbox's retry (set
     /// `D1_RETRY_SECONDS` low on a runtime where that can happen). Returns the state.
     pub fn synced(&self, id: &str) -> Value {
-        let t = Instant::now();
-        loop {
+        poll(&format!("game {id} to owe D1 nothing"), 60, || {
             let st = self.state(id);
-            if st["synced"] == true {
-                return st;
-            }
-            assert!(t.elapsed() < Duration::from_secs(60), "game {id} still owes D1 its state: {st}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
+            (st["synced"] == true).then_some(st)
+        })
     }
 
     pub fn play(&self, id: &str, token: &str, mv: &str, ply: u64) -> Reply {
