@@ -44,14 +44,18 @@ echo "== tract in wasm inside workerd (wrangler dev, $net/)"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 state=$(mktemp -d)
 CI=1 wrangler d1 migrations apply DB --local --persist-to "$state" >/dev/null
-setsid wrangler dev "$net/worker/shim.mjs" --ip 127.0.0.1 --port "$port" --persist-to "$state" \
+# --config: wrangler otherwise looks for its configuration beside the entry, and a module
+# outside the repository (NET_DIR) ran with no D1 and no ASSETS binding, so no network.
+setsid wrangler dev "$net/worker/shim.mjs" --config "$ROOT/wrangler.toml" --ip 127.0.0.1 --port "$port" --persist-to "$state" \
     --inspector-port 0 --log-level warn --show-interactive-dev-session=false \
     --var AI_ENGINE:network --var AI_BENCH:on >"$state/log" 2>&1 &
 pid=$!
 trap 'kill -- -$pid 2>/dev/null; rm -rf "$state"' EXIT
 for _ in $(seq 300); do curl -sf "http://127.0.0.1:$port/api/health" >/dev/null && break; sleep 0.2; done
-bench() { curl -s -o /dev/null -w '%{time_total}' -X POST -H 'Content-Type: application/json' \
-    -d "{\"evaluations\": $1, \"session\": ${2:-false}}" "http://127.0.0.1:$port/api/ai/bench"; }
+# A refused request fails the benchmark (its time would be read as evaluations).
+bench() { curl -sf -o /dev/null -w '%{time_total}' -X POST -H 'Content-Type: application/json' \
+    -d "{\"evaluations\": $1, \"session\": ${2:-false}}" "http://127.0.0.1:$port/api/ai/bench" \
+    || { echo "POST /api/ai/bench failed; the runtime's log:" >&2; cat "$state/log" >&2; exit 1; }; }
 # Startup: compiling the module is what grows with tract (the global scope does nothing
 # else; the model is not touched until a request needs it). Measured in V8 (Node 22, the
 # engine workerd embeds).
