@@ -121,6 +121,19 @@ fn fresh_state(persist: &std::path::Path) {
     assert!(out.status.success(), "a fresh D1: {}", String::from_utf8_lossy(&out.stderr));
 }
 
+/// [`Server::d1`] on a state directory, with or without its runtime: the rows of the last
+/// statement, read by `tests/support/d1.py` from the SQLite file.
+pub fn d1_file(persist: &std::path::Path, sql: &str) -> Vec<Value> {
+    let out = Command::new("python3")
+        .arg(root().join("tests/support/d1.py"))
+        .arg(persist)
+        .arg(sql)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "d1 {sql}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// `wrangler d1 execute DB --local --json` on a state directory (no runtime needed).
 pub fn d1_at(persist: &std::path::Path, args: &[&str]) -> Vec<Value> {
     let mut all = vec!["--json"];
@@ -132,14 +145,20 @@ pub fn d1_at(persist: &std::path::Path, args: &[&str]) -> Vec<Value> {
 
 /// Calls `f` every 200 ms until it gives a value (a state the program exposes, never a
 /// fixed sleep); panics, naming `what`, after `secs` seconds.
-pub fn poll<T>(what: &str, secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
+pub fn poll<T>(what: &str, secs: u64, f: impl FnMut() -> Option<T>) -> T {
+    poll_every(Duration::from_millis(200), what, secs, f)
+}
+
+/// [`poll`] every `interval`: for a wait known to be long, where each try costs the runtime
+/// a request's work (`reliability.rs`: the abandoned-games test took 27 CPU-s, then 18).
+pub fn poll_every<T>(interval: Duration, what: &str, secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
     let t = Instant::now();
     loop {
         if let Some(v) = f() {
             return v;
         }
         assert!(t.elapsed() < Duration::from_secs(secs), "timed out after {secs} s waiting for {what}");
-        std::thread::sleep(Duration::from_millis(200));
+        std::thread::sleep(interval);
     }
 }
 
@@ -357,14 +376,7 @@ impl Server {
     /// by `tests/support/d1.py`: milliseconds, where `wrangler d1 execute` costs 1.7 s of
     /// CPU); the rows of its last statement.
     pub fn d1(&self, sql: &str) -> Vec<Value> {
-        let out = Command::new("python3")
-            .arg(root().join("tests/support/d1.py"))
-            .arg(&self.persist)
-            .arg(sql)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "d1 {sql}: {}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice(&out.stdout).unwrap()
+        d1_file(&self.persist, sql)
     }
 
     // --- game helpers ---
