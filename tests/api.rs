@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
 use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{json, Value};
 use support::{legal, Server};
@@ -141,14 +141,9 @@ fn correspondence_deadline_ends_the_game_by_alarm() {
     let deadline = s.state(&id)["deadline"].as_i64().unwrap();
     assert!(deadline > 0);
     // North (to move) has one 2-second "day"; the alarm ends the game without any request.
-    let t = Instant::now();
-    let state = loop {
-        std::thread::sleep(Duration::from_millis(500));
-        let st = s.state(&id);
-        if st["status"] == "finished" || t.elapsed() > Duration::from_secs(20) {
-            break st;
-        }
-    };
+    let state = support::poll("the alarm to end the game", 20, || {
+        Some(s.state(&id)).filter(|st| st["status"] == "finished")
+    });
     assert_eq!(state["result"]["text"], "south wins: time forfeit", "{state}");
     let rows = s.d1(&format!("SELECT result, winner, reason FROM games WHERE id = '{id}'"));
     assert_eq!(rows[0]["result"], "south wins: time forfeit");

@@ -43,15 +43,9 @@ fn opted_in_discord_players_get_a_direct_message_on_their_turn_and_at_the_end() 
     let invite = c["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap().to_owned();
     assert_eq!(post(&mut b, &s, &format!("/api/games/{id}/join"), json!({ "invite": invite })).0, 200);
     let wait = |n: usize| {
-        let t = std::time::Instant::now();
-        loop {
-            let m = state.lock().unwrap().messages.clone();
-            if m.len() >= n {
-                return m;
-            }
-            assert!(t.elapsed() < std::time::Duration::from_secs(20), "messages: {m:?}");
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        support::poll(&format!("{n} direct messages"), 20, || {
+            Some(state.lock().unwrap().messages.clone()).filter(|m| m.len() >= n)
+        })
     };
     let m = wait(1);
     assert_eq!(m[0].0, "1001");

@@ -82,11 +82,9 @@ fn pushes_are_signed_encrypted_sent_on_turns_offers_and_results_and_410_removes(
     let gone = push.wait_for("a", "game_over", &id);
     assert_eq!(gone.status, 410);
     let endpoint_a = sub_a["endpoint"].as_str().unwrap();
-    let t = std::time::Instant::now();
-    while subscriptions(&s, endpoint_a) != 0 {
-        assert!(t.elapsed() < std::time::Duration::from_secs(20), "the 410 subscription stayed");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    support::poll("the 410 subscription to be removed", 20, || {
+        (subscriptions(&s, endpoint_a) == 0).then_some(())
+    });
     // Each event once: one your_turn for A, one for B, one draw offer, two results.
     let kinds: Vec<String> = push
         .received()
