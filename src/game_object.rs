@@ -90,6 +90,10 @@ pub struct AbandonCall {
 
 pub const ABANDON_PATH: &str = "/_internal/abandon";
 
+/// The internal request that withdraws a stage game the Worker made and never handed out
+/// (`service::game::withdraw`; src/players.rs says when).
+pub const WITHDRAW_PATH: &str = "/_internal/withdraw";
+
 /// The internal path of creation; public requests never reach it (the router forwards
 /// only `/api/games/{id}/…`).
 pub const CREATE_PATH: &str = "/_internal/create";
@@ -184,6 +188,10 @@ impl DurableObject for GameObject {
             let mut ids = vec![call.player.as_str()];
             ids.extend(call.aliases.iter().map(String::as_str));
             let handled = game::abandon_as(&mut store, &ids, &mut ctx);
+            return self.after(handled).await;
+        }
+        if api.path == WITHDRAW_PATH {
+            let handled = game::withdraw(&mut store, &mut ctx);
             return self.after(handled).await;
         }
         api.player = glue::forwarded_player(&req);

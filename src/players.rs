@@ -15,7 +15,7 @@ use service::ApiError;
 use worker::{Env, Method, Request, Response};
 
 use crate::accounts::{current_player, player_if_any, player_or_guest, with_cookie};
-use crate::game_object::{AbandonCall, CreateCall, ABANDON_PATH, CREATE_PATH};
+use crate::game_object::{AbandonCall, CreateCall, ABANDON_PATH, CREATE_PATH, WITHDRAW_PATH};
 use crate::glue::{self, OsRandom, Res};
 use crate::player_store::D1Players;
 use crate::router::{check_load, internal_call};
@@ -67,14 +67,35 @@ async fn abandon_current(env: &Env, store: &D1Players<'_>, story: &str, player: 
     let Some(current) = rules::current_stage(store, story, player).await? else { return Ok(()) };
     if current.valid {
         let call = AbandonCall { player: player.to_owned(), aliases: current.aliases };
-        let resp = internal_call(env, &current.game, ABANDON_PATH, &call).await?;
-        let status = resp.status_code();
-        if status != 200 && status != 404 {
+        // A refusal and a failed call (the object threw) are the same answer to the player.
+        let ended = match internal_call(env, &current.game, ABANDON_PATH, &call).await {
+            Ok(resp) => matches!(resp.status_code(), 200 | 404),
+            Err(e) => {
+                worker::console_error!("ending stage game {}: {}", current.game, e.message);
+                false
+            }
+        };
+        if !ended {
             return Err(ApiError::new(503, "stage_not_ended", "the stage being played could not be ended"));
         }
     }
     store.clear_current_game(player, story, &current.game).await?;
     Ok(())
+}
+
+/// Withdraws a stage game this request made and will not hand out (best effort: logged
+/// when it fails, and the game then ends as an idle one does).
+async fn withdraw(env: &Env, id: &str) {
+    let status = match internal_call(env, id, WITHDRAW_PATH, &serde_json::json!({})).await {
+        Ok(resp) => resp.status_code(),
+        Err(e) => {
+            worker::console_error!("withdrawing stage game {id}: {}", e.message);
+            return;
+        }
+    };
+    if status != 200 {
+        worker::console_error!("withdrawing stage game {id}: status {status}");
+    }
 }
 
 async fn start_stage(
@@ -105,14 +126,23 @@ async fn start_stage(
     // The new stage game first, then the end of the one being played: a creation that fails
     // (the network unavailable, an internal error) leaves the player's stage game as it was,
     // where ending it first lost it as an abandoned game with nothing in its place. If the
-    // old one cannot be ended, the error is the answer and the new game, never handed out,
-    // ends as an idle game does.
+    // old one cannot be ended (or the new one not recorded as the stage's), the error is
+    // the answer and the new game, never handed out, is withdrawn: it ends aborted at once
+    // instead of staying open, counted against the creation limits, until it idled out
+    // (which stays the fallback should the withdrawal fail too).
     let mut resp = internal_call(env, &id, CREATE_PATH, &call).await?;
     let status = resp.status_code();
     let body: Value = resp.json().await.map_err(|e| ApiError::internal(e.to_string()))?;
     if status == 201 {
-        abandon_current(env, store, &st.id, &player).await?;
-        store.set_current_stage(&player, &st.id, &id, index, glue::now_ms()).await?;
+        let handed_over = async {
+            abandon_current(env, store, &st.id, &player).await?;
+            store.set_current_stage(&player, &st.id, &id, index, glue::now_ms()).await?;
+            Ok::<(), ApiError>(())
+        };
+        if let Err(e) = handed_over.await {
+            withdraw(env, &id).await;
+            return Err(e);
+        }
     }
     let r = Response::from_json(&body).map_err(|e| ApiError::internal(e.to_string()))?.with_status(status);
     with_cookie(r, cookie.as_deref())

@@ -141,6 +141,53 @@ fn exit_stage_and_reset_story_progress() {
     assert_eq!(a.send("POST", &s.url("/api/stories/blades/stages/1"), None).status, 403);
 }
 
+/// Regression: (re)starting a stage when the stage game being played could not be ended
+/// answered 503 `stage_not_ended` and left the new game, never handed out, open until it
+/// idled out (counted against the creation limits). It is now withdrawn at once: aborted.
+#[test]
+fn a_stage_start_that_cannot_end_the_game_being_played_withdraws_the_new_one() {
+    // Its own runtime: the test writes D1's file directly.
+    let own = Server::start(&[("AI_ENGINE", "random")]);
+    let s = &own;
+    let mut a = Browser::new();
+    let me = a.me(s)["id"].as_str().unwrap().to_owned();
+    let r = a.send("POST", &s.url("/api/stories/clockwork/stages/0"), None);
+    assert_eq!(r.status, 201, "{}", r.body);
+    // A game that refuses to end as a stage: the progress is made to name an ordinary AI
+    // game of the player's (its Exit Stage call answers 409 `not_a_stage`).
+    let body = json!({"south": "clockwork", "north": "blades", "mode": "ai", "seat": "south"});
+    let r = a.send("POST", &s.url("/api/games"), Some(&body));
+    assert_eq!(r.status, 201, "{}", r.body);
+    let other = serde_json::from_str::<Value>(&r.body).unwrap()["id"].as_str().unwrap().to_owned();
+    s.d1(&format!(
+        "UPDATE story_progress SET current_game = '{other}' WHERE player_id = '{me}' AND story_id = 'clockwork'"
+    ));
+    let before: Vec<String> =
+        s.d1("SELECT id FROM games").iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(before.len(), 2);
+
+    let r = a.send("POST", &s.url("/api/stories/clockwork/stages/0"), None);
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert!(r.body.contains("stage_not_ended"), "{}", r.body);
+    // What was being played is as it was.
+    assert_eq!(story(&mut a, s, "clockwork")["current_game"], other.as_str());
+    assert_eq!(s.state(&other)["status"], "ongoing");
+    // The game the refused request made is over: aborted, no winner, indexed so.
+    let made = support::poll("the refused start's game in the index", 20, || {
+        let rows = s.d1("SELECT id FROM games");
+        rows.iter().map(|r| r["id"].as_str().unwrap().to_owned()).find(|id| !before.contains(id))
+    });
+    let st = s.state(&made);
+    assert_eq!(
+        (&st["result"]["text"], &st["result"]["winner"]),
+        (&json!("aborted: by a player"), &Value::Null),
+        "{st}"
+    );
+    s.synced(&made);
+    let open = s.d1("SELECT COUNT(*) AS n FROM games WHERE result IS NULL");
+    assert_eq!(open[0]["n"], 2, "only the two games started before are open");
+}
+
 #[test]
 fn completing_a_story_awards_its_badge_exactly_once() {
     // Its own runtime: the test writes D1's file directly (the stages before the last), and

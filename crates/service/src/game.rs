@@ -686,6 +686,31 @@ pub fn abandon_as(store: &mut dyn GameStore, players: &[&str], ctx: &mut Ctx) ->
     finish(result)
 }
 
+/// The Worker withdraws a story stage game it created and never handed out: the player
+/// asked to (re)start a stage, the new game was made first, and the stage game being
+/// played could not be ended, so the answer is an error and this game must not stay open
+/// (counted against the creation limits until it idled out). It ends aborted, as the
+/// player's call ("aborted: by a player"): nobody's win or loss, no stage result.
+/// Idempotent: an already finished game is left as it is.
+pub fn withdraw(store: &mut dyn GameStore, ctx: &mut Ctx) -> Handled {
+    let result = (|| {
+        let (mut rec, game) = load(store)?;
+        let was_finished = rec.result.is_some();
+        if rec.stage.is_none() {
+            return Err(ApiError::new(409, "not_a_stage", "this game is not a story stage"));
+        }
+        if was_finished {
+            return Ok((envelope(rec.view(&game)), Effects::default(), rec));
+        }
+        rec.result = Some(Finish::aborted(FinishReason::ByAPlayer, ctx.now));
+        settle(&mut rec, &game, ctx.now, ctx.day_ms);
+        owe_result(&mut rec, was_finished, ctx.now);
+        save(store, &rec)?;
+        Ok((envelope(rec.view(&game)), effects(was_finished, &rec), rec))
+    })();
+    finish(result)
+}
+
 /// The Durable Object alarm for the deadline alone (no idle timers; see [`alarm_with`]).
 pub fn alarm(store: &mut dyn GameStore, ctx: &mut Ctx) -> Handled {
     alarm_with(store, ctx, &Timers::deadline_only())

@@ -1290,6 +1290,12 @@ impl Env {
             Ctx { now: self.now, rng: self.rng.as_mut(), ai: self.ai.as_mut(), day_ms: self.day_ms };
         game::abandon(&mut self.store, who, &mut ctx)
     }
+
+    fn withdraw(&mut self) -> Handled {
+        let mut ctx =
+            Ctx { now: self.now, rng: self.rng.as_mut(), ai: self.ai.as_mut(), day_ms: self.day_ms };
+        game::withdraw(&mut self.store, &mut ctx)
+    }
 }
 
 #[test]
@@ -1346,6 +1352,30 @@ fn exit_stage_ends_only_the_players_own_stage_game_once() {
     let mut plain = Env::new();
     plain.create(&req(Mode::Ai, SeatChoice::South, None));
     plain.rejected(409, "not_a_stage", |e| e.abandon(&me.id));
+}
+
+/// A stage restart whose old game could not be ended withdraws the new one, never handed
+/// out: aborted, nobody's win; once.
+#[test]
+fn a_withdrawn_stage_game_ends_aborted_once_and_only_a_stage_game_can_be() {
+    let mut env = Env::new();
+    let me = player("a1", false);
+    env.create_stage(service::story::Goal::Win, &me);
+    let h = env.withdraw();
+    let b = ok(&h).clone();
+    assert!(h.effects.finished);
+    assert_eq!(b["state"]["result"]["text"], "aborted: by a player", "{b}");
+    assert_eq!(b["state"]["result"]["winner"], Value::Null);
+    assert_eq!(b["state"]["status"], "finished");
+    let saves = env.store.saves;
+    let h = env.withdraw();
+    ok(&h);
+    assert_eq!(h.effects, Effects::default());
+    assert_eq!(env.store.saves, saves);
+
+    let mut plain = Env::new();
+    plain.create(&req(Mode::Ai, SeatChoice::South, None));
+    plain.rejected(409, "not_a_stage", |e| e.withdraw());
 }
 
 #[test]
