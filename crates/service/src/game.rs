@@ -665,25 +665,9 @@ pub fn abandon(store: &mut dyn GameStore, player: &str, ctx: &mut Ctx) -> Handle
 /// [`abandon`] by a player known by several ids: its own and those of the guests merged
 /// into it (a guest that started a stage and then signed in is still the stage's player).
 pub fn abandon_as(store: &mut dyn GameStore, players: &[&str], ctx: &mut Ctx) -> Handled {
-    let result = (|| {
-        let (mut rec, game) = load(store)?;
-        let was_finished = rec.result.is_some();
-        let Some(st) = rec.stage.clone() else {
-            return Err(ApiError::new(409, "not_a_stage", "this game is not a story stage"));
-        };
-        if !rec.seat(st.player).player.as_deref().is_some_and(|p| players.contains(&p)) {
-            return Err(ApiError::new(403, "forbidden", "this stage is another player's"));
-        }
-        if was_finished {
-            return Ok((envelope(rec.view(&game)), Effects::default(), rec));
-        }
-        rec.result = Some(Finish::win(st.player.opponent(), FinishReason::Abandoned, ctx.now));
-        settle(&mut rec, &game, ctx.now, ctx.day_ms);
-        owe_result(&mut rec, was_finished, ctx.now);
-        save(store, &rec)?;
-        Ok((envelope(rec.view(&game)), effects(was_finished, &rec), rec))
-    })();
-    finish(result)
+    end_stage(store, ctx, Some(players), |st, now| {
+        Finish::win(st.player.opponent(), FinishReason::Abandoned, now)
+    })
 }
 
 /// The Worker withdraws a story stage game it created and never handed out: the player
@@ -693,16 +677,32 @@ pub fn abandon_as(store: &mut dyn GameStore, players: &[&str], ctx: &mut Ctx) ->
 /// player's call ("aborted: by a player"): nobody's win or loss, no stage result.
 /// Idempotent: an already finished game is left as it is.
 pub fn withdraw(store: &mut dyn GameStore, ctx: &mut Ctx) -> Handled {
+    end_stage(store, ctx, None, |_, now| Finish::aborted(FinishReason::ByAPlayer, now))
+}
+
+/// Ends a story stage game with `result` ([`abandon_as`], [`withdraw`]), checked to be the
+/// stage of one of `players` when given. Idempotent: a finished game is left as it is.
+fn end_stage(
+    store: &mut dyn GameStore,
+    ctx: &mut Ctx,
+    players: Option<&[&str]>,
+    result: impl FnOnce(&StageRef, i64) -> Finish,
+) -> Handled {
     let result = (|| {
         let (mut rec, game) = load(store)?;
         let was_finished = rec.result.is_some();
-        if rec.stage.is_none() {
+        let Some(st) = rec.stage.clone() else {
             return Err(ApiError::new(409, "not_a_stage", "this game is not a story stage"));
+        };
+        if let Some(players) = players {
+            if !rec.seat(st.player).player.as_deref().is_some_and(|p| players.contains(&p)) {
+                return Err(ApiError::new(403, "forbidden", "this stage is another player's"));
+            }
         }
         if was_finished {
             return Ok((envelope(rec.view(&game)), Effects::default(), rec));
         }
-        rec.result = Some(Finish::aborted(FinishReason::ByAPlayer, ctx.now));
+        rec.result = Some(result(&st, ctx.now));
         settle(&mut rec, &game, ctx.now, ctx.day_ms);
         owe_result(&mut rec, was_finished, ctx.now);
         save(store, &rec)?;
