@@ -33,9 +33,11 @@ cmp -s tests/requirements.txt .tools/venv/requirements.txt 2>/dev/null || backgr
 # for the tests (`scripts/setup.sh --tests`, as test.sh calls it): training/smoke.sh makes it.
 [ "${1:-}" != --tests ] || background train-venv training/smoke.sh --venv-only
 
-# Debian's Chromium for the browser tests (driven by playwright-core from npm).
-[ -x /usr/bin/chromium ] || background chromium bash -c \
-    'apt-get update -qq && apt-get install -y -qq chromium >/dev/null'
+# Debian's Chromium headless shell for the browser tests (driven by playwright-core from
+# npm): the same Blink and V8 as the full browser without its UI layers; the browser files
+# took 270-284 CPU-s with it against 437 with the full browser (tests/e2e/support.mjs).
+[ -x /usr/bin/chromium-headless-shell ] || background chromium bash -c \
+    'apt-get update -qq && apt-get install -y -qq chromium-headless-shell >/dev/null'
 
 # wrangler and, on Linux x64/arm64, a Node 22 (wrangler needs >= 22.12; the machine has 20),
 # from package-lock (the Node packages are optional dependencies: elsewhere npm skips them

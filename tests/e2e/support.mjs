@@ -147,10 +147,13 @@ export async function api(base, method, path, body, token) {
 export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
-/** Launch Chromium with a fresh user-data-dir (a persistent context per call). */
+/** Launch Chromium with a fresh user-data-dir (a persistent context per call). Debian's
+ * headless shell by default (scripts/setup.sh installs it): the same Blink and V8 as the
+ * full browser, without its UI layers, for about two thirds of the CPU (the browser files:
+ * 270-284 CPU-s against 437 with /usr/bin/chromium, same hour). `CHROMIUM` names another. */
 export async function launchBrowser() {
   const { chromium } = await import("playwright-core");
-  const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+  const executablePath = process.env.CHROMIUM || "/usr/bin/chromium-headless-shell";
   return chromium.launch({ executablePath, args: CHROMIUM_ARGS, headless: true });
 }
 
