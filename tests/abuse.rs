@@ -69,7 +69,8 @@ fn parallel_creates_beyond_the_limit_get_503_with_retry_after() {
     let created = replies.iter().filter(|r| r.status == 201).count();
     assert_eq!(created, 5, "{:?}", replies.iter().map(|r| r.status).collect::<Vec<_>>());
     for r in replies.iter().filter(|r| r.status != 201) {
-        assert_eq!((r.status, r.error().as_str()), (503, "server_busy"), "{}", r.text);
+        assert_eq!(r.status, 503, "{r:?}\nthe runtime's log:\n{}", s.log());
+        assert_eq!(r.error(), "server_busy", "{}", r.text);
         let wait: u32 = r.retry_after.as_deref().unwrap().parse().unwrap();
         assert!((1..=60).contains(&wait), "Retry-After {wait}");
     }
