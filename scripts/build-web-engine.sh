@@ -13,9 +13,17 @@ cd "$ROOT"
 cargo build --locked -p engine-wasm --target wasm32-unknown-unknown --profile worker
 out=public/engine
 mkdir -p "$out"
+# Written outside public/ first, then only what changed is put in place (put_in_place in
+# env.sh): every running `wrangler dev` serves public/ and reloads when a file there changes.
+mkdir -p "$ROOT/target"
+stage=$(mktemp -d "$ROOT/target/.web-engine.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
 # Without the name and producers sections: 24 KB less (8 KB gzip); panics still say what.
 wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section \
-    --out-dir "$out" "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/worker/engine_wasm.wasm"
+    --out-dir "$stage" "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/worker/engine_wasm.wasm"
+for f in engine_wasm_bg.wasm engine_wasm.js; do
+    put_in_place "$stage/$f" "$out/$f"
+done
 wasm=$out/engine_wasm_bg.wasm
 echo "browser engine ($out): $(stat -c %s $wasm) bytes raw, $(gzip -9c $wasm | wc -c) bytes gzip;" \
     "glue $(stat -c %s $out/engine_wasm.js) bytes"

@@ -97,11 +97,17 @@ for class in $(sed -n 's/^class_name = "\(.*\)"/\1/p' wrangler.toml); do
     grep -q "^export const $class = " src/shim.mjs || { echo "src/shim.mjs does not export $class" >&2; exit 1; }
 done
 
-# Into place, entry last; what an older build (worker-build) left is removed.
-rm -rf build/snippets build/package.json build/.gitignore
+# Into place, entry last, and only what changed (put_in_place in env.sh): a running
+# `wrangler dev` reloads when one of the module's files changes. What an older build
+# (worker-build) left is removed.
+rm -rf build/package.json build/.gitignore
 mkdir -p build/worker
-for f in index_bg.wasm snippets index.js worker/shim.mjs; do
-    mv -f "$stage/$f" "build/$f"
+if ! diff -rq "$stage/snippets" build/snippets >/dev/null 2>&1; then
+    rm -rf build/snippets
+    mv -f "$stage/snippets" build/snippets
+fi
+for f in index_bg.wasm index.js worker/shim.mjs; do
+    put_in_place "$stage/$f" "build/$f"
 done
 rm -rf "$stage"
 

@@ -11,3 +11,11 @@ WASM_BINDGEN_VERSION="$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/"/, "", $
 # wrangler's 15 MB bundle is compiled once, not at each of the ~45 `wrangler dev` starts of a
 # test run (a start with a link game measured 2.7 CPU-s, then 2.2 with the cache warm).
 export NODE_COMPILE_CACHE="$ROOT/target/node-compile-cache"
+# put_in_place SRC DEST: moves SRC to DEST by a rename (a reader never sees half a file),
+# unless DEST already holds the same bytes (then SRC is dropped and DEST left untouched).
+# A running `wrangler dev` reloads its Worker on any change to the module's files or to
+# public/, dropping requests and WebSockets in flight: an unchanged rebuild (e2e.sh's, while
+# the real-runtime suites run) must change nothing.
+put_in_place() {
+    if cmp -s "$1" "$2"; then rm -f "$1"; else mv -f "$1" "$2"; fi
+}

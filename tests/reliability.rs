@@ -4,7 +4,8 @@
 //! two rated games of one player finishing together both count; the Cron Trigger's
 //! housekeeping; the D1 migrations yield exactly schema.sql; a panic inside a game's
 //! Durable Object loses nothing (src/shim.mjs rebuilds the objects); a damaged network
-//! asset refuses AI games and changes nothing.
+//! asset refuses AI games and changes nothing; an unchanged rebuild of the browser engine
+//! leaves alone what running runtimes serve.
 //!
 //! Every wait polls a state the server exposes (the game view's `synced`, D1 rows, a
 //! creation answer) against a deadline; none sleeps a fixed time.
@@ -575,4 +576,60 @@ fn normalise(sql: &str) -> String {
         s = s.replace(&format!(" {p}"), p).replace(&format!("{p} "), p);
     }
     s
+}
+
+/// Every file under `dir` (recursively) with what identifies its version: inode, size,
+/// modification time. A file replaced, rewritten or touched shows a difference.
+fn file_versions(
+    dir: &std::path::Path,
+) -> std::collections::BTreeMap<std::path::PathBuf, (u64, u64, i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let m = std::fs::symlink_metadata(&path).unwrap();
+            if m.is_dir() {
+                todo.push(path);
+            } else {
+                out.insert(path, (m.ino(), m.size(), m.mtime(), m.mtime_nsec()));
+            }
+        }
+    }
+    out
+}
+
+/// Regression: `scripts/build-web-engine.sh` rewrote `public/engine/` on every run, changed
+/// or not, and every running `wrangler dev` serves `public/` and reloads its Worker when a
+/// file there changes ("Reloading local server..."), dropping requests and WebSockets in
+/// flight. `scripts/e2e.sh` runs it as it starts, beside the real-runtime suites
+/// (`scripts/test.sh`), whose early tests then failed on a loaded machine: a create answered
+/// with an empty body. An unchanged rebuild now leaves every file of `public/` as it was.
+#[test]
+fn an_unchanged_rebuild_of_the_browser_engine_touches_nothing_a_runtime_serves() {
+    let root = support::root();
+    let build = || {
+        // As scripts/build-worker.sh runs it (test.sh lints the test binaries' build with
+        // clippy-driver; inherited, it would make cargo build the engine again).
+        let out = std::process::Command::new(root.join("scripts/build-web-engine.sh"))
+            .env_remove("RUSTC_WORKSPACE_WRAPPER")
+            .env_remove("CLIPPY_ARGS")
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "build-web-engine.sh failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    // The first run makes the engine up to date (it is, after test.sh's module build).
+    build();
+    let before = file_versions(&root.join("public"));
+    assert!(before.keys().any(|p| p.ends_with("engine/engine_wasm_bg.wasm")), "no engine in public/");
+    build();
+    let after = file_versions(&root.join("public"));
+    let changed: Vec<_> = after.iter().filter(|(p, v)| before.get(*p) != Some(v)).map(|(p, _)| p).collect();
+    assert!(changed.is_empty() && before.len() == after.len(), "an unchanged rebuild changed {changed:?}");
 }
