@@ -604,8 +604,9 @@ fn file_versions(
 /// or not, and every running `wrangler dev` serves `public/` and reloads its Worker when a
 /// file there changes ("Reloading local server..."), dropping requests and WebSockets in
 /// flight. `scripts/e2e.sh` runs it as it starts, beside the real-runtime suites
-/// (`scripts/test.sh`), whose early tests then failed on a loaded machine: a create answered
-/// with an empty body. An unchanged rebuild now leaves every file of `public/` as it was.
+/// (`scripts/test.sh`), so their runtimes reloaded as their first tests ran (the likely
+/// cause, not proven, of a create once answered with an empty body on a loaded machine).
+/// An unchanged rebuild now leaves every file of `public/` as it was.
 #[test]
 fn an_unchanged_rebuild_of_the_browser_engine_touches_nothing_a_runtime_serves() {
     let root = support::root();
