@@ -1,13 +1,13 @@
-// Shared harness of the end-to-end tests: starts `wrangler dev` (the real Workers runtime)
-// on a free port with fresh local state (as tests/support/mod.rs does for the Rust tests),
+// Shared harness of the end-to-end tests: starts the real Workers runtime (`wrangler dev`'s
+// dev environment) with fresh local state (as tests/support/mod.rs does for the Rust tests),
 // launches Debian's Chromium through playwright-core, and offers small API helpers.
-import { spawn, execFile, execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, existsSync, openSync, readFileSync, renameSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname, resolve } from "node:path";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterEach } from "node:test";
+import { startRuntime } from "../support/runtime-host.mjs";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const OUT = join(ROOT, "test-output");
@@ -34,35 +34,9 @@ const ENV = {
   CI: "1",
 };
 
-/** Whether 127.0.0.1:`port` can be bound now. */
-function canBind(port) {
-  return new Promise((res) => {
-    const s = createServer();
-    s.once("error", () => res(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => res(true)));
-  });
-}
-
-/**
- * A free port for a runtime, as the Rust harness picks them (tests/support/mod.rs): below
- * Linux's ephemeral range (32768 and up), so no port the kernel hands out (wrangler's own
- * sockets, outgoing connections, the Rust suites running beside) can take it between this
- * check and wrangler's bind, and from a block of this process's own (by pid), so the test
- * files running side by side do not pick each other's. A port from the ephemeral range
- * (`listen(0)`) was taken that way in a clean-clone CI run, and wrangler failed to start.
- */
-let nextPort = 0;
-async function freePort() {
-  const BLOCK = 64;
-  const base = 10_000 + (process.pid % 350) * BLOCK;
-  for (let i = 0; i < BLOCK; i++) {
-    const port = base + (nextPort++ % BLOCK);
-    if (await canBind(port)) return port;
-  }
-  throw new Error(`no free port in ${base}..${base + BLOCK}`);
-}
-
-/** Start a fresh runtime; `vars` override wrangler.toml [vars]. Returns {base, stop()}. */
+/** Start a fresh runtime; `vars` override wrangler.toml [vars]. Returns {base, persist, stop()}:
+ * `wrangler dev`'s own dev environment run in this process (tests/support/runtime-host.mjs,
+ * as the Rust harness runs it), so wrangler is loaded once per test file, not per runtime. */
 export async function startServer(vars = {}) {
   if (!existsSync(join(ROOT, "build/worker/shim.mjs"))) {
     throw new Error("the Worker is not built: run scripts/build-worker.sh first");
@@ -70,54 +44,17 @@ export async function startServer(vars = {}) {
   const persist = mkdtempSync(join(tmpdir(), "iron-arena-e2e-"));
   // The migrations applied: a copy of a template made once (as the Rust harness does).
   execFileSync("python3", [join(ROOT, "tests/support/d1.py"), "--fresh", persist], { cwd: ROOT, env: ENV, stdio: "pipe" });
-  // A port can still be lost to another process between the check and wrangler's bind
-  // (the Rust harness's blocks may meet this one's): then start again on new ports.
-  for (let attempt = 1; ; attempt++) {
-    const started = await launch(persist, vars);
-    if (started.server) return started.server;
-    if (!started.portClash || attempt === 3) {
-      throw new Error(`wrangler did not start:\n${readFileSync(join(persist, "wrangler.log"), "utf8")}`);
-    }
-    // The next start's log is read afresh (this one says "Address already in use").
-    renameSync(join(persist, "wrangler.log"), join(persist, `wrangler.port-clash-${attempt}.log`));
-  }
-}
-
-/** One start of `wrangler dev` on `persist`: `{server}` once it answers, or `{portClash}`
- * when it stopped (or reported a port already in use) before answering. */
-async function launch(persist, vars) {
-  const port = await freePort();
-  const inspector = await freePort();
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persist,
-    "--inspector-port", String(inspector), "--log-level", "warn", "--show-interactive-dev-session=false"];
   // AI_SEED: the AI's moves follow from the seed and the game so far (as in the Rust
   // harness), so a test that plays the AI sees the same game on every run.
-  for (const [k, v] of Object.entries({ AI_SEED: "iron-arena-tests", LIMIT_PER_IP_PER_MINUTE: "1000", LIMIT_OPEN_GAMES_PER_CREATOR: "1000", LIMIT_AI_MOVES_PER_IP_PER_MINUTE: "1000", LIMIT_JOINS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP: "1000", LIMIT_WS_PER_IP_PER_GAME: "1000", ...vars })) args.push("--var", `${k}:${v}`);
-  const logPath = join(persist, "wrangler.log");
-  const log = openSync(logPath, "a");
-  const child = spawn(join(ROOT, "node_modules/.bin/wrangler"), args,
-    { cwd: ROOT, env: ENV, detached: true, stdio: ["ignore", log, log] });
-  let exited = false;
-  child.once("exit", () => { exited = true; });
-  const base = `http://127.0.0.1:${port}`;
-  const stop = () => {
-    try { process.kill(-child.pid, "SIGTERM"); } catch { /* already gone */ }
-  };
-  process.once("exit", stop);
-  const t0 = Date.now();
-  for (;;) {
-    try {
-      const r = await fetch(`${base}/api/health`);
-      if (r.status === 200) return { server: { base, persist, stop } };
-    } catch { /* not up yet */ }
-    const clash = readFileSync(logPath, "utf8").includes("Address already in use");
-    if (clash || exited || Date.now() - t0 > 3 * WAIT_MS) {
-      stop();
-      process.removeListener("exit", stop);
-      return { portClash: clash };
-    }
-    await new Promise((r) => setTimeout(r, 200));
+  const all = { AI_SEED: "iron-arena-tests", LIMIT_PER_IP_PER_MINUTE: "1000", LIMIT_OPEN_GAMES_PER_CREATOR: "1000", LIMIT_AI_MOVES_PER_IP_PER_MINUTE: "1000", LIMIT_JOINS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP: "1000", LIMIT_WS_PER_IP_PER_GAME: "1000", ...vars };
+  const logFile = join(persist, "wrangler.log");
+  let rt;
+  try {
+    rt = await startRuntime({ persist, vars: all, logFile });
+  } catch (e) {
+    throw new Error(`the runtime did not start: ${e?.stack ?? e}\n${existsSync(logFile) ? readFileSync(logFile, "utf8") : ""}`);
   }
+  return { base: rt.url, persist, stop: rt.stop };
 }
 
 /**

@@ -1,9 +1,10 @@
-//! Test harness for the real runtime: starts `wrangler dev` (workerd) on a free port with
-//! its own local Durable Object and D1 state, applies the D1 migrations, and speaks HTTP and
-//! WebSocket to it. A watchdog shell ends the runtime (and removes its state) when the test
+//! Test harness for the real runtime: starts runtimes with `wrangler dev`'s own dev
+//! environment (workerd; in one Node process per test binary, tests/support/runtime-host.mjs)
+//! with their own local Durable Object and D1 state, the D1 migrations applied, and speaks
+//! HTTP and WebSocket to them. The runtimes end (and their state is removed) when the test
 //! process ends.
 //!
-//! Each test binary shares one runtime ([`shared`]): starting `wrangler dev` costs seconds,
+//! Each test binary shares one runtime ([`shared`]): starting one costs about a second,
 //! so its tests isolate themselves instead (their own games, players, names, Discord
 //! users), never relying on global state such as an empty leaderboard. A test starts a
 //! fresh runtime ([`Server::start`]) only when it needs one: a restart, a fault injected,
@@ -14,7 +15,6 @@
 // themselves do; its types are handles, not values to print.
 #![allow(clippy::unwrap_used, missing_debug_implementations)]
 
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -38,23 +38,6 @@ fn path_env() -> String {
         r.join(".tools/bin").display(),
         std::env::var("PATH").unwrap_or_default()
     )
-}
-
-/// A free port for a runtime: below Linux's ephemeral range (32768 and up), so no port the
-/// kernel hands out (wrangler's own sockets, outgoing connections, the browser tests') can
-/// take it between this check and wrangler's bind; and from a block of this process's own
-/// (by pid), so the test binaries running side by side do not pick each other's.
-fn free_port() -> u16 {
-    static NEXT_PORT: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0);
-    const BLOCK: u16 = 64;
-    let base = 10_000 + (std::process::id() % 350) as u16 * BLOCK;
-    for _ in 0..BLOCK {
-        let port = base + NEXT_PORT.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % BLOCK;
-        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
-            return port;
-        }
-    }
-    panic!("no free port in {base}..{}", base + BLOCK);
 }
 
 fn wrangler(args: &[&str]) -> Command {
@@ -165,11 +148,77 @@ pub fn poll_every<T>(interval: Duration, what: &str, secs: u64, mut f: impl FnMu
 pub struct Server {
     pub base: String,
     pub persist: PathBuf,
-    port: u16,
     vars: Vec<(String, String)>,
     /// The static assets it serves instead of wrangler.toml's `public/` (`--assets`).
     assets: Option<PathBuf>,
-    child: Option<Child>,
+    /// Its id in this process's runtime host, while it runs.
+    runtime: Option<u64>,
+}
+
+/// This process's runtime host (`tests/support/runtime-host.mjs`, started by the first
+/// runtime): one Node process loads wrangler once and runs every runtime of the test binary
+/// with `wrangler dev`'s own dev environment. It ends, stopping its runtimes and removing
+/// their state, when its stdin closes: when this process ends, however it ends.
+struct Host {
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    next: u64,
+    log: PathBuf,
+    _child: Child,
+}
+
+static HOST: std::sync::OnceLock<std::sync::Mutex<Host>> = std::sync::OnceLock::new();
+
+fn start_host() -> Host {
+    let log = std::env::temp_dir().join(format!("iron-arena-runtime-host-{}.log", std::process::id()));
+    let mut c = Command::new("node");
+    c.arg(root().join("tests/support/runtime-host.mjs"))
+        .current_dir(root())
+        .env("NODE_COMPILE_CACHE", root().join("target/node-compile-cache"))
+        .env("RUNTIME_HOST_LOG", &log)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap());
+    for (k, v) in wrangler(&[]).get_envs() {
+        if let Some(v) = v {
+            c.env(k, v);
+        }
+    }
+    let mut child = c.spawn().expect("starting node tests/support/runtime-host.mjs");
+    Host {
+        stdin: child.stdin.take().unwrap(),
+        stdout: std::io::BufReader::new(child.stdout.take().unwrap()),
+        next: 0,
+        log,
+        _child: child,
+    }
+}
+
+/// Sends one request to the runtime host and returns its reply (with the request's `id`).
+/// One request at a time: a start takes about a second.
+fn try_host_call(mut req: Value) -> Result<Value, String> {
+    use std::io::{BufRead, Write};
+    let mut h = HOST.get_or_init(|| std::sync::Mutex::new(start_host())).lock().unwrap_or_else(|e| e.into_inner());
+    h.next += 1;
+    let id = h.next;
+    req["id"] = json!(id);
+    let host_log = |h: &Host| std::fs::read_to_string(&h.log).unwrap_or_default();
+    writeln!(h.stdin, "{req}").map_err(|e| format!("the runtime host is gone ({e}): {}", host_log(&h)))?;
+    loop {
+        let mut line = String::new();
+        if h.stdout.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
+            return Err(format!("the runtime host ended: {}", host_log(&h)));
+        }
+        if let Ok(reply) = serde_json::from_str::<Value>(&line) {
+            if reply["id"] == json!(id) {
+                return Ok(reply);
+            }
+        }
+    }
+}
+
+fn host_call(req: Value) -> Value {
+    try_host_call(req).unwrap_or_else(|e| panic!("{e}"))
 }
 
 static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -212,8 +261,8 @@ fn merge(base: &[(&str, &str)], over: &[(&str, &str)]) -> Vec<(String, String)> 
 static SHARED: std::sync::OnceLock<(Vec<(String, String)>, Server)> = std::sync::OnceLock::new();
 
 /// This test binary's shared runtime, started by the first test that asks (with
-/// [`SHARED_VARS`] and `vars`); it lives until the process ends (then the watchdog stops
-/// it). Every call in a binary must pass the same `vars`.
+/// [`SHARED_VARS`] and `vars`); it lives until the process ends (then the runtime host
+/// stops it). Every call in a binary must pass the same `vars`.
 pub fn shared(vars: &[(&str, &str)]) -> &'static Server {
     let (started_with, server) = SHARED.get_or_init(|| {
         let all = merge(SHARED_VARS, vars);
@@ -246,82 +295,34 @@ impl Server {
         let mut s = Server {
             base: String::new(),
             persist,
-            port: 0,
             vars: merge(BASE_VARS, vars),
             assets: assets.map(std::path::Path::to_path_buf),
-            child: None,
+            runtime: None,
         };
         s.launch();
         s
     }
 
-    /// Starts `wrangler dev` and waits until it answers. The free ports are picked before
-    /// wrangler binds them (and wrangler picks more of its own), so a runtime starting
-    /// beside others can lose a port to one of them: then it starts again on new ports.
+    /// Starts the runtime on its state (in this process's runtime host) and waits until it
+    /// answers.
     fn launch(&mut self) {
-        for _ in 0..3 {
-            if self.launch_once() {
-                return;
-            }
-            self.stop();
-            let log = self.persist.join("wrangler.log");
-            let _ = std::fs::rename(&log, log.with_extension("port-clash.log"));
-        }
-        panic!("wrangler did not start: every try lost a port to another process: {}", self.log());
-    }
-
-    /// One start; false when wrangler reported a port already in use.
-    fn launch_once(&mut self) -> bool {
-        self.port = free_port();
-        self.base = format!("http://127.0.0.1:{}", self.port);
-        let mut cmd = format!(
-            "exec {} dev --ip 127.0.0.1 --port {} --persist-to {} --inspector-port {} --log-level warn --show-interactive-dev-session=false --test-scheduled",
-            root().join("node_modules/.bin/wrangler").display(),
-            self.port,
-            self.persist.display(),
-            free_port()
-        );
-        if let Some(config) = test_config() {
-            cmd.push_str(&format!(" --config {config}"));
-        }
-        if let Some(assets) = &self.assets {
-            cmd.push_str(&format!(" --assets {}", assets.display()));
-        }
-        for (k, v) in &self.vars {
-            cmd.push_str(&format!(" --var {k}:{v}"));
-        }
-        // The watchdog: when the test process is gone, kill the whole process group (but
-        // not itself: it then removes the state, which a shared runtime, never dropped,
-        // leaves behind). `Server::stop` kills the group, watchdog included, before that.
-        let script = format!(
-            "({cmd}) >>{log} 2>&1 & while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; \
-             trap '' TERM; kill -TERM -- -$$; sleep 2; rm -rf {persist}",
-            log = self.persist.join("wrangler.log").display(),
-            pid = std::process::id(),
-            persist = self.persist.display()
-        );
-        let mut c = Command::new("bash");
-        c.args(["-c", &script]).current_dir(root()).env("PATH", path_env()).stdin(Stdio::null());
-        for (k, v) in wrangler(&[]).get_envs() {
-            if let Some(v) = v {
-                c.env(k, v);
-            }
-        }
-        std::os::unix::process::CommandExt::process_group(&mut c, 0);
-        self.child = Some(c.spawn().unwrap());
-        let t = Instant::now();
-        loop {
-            if let Ok(r) = agent().get(&format!("{}/api/health", self.base)).call() {
-                if r.status() == 200 {
-                    return true;
-                }
-            }
-            if self.log().contains("Address already in use") {
-                return false;
-            }
-            assert!(t.elapsed() < Duration::from_secs(90), "wrangler did not start: {}", self.log());
-            std::thread::sleep(Duration::from_millis(200));
-        }
+        let vars: serde_json::Map<String, Value> =
+            self.vars.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+        let r = host_call(json!({
+            "op": "start",
+            "persist": self.persist,
+            "vars": vars,
+            "assets": self.assets,
+        }));
+        let (Some(url), Some(id)) = (r["url"].as_str(), r["id"].as_u64()) else {
+            panic!("the runtime did not start: {}\n{}", r["error"].as_str().unwrap_or_default(), self.log());
+        };
+        self.base = url.to_owned();
+        self.runtime = Some(id);
+        // The runtime answers once workerd is up; its first request also loads the module.
+        poll("the runtime to answer", 90, || {
+            agent().get(&format!("{}/api/health", self.base)).call().ok().filter(|r| r.status() == 200).map(drop)
+        });
     }
 
     pub fn log(&self) -> String {
@@ -329,12 +330,12 @@ impl Server {
     }
 
     /// Stops the runtime (the whole process group) and waits for it.
+    /// Kills the runtime's workerd (SIGKILL, as a crash would) and waits until it is gone;
+    /// its state stays for a [`Server::restart`].
     pub fn stop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = Command::new("kill").args(["-TERM", "--", &format!("-{}", c.id())]).status();
-            let _ = c.wait();
-            // Let workerd release its files and port.
-            std::thread::sleep(Duration::from_millis(300));
+        if let Some(id) = self.runtime.take() {
+            let r = host_call(json!({ "op": "stop", "runtime": id }));
+            assert_eq!(r["stopped"], true, "stopping the runtime: {r}");
         }
     }
 
@@ -422,7 +423,10 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        self.stop();
+        // Never a panic here (a test may be unwinding already).
+        if let Some(id) = self.runtime.take() {
+            let _ = try_host_call(json!({ "op": "stop", "runtime": id }));
+        }
         let _ = std::fs::remove_dir_all(&self.persist);
     }
 }
