@@ -198,7 +198,8 @@ fn start_host() -> Host {
 /// One request at a time: a start takes about a second.
 fn try_host_call(mut req: Value) -> Result<Value, String> {
     use std::io::{BufRead, Write};
-    let mut h = HOST.get_or_init(|| std::sync::Mutex::new(start_host())).lock().unwrap_or_else(|e| e.into_inner());
+    let mut h =
+        HOST.get_or_init(|| std::sync::Mutex::new(start_host())).lock().unwrap_or_else(|e| e.into_inner());
     h.next += 1;
     let id = h.next;
     req["id"] = json!(id);
@@ -321,7 +322,12 @@ impl Server {
         self.runtime = Some(id);
         // The runtime answers once workerd is up; its first request also loads the module.
         poll("the runtime to answer", 90, || {
-            agent().get(&format!("{}/api/health", self.base)).call().ok().filter(|r| r.status() == 200).map(drop)
+            agent()
+                .get(&format!("{}/api/health", self.base))
+                .call()
+                .ok()
+                .filter(|r| r.status() == 200)
+                .map(drop)
         });
     }
 
