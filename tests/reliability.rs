@@ -634,3 +634,40 @@ fn an_unchanged_rebuild_of_the_browser_engine_touches_nothing_a_runtime_serves()
     let changed: Vec<_> = after.iter().filter(|(p, v)| before.get(*p) != Some(v)).map(|(p, _)| p).collect();
     assert!(changed.is_empty() && before.len() == after.len(), "an unchanged rebuild changed {changed:?}");
 }
+
+/// The runtime host (tests/support/runtime-host.mjs) runs every runtime of a test binary;
+/// nothing outlives the test process: when its stdin closes (the process ended, however it
+/// ended), it stops its runtimes and removes their state and its log, then exits.
+#[test]
+fn the_runtime_host_ends_its_runtimes_and_removes_their_state_when_its_test_process_ends() {
+    use std::io::{BufRead, Write};
+    let persist = std::env::temp_dir().join(format!("iron-arena-host-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&persist);
+    std::fs::create_dir_all(&persist).unwrap();
+    support::fresh_state(&persist);
+    let log = persist.with_extension("log");
+    let mut host = support::runtime_host_command(&log).spawn().unwrap();
+    let mut stdin = host.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(host.stdout.take().unwrap());
+    let start = json!({ "id": 1, "op": "start", "persist": persist, "vars": {}, "assets": null });
+    writeln!(stdin, "{start}").unwrap();
+    let url = loop {
+        let mut line = String::new();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "the host ended: {}",
+            std::fs::read_to_string(&log).unwrap()
+        );
+        if let Ok(reply) = serde_json::from_str::<Value>(&line) {
+            break reply["url"].as_str().unwrap_or_else(|| panic!("no runtime: {reply}")).to_owned();
+        }
+    };
+    let health = || support::agent().get(&format!("{url}/api/health")).call().map(|r| r.status());
+    assert_eq!(health().unwrap(), 200);
+    drop(stdin);
+    let status = poll("the host to exit", 60, || host.try_wait().unwrap());
+    assert!(status.success(), "the host exited with {status}");
+    assert!(health().is_err(), "the runtime still answers after its host ended");
+    assert!(!persist.exists(), "the runtime's state is left behind");
+    assert!(!log.exists(), "the host's log is left behind");
+}

@@ -92,7 +92,7 @@ pub fn apply_migrations(persist: &std::path::Path) {
 
 /// Fills `persist` (empty) with the state of a fresh runtime, the migrations applied: a copy
 /// of a template made once (`tests/support/d1.py --fresh`, shared with the browser tests).
-fn fresh_state(persist: &std::path::Path) {
+pub fn fresh_state(persist: &std::path::Path) {
     let mut c = Command::new("python3");
     c.arg(root().join("tests/support/d1.py")).arg("--fresh").arg(persist).current_dir(root());
     for (k, v) in wrangler(&[]).get_envs() {
@@ -169,22 +169,28 @@ struct Host {
 
 static HOST: std::sync::OnceLock<std::sync::Mutex<Host>> = std::sync::OnceLock::new();
 
-fn start_host() -> Host {
-    let log = std::env::temp_dir().join(format!("iron-arena-runtime-host-{}.log", std::process::id()));
+/// The runtime host's command, its stdin and stdout piped, its stderr into `log` (which it
+/// removes when it ends with its stdin).
+pub fn runtime_host_command(log: &std::path::Path) -> Command {
     let mut c = Command::new("node");
     c.arg(root().join("tests/support/runtime-host.mjs"))
         .current_dir(root())
         .env("NODE_COMPILE_CACHE", root().join("target/node-compile-cache"))
-        .env("RUNTIME_HOST_LOG", &log)
+        .env("RUNTIME_HOST_LOG", log)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&log).unwrap());
+        .stderr(std::fs::File::create(log).unwrap());
     for (k, v) in wrangler(&[]).get_envs() {
         if let Some(v) = v {
             c.env(k, v);
         }
     }
-    let mut child = c.spawn().expect("starting node tests/support/runtime-host.mjs");
+    c
+}
+
+fn start_host() -> Host {
+    let log = std::env::temp_dir().join(format!("iron-arena-runtime-host-{}.log", std::process::id()));
+    let mut child = runtime_host_command(&log).spawn().expect("starting node tests/support/runtime-host.mjs");
     Host {
         stdin: child.stdin.take().unwrap(),
         stdout: std::io::BufReader::new(child.stdout.take().unwrap()),

@@ -59,8 +59,13 @@ export async function startRuntime({ persist, vars = {}, assets = null, logFile 
     },
   });
   try {
-    await worker.ready;
-    const url = await worker.url;
+    // A start that never finishes would hold every test of its binary (the Rust harness
+    // sends one request at a time): it fails after 3 minutes, a loaded machine's worst.
+    let timer;
+    const timeout = new Promise((_, fail) => {
+      timer = setTimeout(() => fail(new Error("the runtime did not start within 180 s")), 180_000);
+    });
+    const url = await Promise.race([worker.ready.then(() => worker.url), timeout]).finally(() => clearTimeout(timer));
     return { url: url.origin, stop: () => worker.dispose() };
   } catch (e) {
     await worker.dispose().catch(() => {});
