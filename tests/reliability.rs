@@ -428,9 +428,8 @@ fn a_damaged_network_asset_refuses_ai_games_creates_nothing_and_the_repaired_one
     });
     assert_eq!(ids, vec![json!({"id": link_id})]);
 
-    // Repaired and redeployed (stopped and started on the same state: `wrangler dev`
-    // would otherwise restart the Worker under a request when an asset changes), the next
-    // `ai` game loads the network in its creating request.
+    // Repaired and redeployed (stopped and started on the same state, as a deploy starts
+    // new isolates), the next `ai` game loads the network in its creating request.
     s.stop();
     std::fs::write(assets.join("models").join(&name), &good).unwrap();
     s.restart();
