@@ -50,7 +50,7 @@ export async function startServer(vars = {}) {
   const logFile = join(persist, "wrangler.log");
   let rt;
   try {
-    rt = await startRuntime({ persist, vars: all, logFile });
+    rt = await startRuntime({ persist, vars: all, logFile, removeState: true });
   } catch (e) {
     throw new Error(`the runtime did not start: ${e?.stack ?? e}\n${existsSync(logFile) ? readFileSync(logFile, "utf8") : ""}`);
   }

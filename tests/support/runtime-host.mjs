@@ -30,6 +30,12 @@ async function loadWrangler() {
   return wrangler;
 }
 
+/** State directories to remove when this process exits (`removeState`). */
+const removeAtExit = new Set();
+process.on("exit", () => {
+  for (const dir of removeAtExit) rmSync(dir, { recursive: true, force: true });
+});
+
 /**
  * Starts a runtime on `persist` (its local Durable Object and D1 state), on a port of the
  * kernel's choosing (no port to race for), with `vars` overriding wrangler.toml's [vars],
@@ -38,8 +44,11 @@ async function loadWrangler() {
  * inspector, the dev registry or the file watcher (a test restarts a runtime itself; a
  * reload under a running test dropped its requests). Returns `{ url, stop() }`: `stop`
  * kills its workerd (Miniflare's dispose: SIGKILL, as a crash would) and waits for it.
+ * `removeState`: `persist` is removed when the runtime stops or, at the latest, when this
+ * process exits (the browser files; the Rust harness removes its own).
  */
-export async function startRuntime({ persist, vars = {}, assets = null, logFile }) {
+export async function startRuntime({ persist, vars = {}, assets = null, logFile, removeState = false }) {
+  if (removeState) removeAtExit.add(persist);
   const { unstable_startWorker } = await loadWrangler();
   const config = process.env.IRON_ARENA_TEST_CONFIG || join(ROOT, "wrangler.toml");
   const bindings = {};
@@ -66,7 +75,14 @@ export async function startRuntime({ persist, vars = {}, assets = null, logFile 
       timer = setTimeout(() => fail(new Error("the runtime did not start within 180 s")), 180_000);
     });
     const url = await Promise.race([worker.ready.then(() => worker.url), timeout]).finally(() => clearTimeout(timer));
-    return { url: url.origin, stop: () => worker.dispose() };
+    const stop = async () => {
+      await worker.dispose();
+      if (removeState) {
+        rmSync(persist, { recursive: true, force: true });
+        removeAtExit.delete(persist);
+      }
+    };
+    return { url: url.origin, stop };
   } catch (e) {
     await worker.dispose().catch(() => {});
     throw e;
@@ -84,8 +100,9 @@ async function serve() {
   const pending = [];
   lines.on("line", (line) => {
     pending.push((async () => {
-      const req = JSON.parse(line);
+      let req = { id: null };
       try {
+        req = JSON.parse(line);
         if (req.op === "start") {
           const rt = await startRuntime({ persist: req.persist, vars: req.vars, assets: req.assets,
             logFile: join(req.persist, "wrangler.log") });
