@@ -57,8 +57,9 @@ fn wrangler(args: &[&str]) -> Command {
 }
 
 /// `IRON_ARENA_TEST_CONFIG=<wrangler.toml>`: run the tests on another configuration, e.g.
-/// one whose `main` and assets point at a copy of `build/` and `public/`, so that
-/// rebuilding the Worker meanwhile does not restart the runtime under a long test.
+/// one whose `main` and assets point at a copy of `build/` and `public/`, so that a rebuild
+/// meanwhile does not change the assets a long test's runtime serves (the runtime host
+/// reads the same variable; `wrangler d1` here gets it as `--config`).
 fn test_config() -> Option<String> {
     std::env::var("IRON_ARENA_TEST_CONFIG").ok().filter(|c| !c.is_empty())
 }
