@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests of the browser client (public/) in headless Chromium, driven by
 # playwright-core, against the real Workers runtime (`wrangler dev`'s dev environment,
-# started by the tests with fresh state: tests/support/runtime-host.mjs). Needs the Worker built (scripts/build-worker.sh) and
-# `npm ci` done (scripts/setup.sh). Screenshots land in test-output/. The browser is Debian's
+# started by the tests with fresh state: tests/support/runtime-host.mjs). Needs the Worker
+# built (scripts/build-worker.sh) and `npm ci` done (scripts/setup.sh). Screenshots land in test-output/. The browser is Debian's
 # chromium-headless-shell (installed here if missing), or the one CHROMIUM names.
 # E2E_CONCURRENCY test files at once (default 2): each file has its own runtimes and
 # browser, and a file spends most of its time waiting on them.

@@ -123,10 +123,11 @@ async function serve() {
   });
   lines.on("close", async () => {
     await Promise.allSettled(pending);
+    // The state of the runtimes still running goes at exit, as `removeState`'s does.
+    for (const rt of running.values()) removeAtExit.add(rt.persist);
     // Stopping is SIGKILL and a wait: give it 10 s, then leave anyway.
     setTimeout(() => process.exit(0), 10_000).unref();
     await Promise.allSettled([...running.values()].map((rt) => rt.stop()));
-    for (const rt of running.values()) rmSync(rt.persist, { recursive: true, force: true });
     // Its own log (stderr, the harness's file): kept only when it ended otherwise.
     if (process.env.RUNTIME_HOST_LOG) rmSync(process.env.RUNTIME_HOST_LOG, { force: true });
     process.exit(0);
