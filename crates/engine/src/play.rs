@@ -8,7 +8,7 @@ use crate::movegen::{forward_dir, line_dir, FIELD_RANK};
 use crate::moves::{Ability, Move};
 use crate::outcome::Outcome;
 use crate::position::{Position, CHARGED, NORTH, ROLE_MASK};
-use crate::types::{Role, Side};
+use crate::types::{Role, Side, Square};
 
 const COG: u8 = Role::Cog as u8;
 const DAGGER: u8 = Role::Dagger as u8;
@@ -102,12 +102,26 @@ impl Position {
         Ok(mv)
     }
 
+    /// Whether the Phial's move `mv` is one its movement allows, onto its end row (only a
+    /// forward step of one or two squares reaches it from another rank), refused only
+    /// because the detonation would destroy the own king-piece.
     fn phial_would_detonate_own_king(&self, mv: Move) -> bool {
         let end = self.turn.end_rank();
         let Some(k) = self.king(self.turn) else {
             return false;
         };
-        mv.to.rank() == end && mv.from.rank() != end && k.distance(mv.to) <= 3
+        if mv.to.rank() != end || mv.from.rank() == end || k.distance(mv.to) > 3 {
+            return false;
+        }
+        let friend = |s: Square| self.piece_at(s).is_some_and(|p| p.side == self.turn);
+        let fwd = self.turn.forward();
+        let Some(f1) = mv.from.offset(0, fwd) else {
+            return false;
+        };
+        if mv.to == f1 {
+            return !friend(f1);
+        }
+        mv.from.offset(0, 2 * fwd) == Some(mv.to) && self.piece_at(f1).is_none() && !friend(mv.to)
     }
 
     /// Applies a move known to be legal (from [`Position::legal_moves`]). The fast path

@@ -838,6 +838,27 @@ fn phial_may_not_detonate_own_scientist() {
     assert!(matches!(p.play(mv("e8e9")), Err(IllegalMove::DestroysOwnKing { role: Phial, .. })));
 }
 
+/// Regression: any refused Phial move onto its end row near its own Scientist was
+/// reported as "would destroy its own king-piece", even one its movement cannot make
+/// (too far, or blocked by a friend), whose reason is the movement.
+#[test]
+fn an_impossible_phial_move_near_the_own_scientist_is_a_bad_base_move() {
+    // Phial a2, Scientist d7 (3 from a9 and b9): neither square is a Phial move away.
+    let p = pos("axiom blades 8m/9/3S5/9/9/9/9/P8/9 s - 0");
+    for m in ["a2a9", "a2b9"] {
+        assert!(matches!(p.play(mv(m)), Err(IllegalMove::BadBaseMove { role: Phial, .. })), "{m}");
+    }
+    // Phial c8 under its own Torch on c9 (Scientist d7): the step is blocked.
+    let q = pos("axiom blades 2T6/2P6/3S5/9/9/9/9/9/8m s - 0");
+    assert!(matches!(q.play(mv("c8c9")), Err(IllegalMove::BadBaseMove { role: Phial, .. })));
+    // Phial c7 behind its own Torch on c8 (Scientist d6): no two-square step over it.
+    let r = pos("axiom blades 9/2T6/2P6/3S5/9/9/9/9/8m s - 0");
+    assert!(matches!(r.play(mv("c7c9")), Err(IllegalMove::BadBaseMove { role: Phial, .. })));
+    // Two squares over an empty one onto the end row, 3 from the Scientist b6: detonation.
+    let d = pos("axiom blades 9/9/2P6/1S7/9/9/9/9/8m s - 0");
+    assert!(matches!(d.play(mv("c7c9")), Err(IllegalMove::DestroysOwnKing { role: Phial, .. })));
+}
+
 #[test]
 fn phial_on_end_row_moving_along_it_does_not_detonate() {
     // Charged South Phial on e9 (placed there): forward leaves the board; sideways d9, f9.
