@@ -10,7 +10,7 @@ use service::challenge::{
     self, Accepted, Cancelled, ChallengeList, ChallengeView, PostChallenge, Posted, Poster,
 };
 use service::http::PlayerRef;
-use service::tokens::{self, Random};
+use service::tokens::Random;
 use service::ApiError;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Method, Request, RequestInit, Response};
@@ -108,11 +108,6 @@ pub(crate) async fn list(db: &D1Database) -> Res<Vec<ChallengeView>> {
     Ok(rows.iter().filter_map(row_view).collect())
 }
 
-fn address(req: &Request) -> String {
-    let ip = req.headers().get("CF-Connecting-IP").ok().flatten().unwrap_or_else(|| "unknown".into());
-    tokens::hash(&ip)
-}
-
 async fn post(req: &mut Request, env: &Env, db: &D1Database) -> Res<Response> {
     let api = glue::api_request(req).await?;
     let spec = PostChallenge::parse(&api.body)?;
@@ -125,7 +120,10 @@ async fn post(req: &mut Request, env: &Env, db: &D1Database) -> Res<Response> {
         ));
     }
     let now = glue::now_ms();
-    let ip = address(req);
+    // The address bucket's keyed hash, as for games: never the address or its plain
+    // SHA-256 (which a table of all IPv4 addresses reverses), and IPv6 by /64, so
+    // rotating addresses within one subscriber's block shares one count.
+    let ip = crate::limiter::ip_key(req, env);
     #[derive(Deserialize)]
     struct Counts {
         open: u32,

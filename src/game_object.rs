@@ -188,7 +188,7 @@ impl DurableObject for GameObject {
             let mut ids = vec![call.player.as_str()];
             ids.extend(call.aliases.iter().map(String::as_str));
             let handled = game::abandon_as(&mut store, &ids, &mut ctx);
-            return self.after(handled).await;
+            return self.after_abandon(handled).await;
         }
         if api.path == WITHDRAW_PATH {
             let handled = game::withdraw(&mut store, &mut ctx);
@@ -382,6 +382,36 @@ impl GameObject {
         let Handled { response, effects, record } = handled;
         if let Some(rec) = &record {
             self.apply(&effects, rec, false).await;
+        }
+        glue::response(&response)
+    }
+
+    /// [`ABANDON_PATH`]'s answer. The caller forgets its stage game once this answers
+    /// 200, and only the current stage game's result counts
+    /// (`service::players::record_stage`), so a game that still owes D1 its result (a
+    /// failed write awaiting its retry, or this request's own) writes it first; if that
+    /// fails the answer is 503, and the stage stays current for the alarm's retry.
+    async fn after_abandon(&self, handled: Handled) -> Result<Response> {
+        let Handled { response, effects, record } = handled;
+        let Some(rec) = &record else { return glue::response(&response) };
+        self.apply(&effects, rec, false).await;
+        if response.status != 200 {
+            return glue::response(&response);
+        }
+        let mut owed = match SqlStore(&self.sql).load() {
+            Ok(Some(r)) => r,
+            _ => rec.clone(),
+        };
+        if owed.outbox.is_some() && !effects.changed {
+            self.flush(&owed, &config::timers(&self.env)).await;
+            owed = SqlStore(&self.sql).load().ok().flatten().unwrap_or(owed);
+        }
+        if owed.outbox.is_some() {
+            return glue::error(&ApiError::new(
+                503,
+                "result_not_recorded",
+                "the stage game's result is not recorded yet; it will be retried",
+            ));
         }
         glue::response(&response)
     }

@@ -1,8 +1,9 @@
 //! The scheduled handler (Cron Trigger, hourly in wrangler.toml): deletes expired
 //! sessions, sign-in states past their age, and empty guests — guest players (no Discord
 //! account) with no session left and nothing that refers to them (no game, story
-//! progress, badge, merge, challenge or chosen name). Bound parameters only; each statement is bounded so one run
-//! stays small, and the next run continues. As a safety net for the games' alarms, it also
+//! progress, badge, merge, challenge or chosen name), with their push subscriptions.
+//! Bound parameters only; each statement is bounded so one run stays small, and the next
+//! run continues. As a safety net for the games' alarms, it also
 //! wakes a sample of unfinished games older than an hour (each re-arms its alarm for its
 //! deadline, idle end or D1 retry — a due one fires at once — and retries what it owes D1):
 //! games made before idle ends existed, or whose alarm was lost, end all the same.
@@ -30,12 +31,27 @@ pub struct Swept {
     pub sessions: u64,
     pub oauth_states: u64,
     pub guests: u64,
+    /// The push subscriptions of empty guests, deleted before them.
+    pub guest_subscriptions: u64,
     pub woken: u64,
     /// Legacy chosen names given their `player_names` key, and those whose key another
     /// player holds (left as they are).
     pub names_keyed: u64,
     pub name_clashes: u64,
 }
+
+/// An empty guest (`p`, of `players`): no Discord account, no rating, made before `?1`,
+/// no session, and nothing that refers to it but push subscriptions (deleted with it).
+/// Only constants are spliced into the statements; the values are bound.
+const EMPTY_GUEST: &str = "p.discord_id IS NULL AND p.rated_at IS NULL AND p.created_at < ?1 \
+    AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.player_id = p.id) \
+    AND NOT EXISTS (SELECT 1 FROM games g WHERE g.south_player = p.id OR g.north_player = p.id) \
+    AND NOT EXISTS (SELECT 1 FROM story_progress sp WHERE sp.player_id = p.id) \
+    AND NOT EXISTS (SELECT 1 FROM player_badges pb WHERE pb.player_id = p.id) \
+    AND NOT EXISTS (SELECT 1 FROM player_merges m WHERE m.from_id = p.id OR m.into_id = p.id) \
+    AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.poster_id = p.id OR c.accepted_by = p.id) \
+    AND NOT EXISTS (SELECT 1 FROM player_names n WHERE n.player_id = p.id) \
+    AND (p.display_name IS NULL OR p.display_name LIKE 'Guest-%')";
 
 /// Unfinished games woken per run (a random sample: long correspondence games stay
 /// unfinished legitimately and must not hide the others).
@@ -62,19 +78,27 @@ pub async fn run(env: &Env, now_ms: i64) -> Result<Swept> {
     .await?;
     // Before the guest sweep: a legacy named guest has a name row by then.
     let (names_keyed, name_clashes) = backfill_name_keys(&db).await?;
+    // An empty guest's push subscriptions go first: with no session nobody can act as
+    // that guest again, and it has no game to be told about. D1 enforces the foreign key,
+    // so a guest still holding one would fail the whole delete below (and this run).
+    let guest_subscriptions = changes(
+        &db,
+        &format!(
+            "DELETE FROM push_subscriptions WHERE player_id IN \
+                 (SELECT p.id FROM players p WHERE {EMPTY_GUEST} LIMIT ?2)"
+        ),
+        &[now.clone(), limit.clone()],
+    )
+    .await?;
+    // Guests whose subscriptions the statement above did not reach (its LIMIT) wait for
+    // the next run.
     let guests = changes(
         &db,
-        "DELETE FROM players WHERE id IN (SELECT p.id FROM players p \
-             WHERE p.discord_id IS NULL AND p.rated_at IS NULL AND p.created_at < ?1 \
-               AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.player_id = p.id) \
-               AND NOT EXISTS (SELECT 1 FROM games g WHERE g.south_player = p.id OR g.north_player = p.id) \
-               AND NOT EXISTS (SELECT 1 FROM story_progress sp WHERE sp.player_id = p.id) \
-               AND NOT EXISTS (SELECT 1 FROM player_badges pb WHERE pb.player_id = p.id) \
-               AND NOT EXISTS (SELECT 1 FROM player_merges m WHERE m.from_id = p.id OR m.into_id = p.id) \
-               AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.poster_id = p.id OR c.accepted_by = p.id) \
-               AND NOT EXISTS (SELECT 1 FROM player_names n WHERE n.player_id = p.id) \
-               AND (p.display_name IS NULL OR p.display_name LIKE 'Guest-%') \
-             LIMIT ?2)",
+        &format!(
+            "DELETE FROM players WHERE id IN (SELECT p.id FROM players p WHERE {EMPTY_GUEST} \
+                 AND NOT EXISTS (SELECT 1 FROM push_subscriptions ps WHERE ps.player_id = p.id) \
+                 LIMIT ?2)"
+        ),
         &[now, limit],
     )
     .await?;
@@ -103,7 +127,7 @@ pub async fn run(env: &Env, now_ms: i64) -> Result<Swept> {
             Err(e) => worker::console_error!("waking game {} failed: {e}", g.id),
         }
     }
-    Ok(Swept { sessions, oauth_states, guests, woken, names_keyed, name_clashes })
+    Ok(Swept { sessions, oauth_states, guests, guest_subscriptions, woken, names_keyed, name_clashes })
 }
 
 /// Legacy names keyed per run (in random order, so clashes left without a key cannot

@@ -35,7 +35,10 @@ fn opt_str(s: Option<&str>) -> JsValue {
     s.map_or(JsValue::NULL, JsValue::from_str)
 }
 
-/// Writes the game's row (idempotent: safe to repeat after a failure).
+/// Writes the game's row (idempotent: safe to repeat after a failure). Two flushes of a
+/// game can be in flight at once (its Durable Object takes requests while D1 is awaited)
+/// and land in either order, so an older snapshot never overwrites a newer row: a
+/// finished row is final, and an unfinished one only moves forward in plies.
 pub async fn upsert(db: &D1Database, rec: &GameRecord, ip_hash: Option<&str>) -> Result<()> {
     let result = rec.result.as_ref();
     db.prepare(
@@ -47,7 +50,8 @@ pub async fn upsert(db: &D1Database, rec: &GameRecord, ip_hash: Option<&str>) ->
          ON CONFLICT(id) DO UPDATE SET finished_at = excluded.finished_at, result = excluded.result, \
              winner = excluded.winner, reason = excluded.reason, plies = excluded.plies, \
              south_player = COALESCE(excluded.south_player, south_player), \
-             north_player = COALESCE(excluded.north_player, north_player)",
+             north_player = COALESCE(excluded.north_player, north_player) \
+         WHERE games.result IS NULL AND excluded.plies >= games.plies",
     )
     .bind(&[
         JsValue::from_str(&rec.id),

@@ -58,11 +58,13 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
 async fn scheduled(_event: worker::ScheduledEvent, env: Env, _ctx: worker::ScheduleContext) {
     match housekeeping::run(&env, glue::now_ms()).await {
         Ok(s) => worker::console_log!(
-            "housekeeping: {} expired sessions, {} sign-in states, {} empty guests deleted; {} games woken; \
+            "housekeeping: {} expired sessions, {} sign-in states, {} empty guests deleted \
+             (with {} push subscriptions); {} games woken; \
              {} legacy names keyed, {} left by a clash",
             s.sessions,
             s.oauth_states,
             s.guests,
+            s.guest_subscriptions,
             s.woken,
             s.names_keyed,
             s.name_clashes

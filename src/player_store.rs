@@ -545,6 +545,12 @@ impl PlayerStore for D1Players<'_> {
             self.strs("UPDATE games SET south_player = ?1 WHERE south_player = ?2", &[a, g])?,
             self.strs("UPDATE games SET north_player = ?1 WHERE north_player = ?2", &[a, g])?,
             self.strs("UPDATE sessions SET player_id = ?1 WHERE player_id = ?2", &[a, g])?,
+            // Every row that references the guest moves to the account before the guest
+            // goes: D1 enforces the foreign keys, so one left behind fails the whole batch.
+            // A guest's notifications and challenges are the account's from now on.
+            self.strs("UPDATE push_subscriptions SET player_id = ?1 WHERE player_id = ?2", &[a, g])?,
+            self.strs("UPDATE challenges SET poster_id = ?1 WHERE poster_id = ?2", &[a, g])?,
+            self.strs("UPDATE challenges SET accepted_by = ?1 WHERE accepted_by = ?2", &[a, g])?,
             self.strs("DELETE FROM player_names WHERE player_id = ?1", &[g])?,
             // Only a guest is ever deleted (the condition holds by construction).
             self.strs("DELETE FROM players WHERE id = ?1 AND discord_id IS NULL", &[g])?,

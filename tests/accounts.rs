@@ -300,6 +300,46 @@ fn a_merged_guest_can_still_exit_its_story_stage() {
     assert_eq!(state["result"]["reason"], "abandoned", "{state}");
 }
 
+/// Regression: signing in merged a guest into an existing account in one batch that
+/// deleted the guest but left its push subscriptions and posted challenges naming it.
+/// D1 enforces those foreign keys, so the batch failed and the sign-in ended in
+/// `signin_error=storage_unavailable`, every time, for that browser.
+#[test]
+fn a_guest_with_push_subscriptions_and_challenges_merges_into_the_account() {
+    let s = shared();
+    let mut account = Browser::new();
+    account.me(s);
+    assert_eq!(account.sign_in(s, "903", false).location.as_deref(), Some("/"));
+    let account_id = account.me(s)["id"].as_str().unwrap().to_owned();
+    let mut guest = Browser::new();
+    let guest_id = guest.me(s)["id"].as_str().unwrap().to_owned();
+    // The row `POST /api/me/push` stores (that route needs a VAPID key: tests/push.rs).
+    let endpoint = format!("https://push.example/merge-{guest_id}");
+    s.d1(&format!(
+        "INSERT INTO push_subscriptions (endpoint, player_id, p256dh, auth, created_at) \
+         VALUES ('{endpoint}', '{guest_id}', 'k', 'a', 0)"
+    ));
+    let r =
+        guest.send("POST", &s.url("/api/challenges"), Some(&json!({ "south": "axiom", "north": "blades" })));
+    assert_eq!(r.status, 201, "{}", r.body);
+    let challenge: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    let challenge = challenge["challenge"]["id"].as_str().unwrap().to_owned();
+
+    let done = guest.sign_in(s, "903", false);
+    assert_eq!((done.status, done.location.as_deref()), (302, Some("/")), "{}\n{}", done.body, s.log());
+    assert_eq!(guest.me(s)["id"], account_id.as_str(), "merged into the account");
+    let one = |sql: String| s.d1(&sql)[0]["v"].clone();
+    assert_eq!(
+        one(format!("SELECT COUNT(*) AS v FROM players WHERE id = '{guest_id}'")),
+        0,
+        "the guest went"
+    );
+    let owner = one(format!("SELECT player_id AS v FROM push_subscriptions WHERE endpoint = '{endpoint}'"));
+    assert_eq!(owner, account_id.as_str(), "its notifications are the account's");
+    let poster = one(format!("SELECT poster_id AS v FROM challenges WHERE id = '{challenge}'"));
+    assert_eq!(poster, account_id.as_str(), "its open challenge is the account's");
+}
+
 /// Issue 11 item 4: names chosen before `player_names` (migration 0004) existed get
 /// their normalised key from the Cron Trigger, so look-alikes of them are refused too; a
 /// clash between two legacy names keeps both names (one gets the key) and nothing fails.

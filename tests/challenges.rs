@@ -159,3 +159,41 @@ fn the_lobby_socket_pushes_the_list_on_post_accept_and_cancel() {
     let ids = wait_list(&mut ws, "after a cancel", |ids| ids.is_empty());
     assert!(ids.is_empty());
 }
+
+/// Regression: a challenge's poster address was stored as its plain SHA-256, which a
+/// table of all IPv4 addresses reverses, and counted address by address, so rotating
+/// IPv6 addresses inside one /64 escaped the per-address limit on posts. It is now the
+/// keyed hash of the address bucket, as for games (`abuse.rs`).
+#[test]
+fn challenge_addresses_are_stored_only_as_keyed_hashes_of_their_bucket() {
+    let key = "test-ip-hash-key";
+    let s = Server::start(&[("IP_HASH_KEY", key)]);
+    let addresses = ["192.0.2.7", "2001:db8:bb:1::1", "2001:db8:bb:1:ffff::2"];
+    let mut posted = Vec::new();
+    for ip in addresses {
+        let mut b = Browser::new();
+        b.me(&s);
+        let body = json!({ "south": "axiom", "north": "blades" });
+        let r = b.send_with("POST", &s.url("/api/challenges"), Some(&body), &[("CF-Connecting-IP", ip)]);
+        assert_eq!(r.status, 201, "{}", r.body);
+        let v: Value = serde_json::from_str(&r.body).unwrap();
+        posted.push(v["challenge"]["id"].as_str().unwrap().to_owned());
+    }
+    let stored: Vec<String> = posted
+        .iter()
+        .map(|id| {
+            let row = s.d1(&format!("SELECT ip_hash FROM challenges WHERE id = '{id}'"));
+            row[0]["ip_hash"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    for (ip, h) in addresses.iter().zip(&stored) {
+        assert_eq!(h, &service::guard::ip_key(key.as_bytes(), ip), "HMAC-SHA256 of {ip}'s bucket");
+        assert_ne!(h, &service::tokens::hash(ip), "never the plain SHA-256 of {ip}");
+    }
+    assert_ne!(stored[0], stored[1]);
+    assert_eq!(stored[1], stored[2], "one IPv6 /64, one count");
+    assert!(!s
+        .d1("SELECT * FROM challenges")
+        .iter()
+        .any(|c| addresses.iter().any(|ip| c.to_string().contains(ip))));
+}

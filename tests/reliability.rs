@@ -263,6 +263,61 @@ fn failing_d1_writes_are_retried_by_the_alarm_and_deliver_result_rating_stage_an
     );
 }
 
+/// Regression: a story stage won while D1 was failing (the win's write awaiting the
+/// alarm's retry) was lost for good when the player left the story, or started a stage,
+/// before that retry: leaving forgot the current stage game, and only the current stage
+/// game's result counts, so the retry recorded nothing. Leaving now has the game write
+/// what it owes first (or answers 503 and forgets nothing).
+#[test]
+fn leaving_a_story_right_after_a_win_whose_write_failed_keeps_the_win() {
+    let mut vars = OPEN_LIMITS.to_vec();
+    vars.extend([("AI_ENGINE", "random"), ("FAULT_D1", "before"), ("D1_RETRY_SECONDS", "3600")]);
+    let s = Server::start(&vars);
+    let mut stager = Browser::new();
+    let stager_id = stager.me(&s)["id"].as_str().unwrap().to_owned();
+    let last = 5;
+    s.d1(&format!(
+        "INSERT INTO story_progress (player_id, story_id, completed, updated_at) VALUES ('{stager_id}', 'axiom', {last}, 0)"
+    ));
+    let stage_game = win_last_stage(&s, &mut stager, last);
+    assert_eq!(s.state(&stage_game)["synced"], false, "the win's write failed; its retry is an hour away");
+    let r = stager.send("POST", &s.url("/api/stories/axiom/exit"), None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let p = s.d1(&format!(
+        "SELECT completed, current_game FROM story_progress WHERE player_id = '{stager_id}' AND story_id = 'axiom'"
+    ))[0]
+        .clone();
+    assert_eq!((p["completed"].as_u64(), &p["current_game"]), (Some(last as u64 + 1), &Value::Null), "{p}");
+    assert_eq!(
+        count(&s, &format!("SELECT COUNT(*) AS n FROM player_badges WHERE player_id = '{stager_id}'")),
+        1
+    );
+    assert_eq!(s.state(&stage_game)["synced"], true);
+}
+
+/// Regression: the index row took whichever snapshot of a game landed last. Two flushes
+/// of one game can be in flight at once (its Durable Object takes requests while D1 is
+/// awaited) and land in either order, so an older snapshot landing last could set a
+/// finished game's row back to unfinished (result NULL), for good. Here the older
+/// snapshot is the creation's, written again by its retry after the row holds a later
+/// state of the game (40 plies, written directly).
+#[test]
+fn an_older_snapshot_of_a_game_never_overwrites_a_newer_index_row() {
+    let s = Server::start(&[("AI_ENGINE", "random"), ("FAULT_D1", "after"), ("D1_RETRY_SECONDS", "3600")]);
+    let c = s.create(json!({"south": "clockwork", "north": "blades", "mode": "ai", "seat": "south"}));
+    let id = c["id"].as_str().unwrap().to_owned();
+    // The creation's write landed and was reported failed: its retry is owed.
+    assert_eq!(s.state(&id)["synced"], false);
+    let row = |col: &str| s.d1(&format!("SELECT {col} AS v FROM games WHERE id = '{id}'"))[0]["v"].clone();
+    assert_eq!(row("plies"), 0);
+    s.d1(&format!("UPDATE games SET plies = 40, created_at = created_at - 7200000 WHERE id = '{id}'"));
+    // The Cron Trigger wakes it (older than an hour, by the index), and it retries.
+    assert_eq!(s.get("/cdn-cgi/handler/scheduled?cron=0+*+*+*+*").status, 200);
+    poll("the retried write", 30, || (s.state(&id)["synced"] == true).then_some(()));
+    assert_eq!(row("plies"), 40, "the older snapshot (0 plies) left the newer row as it was");
+    assert!(s.log().contains("injected D1 fault (after writing)"));
+}
+
 /// The runtime is killed after the game saved its result and before D1 was written
 /// (`FAULT_D1 = crash` skips the write; then the process group is killed). Restarted,
 /// the game's alarm writes everything, with no request touching the game.
@@ -469,7 +524,7 @@ fn the_cron_trigger_deletes_expired_sessions_stale_sign_in_states_and_empty_gues
     let old = now - 3_600_000;
     s.d1(&format!(
         "INSERT INTO players (id, created_at) VALUES ('guest-expired', {old}), ('guest-live', {old}), \
-             ('guest-with-game', {old}), ('guest-with-story', {old}); \
+             ('guest-with-game', {old}), ('guest-with-story', {old}), ('guest-pushed', {old}); \
          INSERT INTO players (id, created_at, discord_id) VALUES ('discord-player', {old}, 'd1'); \
          INSERT INTO sessions (token_hash, player_id, created_at, expires_at) VALUES \
              ('s-expired', 'guest-expired', {old}, {}), ('s-live', 'guest-live', {old}, {}), \
@@ -478,7 +533,10 @@ fn the_cron_trigger_deletes_expired_sessions_stale_sign_in_states_and_empty_gues
              VALUES ('g1', 'axiom', 'blades', 'ai', {old}, 'guest-with-game'); \
          INSERT INTO story_progress (player_id, story_id, completed, updated_at) VALUES ('guest-with-story', 'axiom', 1, {old}); \
          INSERT INTO oauth_states (state_hash, session_hash, verifier, created_at) VALUES \
-             ('st-old', 's-live', 'v', {old}), ('st-new', 's-live', 'v', {now});",
+             ('st-old', 's-live', 'v', {old}), ('st-new', 's-live', 'v', {now}); \
+         INSERT INTO push_subscriptions (endpoint, player_id, p256dh, auth, created_at) VALUES \
+             ('https://push.example/pushed', 'guest-pushed', 'k', 'a', {old}), \
+             ('https://push.example/live', 'guest-live', 'k', 'a', {old});",
         now - 1,
         now + 3_600_000,
         now - 1,
@@ -488,14 +546,20 @@ fn the_cron_trigger_deletes_expired_sessions_stale_sign_in_states_and_empty_gues
     let ids = |sql: &str| -> Vec<String> {
         s.d1(sql).iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect()
     };
-    poll("the sweep", 30, || {
-        (ids("SELECT token_hash AS id FROM sessions ORDER BY 1") == ["s-live"]).then_some(())
+    // The guests go last; the sweep is done once they have gone.
+    // Regression: a guest whose session had ended but who had subscribed to
+    // notifications failed the whole guest delete (D1 enforces the foreign key), so no
+    // empty guest went and the run stopped before waking games, every hour.
+    poll("the sweep: only the empty guests gone, the one with a push subscription too", 30, || {
+        let players = ids("SELECT id FROM players ORDER BY id");
+        (players == ["discord-player", "guest-live", "guest-with-game", "guest-with-story"]).then_some(())
     });
+    assert_eq!(ids("SELECT token_hash AS id FROM sessions ORDER BY 1"), ["s-live"]);
     assert_eq!(ids("SELECT state_hash AS id FROM oauth_states"), ["st-new"]);
     assert_eq!(
-        ids("SELECT id FROM players ORDER BY id"),
-        ["discord-player", "guest-live", "guest-with-game", "guest-with-story"],
-        "only the empty guest went"
+        ids("SELECT endpoint AS id FROM push_subscriptions"),
+        ["https://push.example/live"],
+        "with its subscription; a guest still signed in keeps its own"
     );
 }
 

@@ -202,9 +202,24 @@ impl Browser {
     }
 
     pub fn send(&mut self, method: &str, url: &str, body: Option<&Value>) -> Reply {
+        self.send_with(method, url, body, &[])
+    }
+
+    /// [`Browser::send`] with more request headers (e.g. the client address the edge
+    /// reports, `CF-Connecting-IP`).
+    pub fn send_with(
+        &mut self,
+        method: &str,
+        url: &str,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
         let mut resp = match method {
             "GET" => {
                 let mut r = self.agent.get(url);
+                for (k, v) in headers {
+                    r = r.header(*k, *v);
+                }
                 if let Some(c) = &self.cookie {
                     r = r.header("Cookie", &format!("{}={c}", service::accounts::SESSION_COOKIE));
                 }
@@ -215,6 +230,9 @@ impl Browser {
                 let origin = url.splitn(4, '/').take(3).collect::<Vec<_>>().join("/");
                 let mut r =
                     self.agent.post(url).header("Content-Type", "application/json").header("Origin", &origin);
+                for (k, v) in headers {
+                    r = r.header(*k, *v);
+                }
                 if let Some(c) = &self.cookie {
                     r = r.header("Cookie", &format!("{}={c}", service::accounts::SESSION_COOKIE));
                 }

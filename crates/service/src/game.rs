@@ -321,6 +321,7 @@ pub fn create_with(
             position: start,
             repetitions: 1,
             outbox: None,
+            last_mark: 0,
             rematch: None,
         };
         let mut game = Game::new(start);

@@ -129,6 +129,10 @@ pub struct GameRecord {
     /// D1 writes this game still owes (crash-safe side effects).
     #[serde(default)]
     pub outbox: Option<Outbox>,
+    /// The last outbox mark's number, kept after the outbox is cleared, so that marks
+    /// never repeat: a flush still in flight for an old mark cannot clear a new one.
+    #[serde(default)]
+    pub last_mark: u64,
     /// After the game: a rematch offered, declined or agreed (see [`crate::rematch`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rematch: Option<crate::rematch::Rematch>,

@@ -579,6 +579,7 @@ mod tests {
             position: start,
             repetitions: 1,
             outbox: None,
+            last_mark: 0,
             rematch: None,
         };
         let kinds = |n: &[Notice]| n.iter().map(|n| (n.player.clone(), n.kind)).collect::<Vec<_>>();

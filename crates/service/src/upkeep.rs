@@ -106,10 +106,13 @@ pub fn next_alarm(rec: &GameRecord, t: &Timers) -> Option<i64> {
     [deadline, idle, retry].into_iter().flatten().min()
 }
 
-/// Marks that the game owes D1 its current state (in the same save as the change).
+/// Marks that the game owes D1 its current state (in the same save as the change). The
+/// mark's number is new for the game's life (records saved before `last_mark` existed
+/// continue from their outbox's number).
 pub fn mark(rec: &mut GameRecord, now: i64) {
     let (seq, ip_hash) = rec.outbox.as_ref().map_or((0, None), |ob| (ob.seq, ob.ip_hash.clone()));
-    rec.outbox = Some(Outbox { seq: seq + 1, since: now, attempts: 0, ip_hash });
+    rec.last_mark = rec.last_mark.max(seq) + 1;
+    rec.outbox = Some(Outbox { seq: rec.last_mark, since: now, attempts: 0, ip_hash });
 }
 
 /// D1 took everything up to mark `seq`: clears the outbox unless a later change marked

@@ -319,3 +319,28 @@ fn a_mark_made_while_a_flush_was_in_flight_survives_that_flush() {
     upkeep::failed(&mut rec, first, T0 + 6);
     assert_eq!(rec.outbox.as_ref().unwrap().attempts, 0, "nor count its failure");
 }
+
+/// Regression: a mark's number restarted at 1 once the outbox was cleared, so a flush of
+/// an old mark 1 still awaiting D1 (a move's, begun while the creation's was in flight)
+/// cleared the game's next mark 1 (its end: result and rating) when it came back; had
+/// that mark's own write then failed, nothing would have retried it.
+#[test]
+fn a_flush_of_a_mark_cleared_meanwhile_cannot_clear_a_later_mark() {
+    let mut e = Env::new();
+    e.create(Mode::Link, None);
+    let mut rec = e.rec().clone();
+    let old = rec.outbox.clone().unwrap().seq;
+    // Two flushes of that mark are in flight; the first comes back and clears it.
+    assert!(upkeep::flushed(&mut rec, old));
+    assert!(rec.outbox.is_none());
+    // The game ends: a new mark, while the second flush of the old one is still out.
+    upkeep::mark(&mut rec, T0 + 9);
+    let new = rec.outbox.clone().unwrap().seq;
+    assert_ne!(new, old, "marks never repeat");
+    assert!(!upkeep::flushed(&mut rec, old), "the stale flush leaves the new mark");
+    upkeep::failed(&mut rec, new, T0 + 10);
+    assert_eq!(rec.outbox.as_ref().map(|ob| ob.attempts), Some(1), "the new mark's failure is retried");
+    // The number survives the record's round trip through storage.
+    let back: GameRecord = serde_json::from_str(&serde_json::to_string(&rec).unwrap()).unwrap();
+    assert_eq!(back.last_mark, new);
+}
