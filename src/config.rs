@@ -106,6 +106,13 @@ pub fn fault_panic(env: &Env, path: &str) -> bool {
     })
 }
 
+/// `FAULT_REMATCH = "crash"` (tests only, like `FAULT_D1`): a rematch request stops right
+/// after saving its reservation, before the new game is made, as a request that dies
+/// there would.
+pub fn fault_rematch(env: &Env) -> bool {
+    env.var("FAULT_REMATCH").is_ok_and(|v| v.to_string() == "crash")
+}
+
 /// `FAULT_D1 = "before,after"`: the fault for each game's attempt number `attempt`
 /// (0-based; attempts past the list write normally).
 pub fn d1_fault(env: &Env, attempt: u32) -> D1Fault {

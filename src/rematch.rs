@@ -4,7 +4,7 @@
 
 use service::game::Ctx;
 use service::http::ApiRequest;
-use service::rematch::{self, RematchCall, Step};
+use service::rematch::{self, RematchCall, Reservation, Step};
 use service::store::GameStore;
 use service::{game::Handled, ApiError};
 use worker::{Env, Request};
@@ -29,23 +29,42 @@ pub async fn handle(
     store: &mut dyn GameStore,
     ctx: &mut Ctx<'_>,
 ) -> Handled {
-    let (call, rec) = match rematch::request(store, api, ctx) {
+    let (call, rec, reservation) = match rematch::request(store, api, ctx) {
         Step::Done(h) => return h,
-        Step::Create(call, rec) => (call, rec),
+        Step::Create(call, rec, reservation) => (call, rec, reservation),
     };
-    let made = async {
+    let try_again = || ApiError::new(503, "rematch_failed", "the rematch could not be created; try again");
+    // A new reservation is released only when nothing can have been made: the capacity
+    // check refused, or the new game's object answered with a refusal. When the call's
+    // outcome is unknown (no answer: it may have made the game), the reservation stays,
+    // and the next offer or accept makes the game with the same id, or finds it made
+    // (the creation is idempotent): never a second game with the same seat tokens, and
+    // never an agreed rematch whose game is missing for good. An earlier reservation
+    // was admitted by the capacity check when it was made.
+    if reservation == Reservation::New {
         let creator = api.player.as_ref().map(|p| p.id.as_str());
-        crate::router::check_load(req, env, creator).await?;
-        let resp = crate::router::internal_call(env, &call.id, CREATE_PATH, &*call).await?;
-        if resp.status_code() != 201 {
-            return Err(ApiError::new(503, "rematch_failed", "the rematch could not be created; try again"));
+        if let Err(e) = crate::router::check_load(req, env, creator).await {
+            rematch::release(store, &call.id);
+            return failed(&e);
         }
-        Ok(())
     }
-    .await;
-    if let Err(e) = made {
-        rematch::release(store, &call.id);
-        return failed(&e);
+    if crate::config::fault_rematch(env) {
+        // Tests only: as if this request died between the reservation and the creation.
+        return failed(&try_again());
+    }
+    match crate::router::internal_call(env, &call.id, CREATE_PATH, &*call).await {
+        Ok(resp) if resp.status_code() == 201 => {}
+        Ok(resp) => {
+            worker::console_error!("rematch {} refused: {}", call.id, resp.status_code());
+            if reservation == Reservation::New {
+                rematch::release(store, &call.id);
+            }
+            return failed(&try_again());
+        }
+        Err(e) => {
+            worker::console_error!("rematch {}: no answer from its game: {}", call.id, e.message);
+            return failed(&try_again());
+        }
     }
     let side = rematch::requester(&rec, api).unwrap_or(engine::Side::South);
     rematch::created(&rec, side)

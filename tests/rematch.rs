@@ -128,3 +128,38 @@ fn an_ai_game_rematch_starts_at_once_with_the_sides_swapped() {
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.json()["state"]["ply"], 3);
 }
+
+/// Regression: a rematch request that died between saving its reservation and making the
+/// new game (an evicted isolate, a deploy) left the rematch agreed with a game that did
+/// not exist, for good: every later offer or accept answered with that id, which 404s.
+/// Now each later offer or accept makes the game with the same id, or finds it made.
+#[test]
+fn a_rematch_whose_request_died_before_its_game_was_made_is_made_by_the_next_request() {
+    let mut s = Server::start(&[("AI_ENGINE", "random"), ("FAULT_REMATCH", "crash")]);
+    let c =
+        s.create(json!({"south": "blades", "north": "clockwork", "mode": "ai", "seat": "south", "level": 2}));
+    let id = c["id"].as_str().unwrap().to_owned();
+    let token = c["token"].as_str().unwrap().to_owned();
+    assert_eq!(s.post(&format!("/api/games/{id}/resign"), Some(&token), &json!({})).status, 200);
+    let offer =
+        |s: &Server| s.post(&format!("/api/games/{id}/rematch"), Some(&token), &json!({"action": "offer"}));
+    let r = offer(&s);
+    assert_eq!((r.status, r.error().as_str()), (503, "rematch_failed"), "{}", r.text);
+    let reserved = s.state(&id)["rematch"]["game"].as_str().unwrap().to_owned();
+    assert_eq!(s.get(&format!("/api/games/{reserved}")).status, 404, "reserved, not made");
+
+    s.set_var("FAULT_REMATCH", None);
+    s.restart();
+    let r = offer(&s);
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json()["game"], reserved.as_str(), "the reserved id, made now");
+    let g = s.state(&reserved);
+    assert_eq!((g["south"]["player"].as_str(), g["north"]["player"].as_str()), (Some("ai"), Some("human")));
+    assert_eq!(g["ply"], 1, "the AI, now South, moved first");
+    // Asked again: the same game as it is, nothing made or moved twice.
+    let r = offer(&s);
+    assert_eq!((r.status, r.json()["game"].as_str()), (200, Some(reserved.as_str())), "{}", r.text);
+    assert_eq!(s.state(&reserved)["ply"], 1);
+    let r = s.play(&reserved, &token, &legal(&g)[0], 1);
+    assert_eq!(r.status, 200, "{}", r.text);
+}

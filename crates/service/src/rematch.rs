@@ -58,10 +58,22 @@ pub struct RematchCall {
 /// What the old game's request leads to.
 #[derive(Debug)]
 pub enum Step {
-    /// Answered (an offer, a decline, or a rematch that already exists).
+    /// Answered (an offer or a decline).
     Done(Handled),
-    /// Make the new game with this call, then answer with [`created`].
-    Create(Box<RematchCall>, GameRecord),
+    /// Make the new game with this call (its creation is idempotent), then answer with
+    /// [`created`].
+    Create(Box<RematchCall>, GameRecord, Reservation),
+}
+
+/// Whether a [`Step::Create`]'s id was reserved by this request or by an earlier one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reservation {
+    /// Saved by this request: if nothing can have been made, [`release`] it.
+    New,
+    /// Agreed earlier: the game may exist or not (that request may have died between the
+    /// reservation and the creation), so it is made again with the same id — never
+    /// released, never a second game.
+    Earlier,
 }
 
 fn load(store: &dyn GameStore) -> Result<(GameRecord, engine::Game), ApiError> {
@@ -136,9 +148,13 @@ fn request_inner(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> 
         return Err(ApiError::new(422, "rematch_unavailable", "no one joined this game"));
     }
     let mut state = rec.rematch.clone().unwrap_or_default();
-    if state.game.is_some() {
+    if let Some(id) = state.game.clone() {
         // Agreed already (a repeated accept, or the other side's offer after it).
-        return Ok(Step::Done(answer(&rec, &game, side, false)));
+        if body.action == Action::Decline {
+            return Ok(Step::Done(answer(&rec, &game, side, false)));
+        }
+        let call = plan(&rec, &id, &req.origin);
+        return Ok(Step::Create(Box::new(call), rec, Reservation::Earlier));
     }
     let create = match (rec.mode, body.action) {
         (Mode::Ai, Action::Offer | Action::Accept) => true,
@@ -178,7 +194,7 @@ fn request_inner(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> 
     let call = plan(&rec, &id, &req.origin);
     rec.rematch = Some(Rematch { offered_by: state.offered_by, declined_by: None, game: Some(id) });
     save(store, &rec)?;
-    Ok(Step::Create(Box::new(call), rec))
+    Ok(Step::Create(Box::new(call), rec, Reservation::New))
 }
 
 /// The new game: same match-up and settings, seats swapped.
@@ -212,6 +228,9 @@ pub fn plan(rec: &GameRecord, id: &str, origin: &str) -> RematchCall {
 /// The new game's Durable Object: creates it with the swapped seats (their tokens and
 /// players carried over); the AI moves first if it now has South.
 pub fn create(store: &mut dyn GameStore, call: &RematchCall, ctx: &mut Ctx) -> Handled {
+    if let Some(made) = made_already(store, call) {
+        return made;
+    }
     let human = Side::ALL.into_iter().find(|s| call.seats[s.index()].controller == Controller::Human);
     let creator = human.and_then(|s| call.seats[s.index()].player.clone()).map(|id| crate::http::PlayerRef {
         id,
@@ -248,6 +267,25 @@ pub fn create(store: &mut dyn GameStore, call: &RematchCall, ctx: &mut Ctx) -> H
     handled
 }
 
+/// The answer to a repeated creation of the same rematch (its seats are the call's):
+/// the game as it is now, nothing changed.
+fn made_already(store: &dyn GameStore, call: &RematchCall) -> Option<Handled> {
+    let rec = store.load().ok().flatten()?;
+    // The seat tokens identify the rematch (a seat's player may be re-pointed later).
+    let tokens = |seats: &[Seat; 2]| seats.clone().map(|s| (s.controller, s.token_hash));
+    if tokens(&rec.seats) != tokens(&call.seats) {
+        return None; // another game: create_with refuses it (409 `exists`)
+    }
+    let response = match rec.replay() {
+        Ok(g) => ApiResponse::of(
+            201,
+            &RematchCreated { id: rec.id.clone(), rematch_of: call.of.clone(), state: rec.view(&g) },
+        ),
+        Err(e) => ApiResponse::error(&ApiError::internal(e)),
+    };
+    Some(Handled { response, effects: Effects::default(), record: Some(rec) })
+}
+
 /// The old game after the new one was made: the answer (the new game's id and the
 /// requester's seat in it).
 pub fn created(rec: &GameRecord, side: Side) -> Handled {
@@ -274,7 +312,8 @@ pub fn created(rec: &GameRecord, side: Side) -> Handled {
     }
 }
 
-/// Creating the new game failed: the reservation is released so the players can retry.
+/// Creating the new game was refused, or refused before it was asked (so nothing was
+/// made): the reservation is released so the players can retry.
 pub fn release(store: &mut dyn GameStore, id: &str) {
     if let Ok(Some(mut rec)) = store.load() {
         if let Some(r) = rec.rematch.as_mut().filter(|r| r.game.as_deref() == Some(id)) {
