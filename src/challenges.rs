@@ -210,6 +210,9 @@ async fn accept(req: &mut Request, env: &Env, db: &D1Database, id: &str) -> Res<
     let spec: PostChallenge =
         serde_json::from_str(&open.spec).map_err(|e| ApiError::internal(e.to_string()))?;
     challenge::may_accept(&open.poster_id, &player, spec.rated, linked)?;
+    // Accepting makes a game: the capacity limits of every creation (rates per address
+    // and overall, unfinished games overall and of this player) apply, before the claim.
+    crate::router::check_load(req, env, Some(&player)).await?;
     let mut rng = OsRandom;
     let game_id = rng.id()?;
     // Claimed atomically: of two accepters, one wins.

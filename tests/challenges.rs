@@ -197,3 +197,24 @@ fn challenge_addresses_are_stored_only_as_keyed_hashes_of_their_bucket() {
         .iter()
         .any(|c| addresses.iter().any(|ip| c.to_string().contains(ip))));
 }
+
+/// Regression: accepting a challenge made a game without the capacity check every other
+/// creation passes (rates per address and overall, unfinished games), so two guests
+/// posting and accepting could make games past the limits.
+#[test]
+fn accepting_a_challenge_is_a_creation_within_the_capacity_limits() {
+    let s = Server::start(&[("LIMIT_PER_MINUTE", "1")]);
+    let (mut a, mut b) = (Browser::new(), Browser::new());
+    a.me(&s);
+    b.me(&s);
+    let (st, r) = post(&mut a, &s, "/api/challenges", json!({ "south": "axiom", "north": "blades" }));
+    assert_eq!(st, 201, "{r}");
+    let id = r["challenge"]["id"].as_str().unwrap().to_owned();
+    // Another game takes the minute's one creation.
+    s.create(json!({"south": "clockwork", "north": "blades", "mode": "ai", "seat": "south"}));
+    let (st, r) = post(&mut b, &s, &format!("/api/challenges/{id}/accept"), json!({}));
+    assert_eq!((st, r["error"].as_str()), (503, Some("server_busy")), "{r}");
+    assert_eq!(open_ids(&s), [id.clone()], "still open, nothing claimed");
+    let claimed = s.d1(&format!("SELECT game_id FROM challenges WHERE id = '{id}'"));
+    assert!(claimed[0]["game_id"].is_null(), "{claimed:?}");
+}
