@@ -214,7 +214,7 @@ fn accepting_a_challenge_is_a_creation_within_the_capacity_limits() {
     s.create(json!({"south": "clockwork", "north": "blades", "mode": "ai", "seat": "south"}));
     let (st, r) = post(&mut b, &s, &format!("/api/challenges/{id}/accept"), json!({}));
     assert_eq!((st, r["error"].as_str()), (503, Some("server_busy")), "{r}");
-    assert_eq!(open_ids(&s), [id.clone()], "still open, nothing claimed");
+    assert_eq!(open_ids(&s), std::slice::from_ref(&id), "still open, nothing claimed");
     let claimed = s.d1(&format!("SELECT game_id FROM challenges WHERE id = '{id}'"));
     assert!(claimed[0]["game_id"].is_null(), "{claimed:?}");
 }

@@ -220,6 +220,23 @@ fn assert_delivered_once(s: &Server, stage_game: &str, rated: &str, players: [&s
             || row["result"].as_str().unwrap().starts_with("north wins"),
         "{row}"
     );
+    assert_stage_won_once(s, stager, last);
+}
+
+/// A guest whose Axiom story stands just before stage `last` (its last stage, so a win
+/// awards the badge): (browser, player id).
+fn stager_before_stage(s: &Server, last: usize) -> (Browser, String) {
+    let mut stager = Browser::new();
+    let stager_id = stager.me(s)["id"].as_str().unwrap().to_owned();
+    s.d1(&format!(
+        "INSERT INTO story_progress (player_id, story_id, completed, updated_at) VALUES ('{stager_id}', 'axiom', {last}, 0)"
+    ));
+    (stager, stager_id)
+}
+
+/// The win of the Axiom story's stage `last` is in D1 once: progress past it, no current
+/// stage game, one badge.
+fn assert_stage_won_once(s: &Server, stager: &str, last: usize) {
     let p = s.d1(&format!(
         "SELECT completed, current_game FROM story_progress WHERE player_id = '{stager}' AND story_id = 'axiom'"
     ))[0]
@@ -237,12 +254,8 @@ fn failing_d1_writes_are_retried_by_the_alarm_and_deliver_result_rating_stage_an
     vars.extend([("AI_ENGINE", "random"), ("FAULT_D1", "before,after"), ("D1_RETRY_SECONDS", "1")]);
     let s = server_with(&discord, &vars);
     let mut players = two_players(&s, ["1", "2"]);
-    let mut stager = Browser::new();
-    let stager_id = stager.me(&s)["id"].as_str().unwrap().to_owned();
     let last = 5;
-    s.d1(&format!(
-        "INSERT INTO story_progress (player_id, story_id, completed, updated_at) VALUES ('{stager_id}', 'axiom', {last}, 0)"
-    ));
+    let (mut stager, stager_id) = stager_before_stage(&s, last);
     let stage_game = win_last_stage(&s, &mut stager, last);
     let (a_id, b_id) = (players[0].1.clone(), players[1].1.clone());
     let (pa, pb) = players.split_at_mut(1);
@@ -273,25 +286,13 @@ fn leaving_a_story_right_after_a_win_whose_write_failed_keeps_the_win() {
     let mut vars = OPEN_LIMITS.to_vec();
     vars.extend([("AI_ENGINE", "random"), ("FAULT_D1", "before"), ("D1_RETRY_SECONDS", "3600")]);
     let s = Server::start(&vars);
-    let mut stager = Browser::new();
-    let stager_id = stager.me(&s)["id"].as_str().unwrap().to_owned();
     let last = 5;
-    s.d1(&format!(
-        "INSERT INTO story_progress (player_id, story_id, completed, updated_at) VALUES ('{stager_id}', 'axiom', {last}, 0)"
-    ));
+    let (mut stager, stager_id) = stager_before_stage(&s, last);
     let stage_game = win_last_stage(&s, &mut stager, last);
     assert_eq!(s.state(&stage_game)["synced"], false, "the win's write failed; its retry is an hour away");
     let r = stager.send("POST", &s.url("/api/stories/axiom/exit"), None);
     assert_eq!(r.status, 200, "{}", r.body);
-    let p = s.d1(&format!(
-        "SELECT completed, current_game FROM story_progress WHERE player_id = '{stager_id}' AND story_id = 'axiom'"
-    ))[0]
-        .clone();
-    assert_eq!((p["completed"].as_u64(), &p["current_game"]), (Some(last as u64 + 1), &Value::Null), "{p}");
-    assert_eq!(
-        count(&s, &format!("SELECT COUNT(*) AS n FROM player_badges WHERE player_id = '{stager_id}'")),
-        1
-    );
+    assert_stage_won_once(&s, &stager_id, last);
     assert_eq!(s.state(&stage_game)["synced"], true);
 }
 
@@ -328,12 +329,8 @@ fn a_runtime_killed_between_the_game_save_and_d1_loses_nothing() {
     vars.extend([("AI_ENGINE", "random"), ("FAULT_D1", "crash"), ("D1_RETRY_SECONDS", "1")]);
     let mut s = server_with(&discord, &vars);
     let mut players = two_players(&s, ["1", "2"]);
-    let mut stager = Browser::new();
-    let stager_id = stager.me(&s)["id"].as_str().unwrap().to_owned();
     let last = 5;
-    s.d1(&format!(
-        "INSERT INTO story_progress (player_id, story_id, completed, updated_at) VALUES ('{stager_id}', 'axiom', {last}, 0)"
-    ));
+    let (mut stager, stager_id) = stager_before_stage(&s, last);
     let stage_game = win_last_stage(&s, &mut stager, last);
     let (a_id, b_id) = (players[0].1.clone(), players[1].1.clone());
     let (pa, pb) = players.split_at_mut(1);
