@@ -67,7 +67,10 @@ pub async fn handle(
         }
     }
     let side = rematch::requester(&rec, api).unwrap_or(engine::Side::South);
-    rematch::created(&rec, side)
+    let mut answer = rematch::created(&rec, side);
+    // An earlier reservation: the old game's record is as it was (nothing to push).
+    answer.effects.changed &= reservation == Reservation::New;
+    answer
 }
 
 /// In the new game's Durable Object: the body of [`CREATE_PATH`].
