@@ -10,7 +10,8 @@
 #   scripts/build-worker.sh --compile-only   only the cargo builds, the module's and the
 #                                    browser engine's (test.sh starts them early, in the
 #                                    background: they need nothing setup.sh installs)
-# Outputs: public/models/<the Worker's network> (a static asset, src/net.rs says why),
+# Outputs: public/models/<the Worker's network and leaf score> (static assets, src/net.rs
+# says why),
 # build/index_bg.wasm (without its function-name and producers sections: 2.8 MB
 # raw / 0.65 MB gzip that only stack traces use), build/index.js (+ build/snippets/),
 # build/worker/shim.mjs.
@@ -45,28 +46,36 @@ else
     scripts/build-web-engine.sh
 fi
 
-# The network the Worker plays with ships as a static asset, not in the module (src/net.rs
-# fetches it through the ASSETS binding and checks its hash): its name and SHA-256 in
-# src/net.rs must be the manifest's `worker_network` and the file's, or the module would
-# refuse it at its first AI move. Copied (by a rename) into public/models/ (not in git).
+# The network the Worker plays with, and the leaf score its search uses, ship as static
+# assets, not in the module (src/net.rs fetches them through the ASSETS binding and checks
+# their hashes): each name and SHA-256 in src/net.rs must be the manifest's (the entry
+# marked `worker_network`, or `worker_leaf`) and the file's, or the module would refuse it
+# at its first AI move. Copied (by a rename) into public/models/ (not in git).
 if ! $compile_only; then
-    model=$(sed -n 's/^pub const MODEL_FILE: &str = "\(.*\)";/\1/p' src/net.rs)
-    sha=$(sed -n 's/^pub const MODEL_SHA256: &str = "\(.*\)";/\1/p' src/net.rs)
-    shipped=$(python3 -c 'import json, sys
-m = [x for x in json.load(open("models/manifest.json"))["models"] if x.get("worker_network")]
-print(" ".join((m[0]["file"], m[0]["sha256"])) if len(m) == 1 else "")')
-    actual=$(sha256sum "models/$model" | cut -d' ' -f1)
-    if [ "$model $sha" != "$shipped" ] || [ "$sha" != "$actual" ]; then
-        echo "src/net.rs names $model ($sha); models/manifest.json's worker_network is '$shipped';" \
-            "models/$model hashes to $actual: they must agree" >&2
-        exit 1
-    fi
+    shipped_files=()
+    for kind in MODEL:worker_network LEAF:worker_leaf; do
+        const=${kind%%:*} mark=${kind#*:}
+        file=$(sed -n "s/^pub const ${const}_FILE: &str = \"\(.*\)\";/\1/p" src/net.rs)
+        sha=$(sed -n "s/^pub const ${const}_SHA256: &str = \"\(.*\)\";/\1/p" src/net.rs)
+        shipped=$(python3 -c 'import json, sys
+m = [x for x in json.load(open("models/manifest.json"))["models"] if x.get(sys.argv[1])]
+print(" ".join((m[0]["file"], m[0]["sha256"])) if len(m) == 1 else "")' "$mark")
+        actual=$(sha256sum "models/$file" | cut -d' ' -f1)
+        if [ "$file $sha" != "$shipped" ] || [ "$sha" != "$actual" ]; then
+            echo "src/net.rs names $file ($sha); models/manifest.json's $mark is '$shipped';" \
+                "models/$file hashes to $actual: they must agree" >&2
+            exit 1
+        fi
+        shipped_files+=("$file")
+    done
     mkdir -p public/models
-    find public/models -type f ! -name "$model" -delete
-    if ! cmp -s "models/$model" "public/models/$model"; then
-        cp "models/$model" "public/models/.$model.tmp"
-        mv -f "public/models/.$model.tmp" "public/models/$model"
-    fi
+    find public/models -type f ! -name "${shipped_files[0]}" ! -name "${shipped_files[1]}" -delete
+    for file in "${shipped_files[@]}"; do
+        if ! cmp -s "models/$file" "public/models/$file"; then
+            cp "models/$file" "public/models/.$file.tmp"
+            mv -f "public/models/.$file.tmp" "public/models/$file"
+        fi
+    done
 fi
 
 # Its own target directory: the simd128 flag differs from the other wasm32 builds (the

@@ -40,9 +40,10 @@ pub enum AiEngine {
     /// `"network"` (`net` builds only): MCTS over the ONNX network (`net::NetAi`).
     #[cfg_attr(not(feature = "net"), allow(dead_code))]
     Network,
-    /// `"hybrid"`: alpha-beta over the heuristic with the level's node budget, the network
-    /// run once per move at the root in `net` builds (`net::HybridNetAi`, engine
-    /// `"hybrid-network"`), without it otherwise (`service::ai::HybridAi`).
+    /// `"hybrid"`: alpha-beta with the level's node budget; in `net` builds its leaves are
+    /// scored by the learned leaf network and the policy network runs once per move at the
+    /// root (`net::HybridNetAi`, engine `"hybrid-network"`), otherwise it is alpha-beta
+    /// over the heuristic alone (`service::ai::HybridAi`).
     Hybrid,
 }
 

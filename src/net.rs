@@ -14,7 +14,9 @@
 //! feature the Worker plays the heuristic AI and carries no tract code (9 MB of wasm).
 
 use std::cell::{OnceCell, RefCell};
+use std::rc::Rc;
 
+use ai::leafnet::LeafNet;
 use ai::network::{Network, NetworkEvaluator};
 use engine::{Game, Move};
 use service::ai::Opponent;
@@ -29,10 +31,17 @@ pub const MODEL_FILE: &str = "net-v2.onnx";
 /// (a missing asset would otherwise come back as the single-page app's index.html).
 pub const MODEL_SHA256: &str = "289f9ab04d8981ba01dbc4974193b03573cc67ea19d674c4a99863b1fb2c0435";
 
+/// The learned leaf score the hybrid's alpha-beta uses at every leaf (`ai::leafnet`, the
+/// `worker_leaf` of models/manifest.json), shipped and checked like the model.
+pub const LEAF_FILE: &str = "leaf-v1.bin";
+/// The SHA-256 of [`LEAF_FILE`], in hex.
+pub const LEAF_SHA256: &str = "3325491445b7d1accd5937c21906a2fe50b2f44978c4785e9dea2d3aa9fca91c";
+
 thread_local! {
     // wasm32 Workers are single-threaded: one network per isolate, set by `prepare`. A
     // failed load is not kept: the next AI move tries again.
     static NETWORK: OnceCell<Network> = const { OnceCell::new() };
+    static LEAF: OnceCell<Rc<LeafNet>> = const { OnceCell::new() };
     // The benchmark's last fetched model (by name), so its rounds reuse the loaded plan.
     static BENCH_NETWORK: RefCell<Option<(String, Network)>> = const { RefCell::new(None) };
 }
@@ -41,35 +50,57 @@ fn unavailable(why: String) -> ApiError {
     ApiError::new(503, "ai_unavailable", format!("the AI's network did not load: {why}"))
 }
 
-/// Loads the isolate's network if it is not loaded yet: fetches [`MODEL_FILE`] from the
-/// static assets, checks its hash, parses and optimises it. Returns whether this call
-/// loaded it. Called before a request that may make an AI move: the search itself is
-/// synchronous and cannot wait for a fetch.
+/// Loads the isolate's network and leaf score if they are not loaded yet: fetches
+/// [`MODEL_FILE`] and [`LEAF_FILE`] from the static assets, checks their hashes, parses
+/// (and optimises) them. Returns whether this call loaded anything. Called before a
+/// request that may make an AI move: the search itself is synchronous and cannot wait for
+/// a fetch.
 pub async fn prepare(env: &worker::Env) -> Result<bool, ApiError> {
-    if NETWORK.with(|cell| cell.get().is_some()) {
-        return Ok(false);
+    let mut loaded = false;
+    if NETWORK.with(|cell| cell.get().is_none()) {
+        let bytes = fetch_asset(env, MODEL_FILE, MODEL_SHA256).await?;
+        let net = Network::load(&bytes, MODEL_FILE).map_err(unavailable)?;
+        // Another request of this isolate may have loaded it meanwhile: either copy will do.
+        NETWORK.with(|cell| {
+            let _ = cell.set(net);
+        });
+        loaded = true;
     }
+    if LEAF.with(|cell| cell.get().is_none()) {
+        let bytes = fetch_asset(env, LEAF_FILE, LEAF_SHA256).await?;
+        let leaf = LeafNet::from_bytes(&bytes).map_err(|e| unavailable(format!("{LEAF_FILE}: {e}")))?;
+        LEAF.with(|cell| {
+            let _ = cell.set(Rc::new(leaf));
+        });
+        loaded = true;
+    }
+    Ok(loaded)
+}
+
+/// One of the module's static assets (`public/models/`), which must hash to `sha256`.
+async fn fetch_asset(env: &worker::Env, file: &str, sha256: &str) -> Result<Vec<u8>, ApiError> {
     let assets = env.assets("ASSETS").map_err(|e| unavailable(format!("no ASSETS binding: {e}")))?;
     // Where the assets serve it (`public/models/`); an assets binding ignores the host.
-    let url = format!("https://assets.local/models/{MODEL_FILE}");
-    let mut resp = assets.fetch(url, None).await.map_err(|e| unavailable(format!("{MODEL_FILE}: {e}")))?;
+    let url = format!("https://assets.local/models/{file}");
+    let mut resp = assets.fetch(url, None).await.map_err(|e| unavailable(format!("{file}: {e}")))?;
     if resp.status_code() != 200 {
-        return Err(unavailable(format!("{MODEL_FILE}: the assets answered {}", resp.status_code())));
+        return Err(unavailable(format!("{file}: the assets answered {}", resp.status_code())));
     }
-    let bytes = resp.bytes().await.map_err(|e| unavailable(format!("{MODEL_FILE}: {e}")))?;
+    let bytes = resp.bytes().await.map_err(|e| unavailable(format!("{file}: {e}")))?;
     let hash: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
-    if hash != MODEL_SHA256 {
+    if hash != sha256 {
         return Err(unavailable(format!(
-            "{MODEL_FILE} from the assets ({} bytes) has SHA-256 {hash}, not the module's {MODEL_SHA256}",
+            "{file} from the assets ({} bytes) has SHA-256 {hash}, not the module's {sha256}",
             bytes.len()
         )));
     }
-    let net = Network::load(&bytes, MODEL_FILE).map_err(unavailable)?;
-    // Another request of this isolate may have loaded it meanwhile: either copy will do.
-    NETWORK.with(|cell| {
-        let _ = cell.set(net);
-    });
-    Ok(true)
+    Ok(bytes)
+}
+
+/// The isolate's leaf score, loaded by [`prepare`].
+fn leaf() -> Result<Rc<LeafNet>, ApiError> {
+    LEAF.with(|cell| cell.get().cloned())
+        .ok_or_else(|| ApiError::internal("the AI's leaf score was not prepared for this request"))
 }
 
 /// The isolate's network, loaded by [`prepare`].
@@ -117,10 +148,12 @@ impl Opponent for NetAi {
 }
 
 /// The default AI of a `net` build (`AI_ENGINE` unset, `"auto"` or `"hybrid"`): the
-/// hybrid search (`ai::hybrid`: iterative-deepening alpha-beta over the heuristic, the
-/// level's node budget), with the network run once per move at the root, where its
-/// policy orders the root's moves and weighs the choice among nearly equal ones. Measured
-/// stronger than the heuristic alone at equal time (`models/README.md`).
+/// hybrid search (`ai::hybrid`: iterative-deepening alpha-beta, the level's equal-time
+/// node budget) whose leaves are scored by the learned leaf network (`ai::leafnet`: the
+/// heuristic plus a small network over piece-square features), with the policy network
+/// run once per move at the root by tract, where its policy orders the root's moves and
+/// weighs the choice among nearly equal ones. Measured stronger than the same search over
+/// the heuristic alone at equal time (`models/README.md`).
 #[derive(Debug, Default)]
 pub struct HybridNetAi;
 
@@ -136,8 +169,10 @@ impl Opponent for HybridNetAi {
     fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
         let (lv, seed) = service::ai::level_and_seed(level, rng)?;
         let mut eval = NetworkEvaluator::new(network()?);
-        let cfg = lv.hybrid_config(seed, true);
-        let r = ai::hybrid::search(game.position(), &service::ai::history(game), Some(&mut eval), &cfg);
+        let leaf = leaf()?;
+        let cfg = lv.hybrid_leaf_config(seed, true);
+        let history = service::ai::history(game);
+        let r = ai::hybrid::search_with_leaf(game.position(), &history, Some(&mut eval), Some(&leaf), &cfg);
         Ok(r.best)
     }
 }

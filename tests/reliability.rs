@@ -444,17 +444,20 @@ fn a_panic_in_a_game_object_is_a_500_and_every_game_goes_on() {
 /// `ai_unavailable` and creates nothing; link games go on; with the asset right again
 /// (a redeploy: a restart on the same state) the next `ai` game loads it and plays.
 #[test]
-fn a_damaged_network_asset_refuses_ai_games_creates_nothing_and_the_repaired_one_loads() {
+fn a_damaged_network_or_leaf_asset_refuses_ai_games_creates_nothing_and_the_repaired_one_loads() {
     let root = support::root();
-    let models: Vec<_> =
+    let mut models: Vec<_> =
         std::fs::read_dir(root.join("public/models")).unwrap().map(|e| e.unwrap().path()).collect();
+    models.sort_by_key(|p| p.extension().is_some_and(|e| e == "bin"));
     assert_eq!(
-        models.len(),
-        1,
-        "public/models/ holds the one shipped network (scripts/build-worker.sh): {models:?}"
+        models.iter().map(|p| p.extension().unwrap().to_str().unwrap()).collect::<Vec<_>>(),
+        ["onnx", "bin"],
+        "public/models/ holds the shipped network and leaf score (scripts/build-worker.sh): {models:?}"
     );
     let good = std::fs::read(&models[0]).unwrap();
     let name = models[0].file_name().unwrap().to_owned();
+    let leaf_name = models[1].file_name().unwrap().to_owned();
+    let good_leaf = std::fs::read(&models[1]).unwrap();
     // A copy of public/ with one byte of the network changed.
     let assets = std::env::temp_dir().join(format!("iron-arena-assets-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&assets);
@@ -485,7 +488,7 @@ fn a_damaged_network_asset_refuses_ai_games_creates_nothing_and_the_repaired_one
     s.stop();
     std::fs::write(assets.join("models").join(&name), &good).unwrap();
     s.restart();
-    let created = s.create(ai);
+    let created = s.create(ai.clone());
     assert_eq!(created["ai"]["engine"], "hybrid-network", "{created}");
     assert!(created["ai_move"].is_string(), "the AI opened: {created}");
 
@@ -509,6 +512,21 @@ fn a_damaged_network_asset_refuses_ai_games_creates_nothing_and_the_repaired_one
         serde_json::from_str(&player.send("GET", &s.url("/api/stories"), None).body).unwrap();
     let clockwork = stories["stories"].as_array().unwrap().iter().find(|st| st["id"] == "clockwork").unwrap();
     assert_eq!(clockwork["current_game"], playing.as_str(), "{clockwork}");
+
+    // The leaf score is checked the same way: the network intact, one byte of the leaf
+    // score changed, an `ai` game is refused with the leaf file's hash in the log.
+    s.stop();
+    std::fs::write(assets.join("models").join(&name), &good).unwrap();
+    let mut bad_leaf = good_leaf.clone();
+    bad_leaf[good_leaf.len() / 2] ^= 0x5a;
+    std::fs::write(assets.join("models").join(&leaf_name), &bad_leaf).unwrap();
+    s.restart();
+    let r = s.post("/api/games", None, &ai);
+    assert_eq!((r.status, r.error()), (503, "ai_unavailable".to_owned()), "{}", r.text);
+    let leaf_file = leaf_name.to_str().unwrap().to_owned();
+    poll("the log to name the leaf file whose hash did not match", 30, || {
+        s.log().lines().any(|l| l.contains(&leaf_file) && l.contains("has SHA-256")).then_some(())
+    });
     let _ = std::fs::remove_dir_all(&assets);
 }
 

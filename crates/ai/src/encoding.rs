@@ -198,7 +198,7 @@ pub fn layout_json() -> serde_json::Value {
         "policy_size": POLICY,
         "policy": "logits[from_view_index * 81 + to_view_index]; base move = (from, to); ability choice = a second decision over the same map: skip (to,to), recall (target,dest), attract (target,to), slash (to, square ahead), burn/sidestep/assassinate (to, chosen square)",
         "value": "tanh output in [-1, 1] for the side to move",
-        "record_format": "JSON lines: {\"planes\": base64 of PLANES*81 bytes (0/1), \"policy\": [[key, weight], ...] summing to 1, \"value\": -1..1 from the side to move (the game result), \"search_value\": the search's root value for the side to move, \"matchup\": \"south-north\"}"
+        "record_format": "JSON lines: {\"planes\": base64 of PLANES*81 bytes (0/1), \"policy\": [[key, weight], ...] summing to 1, \"value\": -1..1 from the side to move (the game result), \"search_value\": the search's root value for the side to move, \"iapn\": the position (IAPN), \"matchup\": \"south-north\"}"
     })
 }
 

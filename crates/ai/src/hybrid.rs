@@ -1,7 +1,9 @@
 //! The hybrid player (issue 10): an iterative-deepening negamax alpha-beta search over the
-//! hand-written [`Heuristic`] score, with the network (any [`Evaluator`]) run once per move
-//! at the root, where its policy orders the root's moves and adds a small prior bonus to
-//! the choice among moves the search scores nearly equal.
+//! hand-written [`Heuristic`] score, or with [`search_with_leaf`] over the learned leaf
+//! score ([`LeafNet`]: the heuristic plus a small network, cheap enough for every leaf),
+//! with the network (any [`Evaluator`]) run once per move at the root, where its policy
+//! orders the root's moves and adds a small prior bonus to the choice among moves the
+//! search scores nearly equal.
 //!
 //! Why this shape: on these machines one network run costs as much as ~1,000 heuristic
 //! positions (`models/README.md`), so a search that runs the network at every node sees
@@ -25,6 +27,7 @@ use engine::{Ability, Move, Outcome, Position};
 use crate::alphabeta::WIN;
 use crate::evaluator::{Evaluator, Leaf};
 use crate::heuristic::Heuristic;
+use crate::leafnet::LeafNet;
 use crate::rng::Rng;
 
 /// Scores beyond this are forced wins or losses (distance-adjusted in the table).
@@ -101,6 +104,18 @@ pub fn search(
     root_eval: Option<&mut dyn Evaluator>,
     cfg: &HybridConfig,
 ) -> HybridResult {
+    search_with_leaf(root, history, root_eval, None, cfg)
+}
+
+/// [`search`] with the leaves (the horizon and the quiescence's stand-pat) scored by the
+/// learned [`LeafNet`] instead of the bare heuristic.
+pub fn search_with_leaf(
+    root: &Position,
+    history: &[u64],
+    root_eval: Option<&mut dyn Evaluator>,
+    leaf: Option<&LeafNet>,
+    cfg: &HybridConfig,
+) -> HybridResult {
     let moves = root.legal_moves();
     if moves.is_empty() || root.outcome().is_some() {
         return HybridResult {
@@ -151,6 +166,8 @@ pub fn search(
         quiescence: cfg.quiescence,
         killers: vec![[None; 2]; MAX_DEPTH as usize + 2],
         history: vec![0; 81 * 81],
+        leaf,
+        scratch: Vec::with_capacity(crate::leafnet::MAX_ACTIVE),
     };
     // The window below the best inside which root scores are kept exact, so the variety
     // draw and the prior choose among true scores.
@@ -266,7 +283,7 @@ impl Entry {
     const EMPTY: Entry = Entry { key: 0, depth: 0, bound: Bound::Upper, score: 0.0, best: None };
 }
 
-struct Searcher {
+struct Searcher<'a> {
     /// The game's positions and the current search path (for repetition).
     hashes: Vec<u64>,
     nodes: u64,
@@ -278,6 +295,9 @@ struct Searcher {
     quiescence: u32,
     killers: Vec<[Option<Move>; 2]>,
     history: Vec<u32>,
+    /// The learned leaf score, if any (else the heuristic's).
+    leaf: Option<&'a LeafNet>,
+    scratch: Vec<u16>,
 }
 
 /// The score of `o` for the side to move in the position it ended, `ply` plies from the
@@ -320,7 +340,15 @@ fn is_capture(pos: &Position, mv: &Move) -> bool {
     matches!(mv.ability, Some(Ability::Burn { .. } | Ability::Assassinate { .. } | Ability::Slash))
 }
 
-impl Searcher {
+impl Searcher<'_> {
+    /// A leaf's static score for its side to move (pawns).
+    fn static_score(&mut self, pos: &Position, moves: &[Move]) -> f32 {
+        match self.leaf {
+            Some(net) => net.score(pos, moves, &mut self.scratch),
+            None => Heuristic::score(pos, moves),
+        }
+    }
+
     fn slot(&self, hash: u64) -> usize {
         (hash & self.tt_mask) as usize
     }
@@ -351,7 +379,7 @@ impl Searcher {
                 self.hashes.pop();
                 return v;
             }
-            return Heuristic::score(&pos, &moves);
+            return self.static_score(&pos, &moves);
         }
         // The table is keyed by the position alone; near the 160-ply limit the same
         // position can end differently by its ply, and a repeated position's value depends
@@ -431,7 +459,7 @@ impl Searcher {
     /// Captures only, with the heuristic score as the stand-pat floor (the side to move
     /// may always decline to capture).
     fn quiesce(&mut self, pos: &Position, moves: &[Move], left: u32, ply: u32, alpha: f32, beta: f32) -> f32 {
-        let stand = Heuristic::score(pos, moves);
+        let stand = self.static_score(pos, moves);
         if stand >= beta || left == 0 {
             return stand;
         }

@@ -29,6 +29,11 @@ pub const HYBRID_PRIOR_WEIGHT: f32 = 0.1;
 /// beat the same search without it 83% (18 games), and at level 4's budget it scored 73.6%
 /// against MCTS level 4 over 72 games (models/README.md).
 pub const HYBRID_QUIESCENCE: u32 = 4;
+/// The time a hybrid node costs with the learned leaf score ([`crate::leafnet`]) relative
+/// to the heuristic's: `iron-arena bench-leaf` measured 1.42-1.55 natively (models/README.md);
+/// rounded up, so the leaf levels, which divide their node budgets by it, take no more
+/// time per move than the heuristic's.
+pub const LEAF_NODE_COST: f32 = 1.5;
 
 /// From "beginner" to the strongest level. Budgets were calibrated on the real runtime
 /// (workerd, heuristic evaluator, ~50-90 thousand evaluations per second in wasm on this
@@ -109,6 +114,13 @@ impl Level {
             seed,
             ..SearchConfig::default()
         }
+    }
+
+    /// The hybrid engine at this level with the learned leaf score: the level's budget
+    /// divided by [`LEAF_NODE_COST`] (equal time), the network's prior at the root.
+    pub fn hybrid_leaf_config(&self, seed: u64, with_network: bool) -> HybridConfig {
+        let nodes = (self.hybrid_nodes as f32 / LEAF_NODE_COST) as u64;
+        HybridConfig { nodes: nodes.max(1), ..self.hybrid_config(seed, with_network) }
     }
 
     /// The hybrid engine at this level (`with_network`: whether a root evaluator's prior

@@ -9,12 +9,15 @@
 //! - [`alphabeta`]: a small fixed-depth alpha-beta player (a sparring partner).
 //! - [`hybrid`]: the shipped player: iterative-deepening alpha-beta over the heuristic
 //!   with a node budget, the network (or any evaluator) run once at the root.
+//! - [`leafnet`]: the learned leaf score the shipped hybrid uses at every leaf: the
+//!   heuristic plus a small network over piece-square features.
 
 pub mod alphabeta;
 pub mod encoding;
 pub mod evaluator;
 pub mod heuristic;
 pub mod hybrid;
+pub mod leafnet;
 pub mod level;
 pub mod mcts;
 #[cfg(feature = "onnx")]

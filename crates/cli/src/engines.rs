@@ -4,7 +4,8 @@
 //! the sparring partner); PUCT at the root, or `@gumbel` for Gumbel sampling with
 //! sequential halving. The hybrid (iterative-deepening alpha-beta over the heuristic
 //! with a node budget, `ai::hybrid`): `hybrid:<nodes>`, `hybridq:<nodes>` (with a
-//! capture quiescence), `hlevel:<1-6>` (the level's budget and variety), and with the
+//! capture quiescence), `hlevel:<1-6>` (the level's budget and variety), `hleaf:<leaf.bin>:<1-6>`
+//! (the level with a learned leaf score, `ai::leafnet`, at its equal-time budget), and with the
 //! network run once at the root (`onnx` builds) `hybridnet:<model.onnx>:<nodes>` and
 //! `hlevelnet:<model.onnx>:<1-6>`, each with an optional `:<prior weight in pawns>`.
 
@@ -22,6 +23,8 @@ pub struct Spec {
     pub net: Option<ai::network::Network>,
     /// A hybrid player's search settings (its seed is set per move).
     pub hybrid: Option<HybridConfig>,
+    /// A hybrid player's learned leaf score (`hleaf:<file>:<level>`).
+    pub leaf: Option<std::sync::Arc<ai::leafnet::LeafNet>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,6 +58,28 @@ impl Spec {
             Some((_, r)) => return Err(format!("unknown root policy '{r}' (puct or gumbel)")),
             None => (s, RootPolicy::Puct),
         };
+        // hleafnet:<model.onnx>:<leaf.bin>:<level>: what the Worker plays (the level's
+        // equal-time budget, the learned leaf score, the network's prior at the root).
+        #[cfg(feature = "onnx")]
+        if let Some(rest) = body.strip_prefix("hleafnet:") {
+            let mut parts = rest.splitn(3, ':');
+            let (Some(model), Some(leaf), Some(l)) = (parts.next(), parts.next(), parts.next()) else {
+                return Err(format!("'{s}': use hleafnet:<model.onnx>:<leaf.bin>:<level>"));
+            };
+            let l = l
+                .parse::<u8>()
+                .ok()
+                .and_then(ai::level::level)
+                .ok_or_else(|| format!("'{s}': levels are 1-6"))?;
+            let bytes = std::fs::read(model).map_err(|e| format!("{model}: {e}"))?;
+            let net = ai::network::Network::load(&bytes, model)?;
+            let bytes = std::fs::read(leaf).map_err(|e| format!("{leaf}: {e}"))?;
+            let leaf = ai::leafnet::LeafNet::from_bytes(&bytes).map_err(|e| format!("{leaf}: {e}"))?;
+            let mut spec = Spec::hybrid(l.hybrid_leaf_config(0, true), root);
+            spec.net = Some(net);
+            spec.leaf = Some(std::sync::Arc::new(leaf));
+            return Ok(spec);
+        }
         #[cfg(feature = "onnx")]
         for prefix in ["hybridnet:", "hlevelnet:"] {
             if let Some(rest) = body.strip_prefix(prefix) {
@@ -107,7 +132,7 @@ impl Spec {
                     n.parse().map_err(|_| format!("'{s}': expected a number after the model"))?;
                 let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
                 let net = ai::network::Network::load(&bytes, path)?;
-                return Ok(Spec { kind, evaluations, root, net: Some(net), hybrid: None });
+                return Ok(Spec { kind, evaluations, root, net: Some(net), hybrid: None, leaf: None });
             }
         }
         let (name, n) = body.split_once(':').unwrap_or((body, ""));
@@ -129,6 +154,17 @@ impl Spec {
                 };
                 Spec::hybrid(cfg, root)
             }
+            "hleaf" => {
+                // hleaf:<leaf file>:<level>: the level's hybrid with the learned leaf score,
+                // at the level's equal-time budget (`Level::hybrid_leaf_config`).
+                let (path, l) = n.rsplit_once(':').ok_or_else(|| format!("'{s}': use hleaf:<file>:<level>"))?;
+                let l = ai::level::level(num(l)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
+                let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+                let net = ai::leafnet::LeafNet::from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))?;
+                let mut spec = Spec::hybrid(l.hybrid_leaf_config(0, false), root);
+                spec.leaf = Some(std::sync::Arc::new(net));
+                spec
+            }
             "hlevel" => {
                 let l = ai::level::level(num(n)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
                 Spec::hybrid(l.hybrid_config(0, false), root)
@@ -139,7 +175,7 @@ impl Spec {
             }
             _ => {
                 return Err(format!(
-                    "unknown player '{s}' (random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hybridnet:<onnx>:N, hlevelnet:<onnx>:N)"
+                    "unknown player '{s}' (random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hleaf:<leaf.bin>:N, hybridnet:<onnx>:N, hlevelnet:<onnx>:N)"
                 ))
             }
         };
@@ -154,6 +190,7 @@ impl Spec {
             #[cfg(feature = "onnx")]
             net: None,
             hybrid: None,
+            leaf: None,
         }
     }
 
@@ -181,7 +218,8 @@ impl Spec {
                 let net = if self.net.is_some() { "net" } else { "" };
                 #[cfg(not(feature = "onnx"))]
                 let net = "";
-                format!("hybrid{q}{net}:{}", self.evaluations)
+                let leaf = if self.leaf.is_some() { "leaf" } else { "" };
+                format!("hybrid{q}{net}{leaf}:{}", self.evaluations)
             }
         }
     }
@@ -206,9 +244,14 @@ impl Spec {
             #[cfg(feature = "onnx")]
             if let Some(net) = &self.net {
                 let mut e = ai::network::NetworkEvaluator::new(net.clone());
-                return (ai::hybrid::search(game.position(), &history, Some(&mut e), &cfg).best, None);
+                let leaf = self.leaf.as_deref();
+                return (
+                    ai::hybrid::search_with_leaf(game.position(), &history, Some(&mut e), leaf, &cfg).best,
+                    None,
+                );
             }
-            return (ai::hybrid::search(game.position(), &history, None, &cfg).best, None);
+            let leaf = self.leaf.as_deref();
+            return (ai::hybrid::search_with_leaf(game.position(), &history, None, leaf, &cfg).best, None);
         }
         let cfg = SearchConfig {
             evaluations: self.evaluations.max(1),

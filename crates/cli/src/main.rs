@@ -12,18 +12,19 @@ mod play;
 
 use engine::{iapn, perft, result_text, Faction, Game, Move, Position};
 
-const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] | selfplay --games N --out FILE [--engine <player>] [--seed S] [--fast-engine <player> --full-prob P] | bench-ai | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hybridnet:<onnx>:N, hlevelnet:<onnx>:N; add @gumbel for a Gumbel root instead of PUCT)";
+const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] | selfplay --games N --out FILE [--engine <player>] [--seed S] [--fast-engine <player> --full-prob P] | bench-ai | bench-leaf <leaf.bin> | leaf-data <records.jsonl>... --out FILE | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hleaf:<leaf.bin>:N, hleafnet:<onnx>:<leaf.bin>:N, hybridnet:<onnx>:N, hlevelnet:<onnx>:N; add @gumbel for a Gumbel root instead of PUCT)";
 
 /// What each command accepts besides its positional arguments: `--name value` options and
 /// `--name` flags. `None`: no such command.
 fn accepts(cmd: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
     Some(match cmd {
-        "start" | "moves" | "perft" | "divide" | "apply" | "replay" | "bench-ai" | "layout"
-        | "check-model" | "bench-net" => (&[], &[]),
+        "start" | "moves" | "perft" | "divide" | "apply" | "replay" | "bench-ai" | "bench-leaf"
+        | "layout" | "check-model" | "bench-net" => (&[], &[]),
         "bench" => (&[], &["--quick"]),
         "play" => (&["--ai", "--level"], &[]),
         "arena" => (&["--games", "--matchups", "--seed"], &[]),
         "balance" => (&["--engine", "--games", "--seed"], &[]),
+        "leaf-data" => (&["--out"], &[]),
         "selfplay" => (&["--engine", "--games", "--seed", "--out", "--fast-engine", "--full-prob"], &[]),
         _ => return None,
     })
@@ -181,7 +182,12 @@ fn run(args: &[String]) -> Result<String, String> {
             std::io::Write::flush(&mut w).map_err(|e| format!("{path}: {e}"))?;
             Ok(format!("{g} games, {n} positions appended to {path}\n"))
         }
+        ("leaf-data", inputs) if !inputs.is_empty() => {
+            let path = opts.option("--out").ok_or("leaf-data needs --out FILE")?;
+            matches::leaf_data(inputs, path)
+        }
         ("bench-ai", []) => Ok(matches::bench_ai()),
+        ("bench-leaf", [path]) => matches::bench_leaf(path),
         #[cfg(feature = "onnx")]
         ("check-model", [model, reference]) => net::check(model, reference),
         #[cfg(feature = "onnx")]

@@ -283,6 +283,7 @@ pub fn selfplay(
                         "planes": base64::engine::general_purpose::STANDARD.encode(&planes),
                         "policy": policy.iter().map(|(k, w)| serde_json::json!([k, w])).collect::<Vec<_>>(),
                         "search_value": r.value,
+                        "iapn": engine::iapn::format(pos),
                         "matchup": format!("{}-{}", mu.0.name(), mu.1.name()),
                     }),
                 ));
@@ -311,10 +312,46 @@ pub fn selfplay(
     Ok((games, n))
 }
 
-/// `bench-ai`: leaf evaluations per second of the heuristic and uniform MCTS (one
-/// thread), and the time per move at each level, from a few opening and middlegame
-/// positions.
-pub fn bench_ai() -> String {
+/// `leaf-data <records.jsonl>... --out FILE`: the learned leaf score's training data
+/// (`ai::leafnet`) from self-play records. Per record, little-endian: the heuristic score
+/// (f32, pawns, side to move), the result and the search value (f32 each, side to move),
+/// the number of active features (u8) and the features (u16 each).
+pub fn leaf_data(inputs: &[&str], out_path: &str) -> Result<String, String> {
+    use std::io::{BufRead, Write};
+    let file = std::fs::File::create(out_path).map_err(|e| format!("{out_path}: {e}"))?;
+    let mut w = std::io::BufWriter::new(file);
+    let mut feats = Vec::new();
+    let mut n = 0usize;
+    for &input in inputs {
+        let f = std::fs::File::open(input).map_err(|e| format!("{input}: {e}"))?;
+        for (i, line) in std::io::BufReader::new(f).lines().enumerate() {
+            let line = line.map_err(|e| format!("{input}: {e}"))?;
+            let at = |what: &str| format!("{input}:{}: {what}", i + 1);
+            let r: serde_json::Value = serde_json::from_str(&line).map_err(|e| at(&e.to_string()))?;
+            let text = r["iapn"].as_str().ok_or_else(|| at("no \"iapn\" (records older than leaf-data)"))?;
+            let pos = engine::iapn::parse(text).map_err(|e| at(&e.to_string()))?;
+            let num = |k: &str| r[k].as_f64().map(|x| x as f32).ok_or_else(|| at(&format!("no \"{k}\"")));
+            let (value, search_value) = (num("value")?, num("search_value")?);
+            let moves = pos.legal_moves();
+            ai::leafnet::features(&pos, &mut feats);
+            let mut rec = Vec::with_capacity(13 + 2 * feats.len());
+            rec.extend(ai::Heuristic::score(&pos, &moves).to_le_bytes());
+            rec.extend(value.to_le_bytes());
+            rec.extend(search_value.to_le_bytes());
+            rec.push(feats.len() as u8);
+            for f in &feats {
+                rec.extend(f.to_le_bytes());
+            }
+            w.write_all(&rec).map_err(|e| format!("{out_path}: {e}"))?;
+            n += 1;
+        }
+    }
+    w.flush().map_err(|e| format!("{out_path}: {e}"))?;
+    Ok(format!("{n} positions written to {out_path}\n"))
+}
+
+/// The benchmarks' positions: 20 seeded random plies into each match-up.
+fn bench_positions() -> Vec<Position> {
     let mut positions = Vec::new();
     for mu in matchups("all").unwrap_or_default() {
         let mut g = Game::new(Position::start(mu.0, mu.1));
@@ -330,6 +367,99 @@ pub fn bench_ai() -> String {
             positions.push(*g.position());
         }
     }
+    positions
+}
+
+/// `bench-leaf <leaf.bin>`: the hybrid at level 4 with the learned leaf score against the
+/// same search with the heuristic's, on the positions of `bench-ai`, run alternately (three
+/// rounds each) so machine noise falls on both: ms per move, nodes per ms and the ratio.
+pub fn bench_leaf(path: &str) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    let net = ai::leafnet::LeafNet::from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))?;
+    let positions = bench_positions();
+    let level = ai::level::level(ai::level::DEFAULT_LEVEL).ok_or("no default level")?;
+    let mut secs = [0.0f64; 2];
+    let mut nodes = [0u64; 2];
+    for _round in 0..3 {
+        for (k, leaf) in [None, Some(&net)].into_iter().enumerate() {
+            let t = Instant::now();
+            for (i, p) in positions.iter().enumerate() {
+                let cfg = level.hybrid_config(i as u64, false);
+                nodes[k] += ai::hybrid::search_with_leaf(p, &[p.hash()], None, leaf, &cfg).nodes;
+            }
+            secs[k] += t.elapsed().as_secs_f64();
+        }
+    }
+    let moves = 3.0 * positions.len().max(1) as f64;
+    let mut out = String::new();
+    for (k, name) in ["heuristic leaves", "leaf network"].iter().enumerate() {
+        out.push_str(&format!(
+            "hybrid level 4, {name:<16}: {:>7.2} ms per move (native), {:>6.0} nodes/ms\n",
+            1000.0 * secs[k] / moves,
+            nodes[k] as f64 / (1000.0 * secs[k]).max(1e-9)
+        ));
+    }
+    // The static scores alone, on the same positions.
+    let mut scratch = Vec::new();
+    let reps = 20_000;
+    let legal: Vec<_> = positions.iter().map(|p| (p, p.legal_moves())).collect();
+    let t = Instant::now();
+    let mut sum = 0.0f32;
+    for _ in 0..reps {
+        for (p, m) in &legal {
+            sum += ai::Heuristic::score(p, m);
+        }
+    }
+    let heur_ns = 1e9 * t.elapsed().as_secs_f64() / (reps * legal.len().max(1)) as f64;
+    let t = Instant::now();
+    for _ in 0..reps {
+        for (p, _) in &legal {
+            ai::leafnet::features(p, &mut scratch);
+            sum += net.correction(&scratch);
+        }
+    }
+    let net_ns = 1e9 * t.elapsed().as_secs_f64() / (reps * legal.len().max(1)) as f64;
+    let mut feats: Vec<Vec<u16>> = Vec::new();
+    for (p, _) in &legal {
+        ai::leafnet::features(p, &mut scratch);
+        feats.push(scratch.clone());
+    }
+    let t = Instant::now();
+    for _ in 0..reps {
+        for f in &feats {
+            sum += net.correction(f);
+        }
+    }
+    let corr_ns = 1e9 * t.elapsed().as_secs_f64() / (reps * legal.len().max(1)) as f64;
+    out.push_str(&format!(
+        "correction alone {corr_ns:.0} ns, {} features on average\n",
+        feats.iter().map(Vec::len).sum::<usize>() / feats.len().max(1)
+    ));
+    let t = Instant::now();
+    for _ in 0..reps {
+        for (p, _) in &legal {
+            sum += p.legal_moves().len() as f32;
+        }
+    }
+    let gen_ns = 1e9 * t.elapsed().as_secs_f64() / (reps * legal.len().max(1)) as f64;
+    out.push_str(&format!(
+        "per position: heuristic score {heur_ns:.0} ns, leaf network's features and correction {net_ns:.0} ns, \
+         legal move generation {gen_ns:.0} ns (checksum {sum:.1})\n"
+    ));
+    let per_node = |k: usize| secs[k] / nodes[k].max(1) as f64;
+    out.push_str(&format!(
+        "time per node, leaf network / heuristic: {:.3} (hidden {})\n",
+        per_node(1) / per_node(0),
+        net.hidden()
+    ));
+    Ok(out)
+}
+
+/// `bench-ai`: leaf evaluations per second of the heuristic and uniform MCTS (one
+/// thread), and the time per move at each level, from a few opening and middlegame
+/// positions.
+pub fn bench_ai() -> String {
+    let positions = bench_positions();
     let mut out =
         String::from("AI speed, one thread, over 9 positions (20 random plies into each match-up)\n");
     for (label, kind) in [("heuristic", "heuristic"), ("uniform", "uniform")] {
