@@ -2,7 +2,9 @@
 # Network evaluations per second (issue 4), a benchmark: the shipped-candidate model run by
 # native tract, by tract in wasm (simd128) inside workerd (`wrangler dev` on the module
 # of build/, which carries the network), and by onnxruntime in Python (the reference), with the ratios; the cold load of
-# the model in a fresh isolate; and the network AI's in-request reply time per level.
+# the model in a fresh isolate; the network AI's in-request reply time per level; and the
+# learned leaf score's time per node against the heuristic's, natively (`bench-leaf`) and in
+# workerd, each measured alternately in this one run, with the default level's time per move.
 #   scripts/bench-net.sh [MODEL.onnx]   (default: the model the Worker embeds)
 # NET_DIR=<dir> benchmarks another module (default build/); SKIP_BUILD=1 uses
 # the modules and the CLI as they are built.
@@ -19,6 +21,10 @@ N=300
 
 echo "== native tract"
 native=$(target/release/iron-arena bench-net "$model" | tee /dev/stderr | sed -n 's/.*; \([0-9.]*\) evaluations\/s.*/\1/p')
+
+echo "== the learned leaf score, native (bench-leaf)"
+leaf=models/$(sed -n 's/^pub const LEAF_FILE: &str = "\(.*\)";/\1/p' src/net.rs)
+native_leaf=$(target/release/iron-arena bench-leaf "$leaf" | tee /dev/stderr | sed -n 's/^time per node, leaf network \/ heuristic: \([0-9.]*\).*/\1/p')
 
 echo "== onnxruntime (Python, one thread)"
 ort=""
@@ -77,6 +83,49 @@ bench $N true >/dev/null
 times=$(for _ in 1 2 3; do bench $N true; echo; done | sort -n)
 smid=$(sed -n 2p <<<"$times")
 echo "$N evaluations with one kept tract session: median of 3 requests $(python3 -c "print(f'{1000*$smid:.0f}')") ms -> $(python3 -c "print(f'{$N / ($smid - $empty):.0f}')") evaluations/s"
+
+echo "== the learned leaf score in workerd: the default level's hybrid over the benchmark positions"
+# Each request searches the 9 positions of bench-leaf with one leaf score: heuristic and
+# leaf at the heuristic's node budget (the time per node), shipped at the level's leaf
+# budget (the level as it plays, without the root network's one run). Alternated, five
+# rounds after one to warm up, so the machine's noise falls on all three.
+search() { curl -sf -w ' %{time_total}' -X POST -H 'Content-Type: application/json' \
+    -d "{\"search\": \"$1\"}" "http://127.0.0.1:$port/api/ai/bench" \
+    || { echo "POST /api/ai/bench (search $1) failed; the runtime's log:" >&2; cat "$state/log" >&2; exit 1; }; }
+for kind in heuristic leaf shipped; do search $kind >/dev/null; done
+rows=$(for _ in 1 2 3 4 5; do for kind in heuristic leaf shipped; do echo "$kind $(search $kind)"; done; done)
+cost=$(sed -n 's/^pub const LEAF_NODE_COST: f32 = \(.*\);/\1/p' crates/ai/src/level.rs)
+python3 - "$empty" "$native_leaf" "$cost" <<PY
+import json, sys
+empty, native = float(sys.argv[1]), float(sys.argv[2])
+secs, nodes, moves = {}, {}, {}
+for line in """$rows""".strip().splitlines():
+    kind, rest = line.split(" ", 1)
+    body, t = rest.rsplit(" ", 1)
+    b = json.loads(body)
+    secs[kind] = secs.get(kind, 0) + float(t) - empty
+    nodes[kind] = nodes.get(kind, 0) + b["nodes"]
+    moves[kind] = moves.get(kind, 0) + b["positions"]
+for kind in secs:
+    print(f"{kind:>9}: {1000 * secs[kind] / moves[kind]:7.1f} ms per move in workerd, {nodes[kind] / secs[kind] / 1000:6.0f} nodes/ms")
+ratio = (secs["leaf"] / nodes["leaf"]) / (secs["heuristic"] / nodes["heuristic"])
+print(f"time per node, leaf network / heuristic: {ratio:.2f} in workerd, {native:.2f} natively (LEAF_NODE_COST {sys.argv[3]})")
+print(f"the default level as it plays, leaf budget / heuristic budget: {secs['shipped'] / secs['heuristic']:.2f} of the time in workerd")
+PY
+
+echo "== every level as it plays in workerd: its leaf search at its budget over the 9 positions"
+for level in 1 2 3 4 5 6; do
+    out=$(curl -sf -w ' %{time_total}' -X POST -H 'Content-Type: application/json' \
+        -d "{\"search\": \"shipped\", \"level\": $level}" "http://127.0.0.1:$port/api/ai/bench") \
+        || { echo "POST /api/ai/bench (level $level) failed; the runtime's log:" >&2; cat "$state/log" >&2; exit 1; }
+    python3 - "$out" "$empty" <<'PY'
+import json, sys
+body, t = sys.argv[1].rsplit(" ", 1)
+b = json.loads(body)
+ms = 1000 * (float(t) - float(sys.argv[2])) / b["positions"]
+print(f"level {b['level']}: {ms:.0f} ms per move in workerd ({b['nodes'] // b['positions']} nodes per move; the root network adds one run)")
+PY
+done
 
 echo "== the network AI in a game (reply to the opening, request wall time)"
 for level in 1 2 3 4 5 6; do

@@ -1,29 +1,49 @@
 #!/usr/bin/env bash
-# The AI strength report (issue 4), a benchmark rather than a test: the shipped AI at its
-# default in-request level against (a) heuristic-evaluator MCTS with 10x its time,
-# (b) uniform-prior MCTS with 10x its time, (c) a random mover, over all nine match-ups,
-# then the balance table of the default level. "10x the time" is turned into evaluation
-# budgets from speeds measured in the same run (bench-ai), so the result does not depend
-# on how loaded the machine is while the games run.
-#   scripts/strength.sh [GAMES_PER_MATCHUP (even, default 2)] [BALANCE_GAMES (default 4)]
+# The AI strength report (issues 4 and 10), a benchmark rather than a test: the AI the
+# Worker ships, at its default level, against
+#   (a) MCTS over the heuristic at that level (the gate), the alpha-beta sparring partner
+#       at depths 2 and 3, each GATE_GAMES games per match-up;
+#   (b) heuristic-evaluator MCTS and uniform-prior MCTS with 10x its time, TENX_GAMES;
+#   (c) a random mover, one game per match-up;
+# every match over all nine match-ups, the shipped AI playing both colours; then the
+# balance table of the default level (the shipped AI against itself, BALANCE_GAMES).
+# The shipped AI is `hleafnet`: the hybrid with the learned leaf score at every leaf and
+# the network once per move at the root (src/net.rs names both files). "10x the time" is
+# turned into evaluation budgets from speeds measured in the same run (`bench-ai` for MCTS,
+# `bench-leaf` for the level as it ships), so the results do not depend on how loaded the
+# machine is while the games run.
+#   scripts/strength.sh [GATE_GAMES (default 4)] [TENX_GAMES (default 2)] [BALANCE_GAMES (default 8)]
+# SEED (default 1) seeds every match: another seed plays other games, to add to a sample.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
-games=${1:-2}
-balance_games=${2:-4}
+gate_games=${1:-4}
+tenx_games=${2:-2}
+balance_games=${3:-8}
+seed=${SEED:-1}
 cargo build --release --locked -p cli --features onnx >&2
 bin=target/release/iron-arena
 level=$(sed -n "s/^pub const DEFAULT_LEVEL: u8 = \([0-9]*\);/\1/p" crates/ai/src/level.rs)
+model=models/$(sed -n 's/^pub const MODEL_FILE: &str = "\(.*\)";/\1/p' src/net.rs)
+leaf=models/$(sed -n 's/^pub const LEAF_FILE: &str = "\(.*\)";/\1/p' src/net.rs)
+shipped="hleafnet:$model:$leaf:$level"
 bench=$($bin bench-ai)
 echo "$bench"
-ms=$(awk -v l="$level" '$1 == "level" && $2 == l { for (i = 1; i <= NF; i++) if ($i == "ms") print $(i-1) }' <<<"$bench")
+leaf_bench=$($bin bench-leaf "$leaf")
+echo "$leaf_bench"
+# The level as it ships; its one network run per move at the root adds ~1 ms (bench-net).
+ms=$(sed -n 's/^level [0-9]* as shipped .*: \([0-9.]*\) ms per move.*/\1/p' <<<"$leaf_bench")
 eps() { awk -v k="$1" '$1 == k && $3 == "15000:" { print $4 }' <<<"$bench"; }
 h=$(eps heuristic)
 u=$(eps uniform)
 hb=$(awk -v ms="$ms" -v e="$h" 'BEGIN { printf "%d", 10 * ms / 1000 * e }')
 ub=$(awk -v ms="$ms" -v e="$u" 'BEGIN { printf "%d", 10 * ms / 1000 * e }')
-echo "level $level spends ${ms} ms per move here; 10x that is $hb heuristic or $ub uniform evaluations"
-for opp in "heuristic:$hb" "uniform:$ub" random; do
-    $bin arena "level:$level" "$opp" --games "$games" --matchups all
+echo "$shipped spends ${ms} ms per move here; 10x that is $hb heuristic or $ub uniform evaluations"
+for opp in "level:$level" alphabeta:2 alphabeta:3; do
+    $bin arena "$shipped" "$opp" --games "$gate_games" --matchups all --seed "$seed"
 done
-$bin balance --engine "level:$level" --games "$balance_games"
+for opp in "heuristic:$hb" "uniform:$ub"; do
+    $bin arena "$shipped" "$opp" --games "$tenx_games" --matchups all --seed "$seed"
+done
+$bin arena "$shipped" random --games 1 --matchups all --seed "$seed"
+$bin balance --engine "$shipped" --games "$balance_games" --seed "$seed"

@@ -186,17 +186,40 @@ impl Opponent for HybridNetAi {
 /// `AI_BENCH_MODELS` (a base URL: `scripts/bench-net-ab.sh` serves candidate ONNX files
 /// locally), so one module measures every candidate size in workerd (issue 10, lever 2)
 /// instead of one fat-LTO module build per network.
+/// `POST /api/ai/bench {"search": "heuristic" | "leaf" | "shipped", "level": N}` instead
+/// runs a level's hybrid (the default level unless `level` says) over
+/// `ai::bench::positions` as `iron-arena bench-leaf` does natively: with heuristic leaves or the learned leaf score at the level's heuristic node
+/// budget, or the leaf search at its own budget (the level as it plays); it answers the
+/// nodes visited, so `scripts/bench-leaf.sh` divides the two leaf scores' time per node in
+/// workerd, measured alternately in one run.
 pub async fn bench(body: &[u8], env: &worker::Env) -> Result<serde_json::Value, ApiError> {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Bench {
+        #[serde(default)]
         evaluations: u32,
         #[serde(default)]
         session: bool,
         #[serde(default)]
         model: Option<String>,
+        #[serde(default)]
+        search: Option<BenchSearch>,
+        #[serde(default)]
+        level: Option<u8>,
     }
     let b: Bench = service::http::parse_json(body)?;
+    if let Some(kind) = b.search {
+        if b.evaluations > 0 || b.model.is_some() {
+            return Err(ApiError::new(422, "invalid_bench", "search goes without evaluations and model"));
+        }
+        let number = b.level.unwrap_or(ai::level::DEFAULT_LEVEL);
+        let level = ai::level::level(number)
+            .ok_or_else(|| ApiError::new(422, "invalid_level", format!("level {number}: no such level")))?;
+        return bench_search(kind, level, env).await;
+    }
+    if b.level.is_some() {
+        return Err(ApiError::new(422, "invalid_bench", "level goes with search"));
+    }
     if b.evaluations > 2000 {
         return Err(ApiError::new(422, "invalid_evaluations", "evaluations must be at most 2000"));
     }
@@ -237,6 +260,46 @@ pub async fn bench(body: &[u8], env: &worker::Env) -> Result<serde_json::Value, 
         "evaluations": b.evaluations,
         "session": b.session,
         "value": value,
+    }))
+}
+
+/// What `POST /api/ai/bench {"search": …}` searches with.
+#[derive(Clone, Copy, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum BenchSearch {
+    /// The default level's hybrid with heuristic leaves, at its heuristic node budget.
+    Heuristic,
+    /// The same search and budget with the learned leaf score.
+    Leaf,
+    /// The leaf search at the level's leaf budget: the default level as it plays (without
+    /// the root network, whose one run per move `bench-net.sh` measures).
+    Shipped,
+}
+
+/// A level's hybrid on every benchmark position, as `iron-arena bench-leaf`.
+async fn bench_search(
+    kind: BenchSearch,
+    level: ai::level::Level,
+    env: &worker::Env,
+) -> Result<serde_json::Value, ApiError> {
+    let loaded_now = prepare(env).await?;
+    let leaf = leaf()?;
+    let positions = ai::bench::positions();
+    let mut nodes = 0;
+    for (i, p) in positions.iter().enumerate() {
+        let seed = i as u64;
+        let (cfg, leaf) = match kind {
+            BenchSearch::Heuristic => (level.hybrid_config(seed, false), None),
+            BenchSearch::Leaf => (level.hybrid_config(seed, false), Some(&*leaf)),
+            BenchSearch::Shipped => (level.hybrid_leaf_config(seed, false), Some(&*leaf)),
+        };
+        nodes += ai::hybrid::search_with_leaf(p, &[p.hash()], None, leaf, &cfg).nodes;
+    }
+    Ok(serde_json::json!({
+        "loaded_now": loaded_now,
+        "level": level.number,
+        "positions": positions.len(),
+        "nodes": nodes,
     }))
 }
 

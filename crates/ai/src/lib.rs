@@ -6,6 +6,7 @@
 //! - [`mcts`]: the search (arena tree, PUCT, Gumbel root, batching, exact terminals).
 //! - [`encoding`]: the network's input planes and policy layout, exported for training.
 //! - [`level`]: difficulty levels as search budgets.
+//! - [`bench`]: the fixed positions of the AI benchmarks (native and in workerd).
 //! - [`alphabeta`]: a small fixed-depth alpha-beta player (a sparring partner).
 //! - [`hybrid`]: the shipped player: iterative-deepening alpha-beta over the heuristic
 //!   with a node budget, the network (or any evaluator) run once at the root.
@@ -13,6 +14,7 @@
 //!   heuristic plus a small network over piece-square features.
 
 pub mod alphabeta;
+pub mod bench;
 pub mod encoding;
 pub mod evaluator;
 pub mod heuristic;

@@ -350,41 +350,27 @@ pub fn leaf_data(inputs: &[&str], out_path: &str) -> Result<String, String> {
     Ok(format!("{n} positions written to {out_path}\n"))
 }
 
-/// The benchmarks' positions: 20 seeded random plies into each match-up.
-fn bench_positions() -> Vec<Position> {
-    let mut positions = Vec::new();
-    for mu in matchups("all").unwrap_or_default() {
-        let mut g = Game::new(Position::start(mu.0, mu.1));
-        let mut r = ai::rng::Rng::new(7);
-        for _ in 0..20 {
-            let m = g.legal_moves();
-            if m.is_empty() {
-                break;
-            }
-            let _ = g.play(m[r.below(m.len())]);
-        }
-        if g.outcome().is_none() {
-            positions.push(*g.position());
-        }
-    }
-    positions
-}
-
 /// `bench-leaf <leaf.bin>`: the hybrid at level 4 with the learned leaf score against the
-/// same search with the heuristic's, on the positions of `bench-ai`, run alternately (three
-/// rounds each) so machine noise falls on both: ms per move, nodes per ms and the ratio.
+/// same search with the heuristic's, at the same node budget, on the positions of
+/// `bench-ai`, run alternately (three rounds each) so machine noise falls on both: ms per
+/// move, nodes per ms and the ratio; then the leaf search at the level's own budget (its
+/// nodes divided by `LEAF_NODE_COST`), the time per move of the level as it ships.
 pub fn bench_leaf(path: &str) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     let net = ai::leafnet::LeafNet::from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))?;
-    let positions = bench_positions();
+    let positions = ai::bench::positions();
     let level = ai::level::level(ai::level::DEFAULT_LEVEL).ok_or("no default level")?;
-    let mut secs = [0.0f64; 2];
-    let mut nodes = [0u64; 2];
+    let mut secs = [0.0f64; 3];
+    let mut nodes = [0u64; 3];
     for _round in 0..3 {
-        for (k, leaf) in [None, Some(&net)].into_iter().enumerate() {
+        for (k, leaf) in [None, Some(&net), Some(&net)].into_iter().enumerate() {
             let t = Instant::now();
             for (i, p) in positions.iter().enumerate() {
-                let cfg = level.hybrid_config(i as u64, false);
+                let cfg = if k == 2 {
+                    level.hybrid_leaf_config(i as u64, false)
+                } else {
+                    level.hybrid_config(i as u64, false)
+                };
                 nodes[k] += ai::hybrid::search_with_leaf(p, &[p.hash()], None, leaf, &cfg).nodes;
             }
             secs[k] += t.elapsed().as_secs_f64();
@@ -394,11 +380,18 @@ pub fn bench_leaf(path: &str) -> Result<String, String> {
     let mut out = String::new();
     for (k, name) in ["heuristic leaves", "leaf network"].iter().enumerate() {
         out.push_str(&format!(
-            "hybrid level 4, {name:<16}: {:>7.2} ms per move (native), {:>6.0} nodes/ms\n",
+            "hybrid level {}, {name:<16}: {:>7.2} ms per move (native), {:>6.0} nodes/ms\n",
+            level.number,
             1000.0 * secs[k] / moves,
             nodes[k] as f64 / (1000.0 * secs[k]).max(1e-9)
         ));
     }
+    out.push_str(&format!(
+        "level {} as shipped (leaf network, {} nodes): {:.2} ms per move (native)\n",
+        level.number,
+        level.hybrid_leaf_config(0, false).nodes,
+        1000.0 * secs[2] / moves
+    ));
     // The static scores alone, on the same positions.
     let mut scratch = Vec::new();
     let reps = 20_000;
@@ -459,7 +452,7 @@ pub fn bench_leaf(path: &str) -> Result<String, String> {
 /// thread), and the time per move at each level, from a few opening and middlegame
 /// positions.
 pub fn bench_ai() -> String {
-    let positions = bench_positions();
+    let positions = ai::bench::positions();
     let mut out =
         String::from("AI speed, one thread, over 9 positions (20 random plies into each match-up)\n");
     for (label, kind) in [("heuristic", "heuristic"), ("uniform", "uniform")] {

@@ -1,0 +1,42 @@
+//! The fixed positions every AI benchmark searches (`iron-arena bench-ai`, `bench-leaf`,
+//! and the Worker's `POST /api/ai/bench` in workerd), so native and wasm figures measured
+//! on them can be divided by each other.
+
+use engine::{Faction, Game, Position};
+
+use crate::rng::Rng;
+
+/// One position per match-up (all nine, South's faction first), 20 seeded random plies
+/// into the game; a game that ended within them is left out.
+pub fn positions() -> Vec<Position> {
+    let mut positions = Vec::new();
+    for south in Faction::ALL {
+        for north in Faction::ALL {
+            let mut g = Game::new(Position::start(south, north));
+            let mut rng = Rng::new(7);
+            for _ in 0..20 {
+                let moves = g.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let _ = g.play(moves[rng.below(moves.len())]);
+            }
+            if g.outcome().is_none() {
+                positions.push(*g.position());
+            }
+        }
+    }
+    positions
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_benchmark_positions_are_nine_live_games_and_always_the_same() {
+        let a = super::positions();
+        assert_eq!(a.len(), 9);
+        assert!(a.iter().all(|p| !p.legal_moves().is_empty()));
+        let hashes: Vec<u64> = a.iter().map(|p| p.hash()).collect();
+        assert_eq!(hashes, super::positions().iter().map(|p| p.hash()).collect::<Vec<_>>());
+    }
+}
