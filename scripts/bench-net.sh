@@ -20,11 +20,17 @@ fi
 N=300
 
 echo "== native tract"
-native=$(target/release/iron-arena bench-net "$model" | tee /dev/stderr | sed -n 's/.*; \([0-9.]*\) evaluations\/s.*/\1/p')
+# Printed from a variable, not through `tee /dev/stderr`: with both streams sent to one
+# file, tee's reopening of /dev/stderr wrote from the file's start, over earlier lines.
+out=$(target/release/iron-arena bench-net "$model")
+echo "$out"
+native=$(sed -n 's/.*; \([0-9.]*\) evaluations\/s.*/\1/p' <<<"$out")
 
 echo "== the learned leaf score, native (bench-leaf)"
 leaf=models/$(sed -n 's/^pub const LEAF_FILE: &str = "\(.*\)";/\1/p' src/net.rs)
-native_leaf=$(target/release/iron-arena bench-leaf "$leaf" | tee /dev/stderr | sed -n 's/^time per node, leaf network \/ heuristic: \([0-9.]*\).*/\1/p')
+out=$(target/release/iron-arena bench-leaf "$leaf")
+echo "$out"
+native_leaf=$(sed -n 's/^time per node, leaf network \/ heuristic: \([0-9.]*\).*/\1/p' <<<"$out")
 
 echo "== onnxruntime (Python, one thread)"
 ort=""

@@ -188,10 +188,11 @@ impl Opponent for HybridNetAi {
 /// instead of one fat-LTO module build per network.
 /// `POST /api/ai/bench {"search": "heuristic" | "leaf" | "shipped", "level": N}` instead
 /// runs a level's hybrid (the default level unless `level` says) over
-/// `ai::bench::positions` as `iron-arena bench-leaf` does natively: with heuristic leaves or the learned leaf score at the level's heuristic node
-/// budget, or the leaf search at its own budget (the level as it plays); it answers the
-/// nodes visited, so `scripts/bench-leaf.sh` divides the two leaf scores' time per node in
-/// workerd, measured alternately in one run.
+/// `ai::bench::positions` as `iron-arena bench-leaf` does natively: with heuristic leaves
+/// or the learned leaf score at the level's heuristic node budget, or the leaf search at
+/// its own budget (the level as it plays); it answers the nodes visited, so
+/// `scripts/bench-net.sh` divides the two leaf scores' time per node in workerd, measured
+/// alternately in one run.
 pub async fn bench(body: &[u8], env: &worker::Env) -> Result<serde_json::Value, ApiError> {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
@@ -267,12 +268,12 @@ pub async fn bench(body: &[u8], env: &worker::Env) -> Result<serde_json::Value, 
 #[derive(Clone, Copy, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum BenchSearch {
-    /// The default level's hybrid with heuristic leaves, at its heuristic node budget.
+    /// The level's hybrid with heuristic leaves, at its heuristic node budget.
     Heuristic,
     /// The same search and budget with the learned leaf score.
     Leaf,
-    /// The leaf search at the level's leaf budget: the default level as it plays (without
-    /// the root network, whose one run per move `bench-net.sh` measures).
+    /// The leaf search at the level's leaf budget: the level as it plays (without the root
+    /// network, whose one run per move `bench-net.sh` measures).
     Shipped,
 }
 

@@ -183,7 +183,13 @@ test("the challenge list shows another player's challenge; accepting it opens th
   await poster.selectOption(".challenge-form select[name=south]", "axiom");
   await poster.click(".challenge-form .post-challenge");
   const mine = poster.locator(".challenge-list .challenge-item", { hasText: "Axiom vs Random" });
-  await mine.locator("button.cancel-challenge").waitFor();
+  // Once (a clean-clone CI run beside two AI matches) this wait timed out and nothing said
+  // why: a failure now says what the poster's page showed (toasts, each item's button).
+  await mine.locator("button.cancel-challenge").waitFor().catch(async (e) => {
+    await shot(poster, "i14-challenge-post-failed");
+    throw new Error(`${e.message}\nthe poster's page showed:\n${await poster.locator("body").innerText()}\n` +
+      `its buttons: ${JSON.stringify(await poster.locator(".challenge-item button").evaluateAll((b) => b.map((x) => x.className)))}`);
+  });
   await mine.locator("button.cancel-challenge").click();
   await mine.waitFor({ state: "detached" });
   assert.deepEqual(page.errors, []);
