@@ -93,13 +93,14 @@ echo "$N evaluations with one kept tract session: median of 3 requests $(python3
 echo "== the learned leaf score in workerd: the default level's hybrid over the benchmark positions"
 # Each request searches the 9 positions of bench-leaf with one leaf score: heuristic and
 # leaf at the heuristic's node budget (the time per node), shipped at the level's leaf
-# budget (the level as it plays, without the root network's one run). Alternated, five
-# rounds after one to warm up, so the machine's noise falls on all three.
+# budget (the level as it plays, without the root network's one run), and mcts, MCTS over
+# the heuristic at the level's budget (the gate's opponent). Alternated, five rounds after
+# one to warm up, so the machine's noise falls on all four.
 search() { curl -sf -w ' %{time_total}' -X POST -H 'Content-Type: application/json' \
     -d "{\"search\": \"$1\"}" "http://127.0.0.1:$port/api/ai/bench" \
     || { echo "POST /api/ai/bench (search $1) failed; the runtime's log:" >&2; cat "$state/log" >&2; exit 1; }; }
-for kind in heuristic leaf shipped; do search $kind >/dev/null; done
-rows=$(for _ in 1 2 3 4 5; do for kind in heuristic leaf shipped; do echo "$kind $(search $kind)"; done; done)
+for kind in heuristic leaf shipped mcts; do search $kind >/dev/null; done
+rows=$(for _ in 1 2 3 4 5; do for kind in heuristic leaf shipped mcts; do echo "$kind $(search $kind)"; done; done)
 cost=$(sed -n 's/^pub const LEAF_NODE_COST: f32 = \(.*\);/\1/p' crates/ai/src/level.rs)
 python3 - "$empty" "$native_leaf" "$cost" <<PY
 import json, sys
@@ -113,10 +114,11 @@ for line in """$rows""".strip().splitlines():
     nodes[kind] = nodes.get(kind, 0) + b["nodes"]
     moves[kind] = moves.get(kind, 0) + b["positions"]
 for kind in secs:
-    print(f"{kind:>9}: {1000 * secs[kind] / moves[kind]:7.1f} ms per move in workerd, {nodes[kind] / secs[kind] / 1000:6.0f} nodes/ms")
+    print(f"{kind:>9}: {1000 * secs[kind] / moves[kind]:7.1f} ms per move in workerd, {nodes[kind] / secs[kind] / 1000:6.0f} positions/ms")
 ratio = (secs["leaf"] / nodes["leaf"]) / (secs["heuristic"] / nodes["heuristic"])
 print(f"time per node, leaf network / heuristic: {ratio:.2f} in workerd, {native:.2f} natively (LEAF_NODE_COST {sys.argv[3]})")
 print(f"the default level as it plays, leaf budget / heuristic budget: {secs['shipped'] / secs['heuristic']:.2f} of the time in workerd")
+print(f"the default level as it plays / MCTS over the heuristic at the same level: {secs['shipped'] / secs['mcts']:.2f} of the time in workerd")
 PY
 
 echo "== every level as it plays in workerd: its leaf search at its budget over the 9 positions"

@@ -186,11 +186,12 @@ impl Opponent for HybridNetAi {
 /// `AI_BENCH_MODELS` (a base URL: `scripts/bench-net-ab.sh` serves candidate ONNX files
 /// locally), so one module measures every candidate size in workerd (issue 10, lever 2)
 /// instead of one fat-LTO module build per network.
-/// `POST /api/ai/bench {"search": "heuristic" | "leaf" | "shipped", "level": N}` instead
+/// `POST /api/ai/bench {"search": "heuristic" | "leaf" | "shipped" | "mcts", "level": N}` instead
 /// runs a level's hybrid (the default level unless `level` says) over
 /// `ai::bench::positions` as `iron-arena bench-leaf` does natively: with heuristic leaves
-/// or the learned leaf score at the level's heuristic node budget, or the leaf search at
-/// its own budget (the level as it plays); it answers the nodes visited, so
+/// or the learned leaf score at the level's heuristic node budget, the leaf search at its
+/// own budget (the level as it plays), or MCTS over the heuristic at the level's budget;
+/// it answers the positions visited (evaluated, for MCTS), so
 /// `scripts/bench-net.sh` divides the two leaf scores' time per node in workerd, measured
 /// alternately in one run.
 pub async fn bench(body: &[u8], env: &worker::Env) -> Result<serde_json::Value, ApiError> {
@@ -275,6 +276,9 @@ enum BenchSearch {
     /// The leaf search at the level's leaf budget: the level as it plays (without the root
     /// network, whose one run per move `bench-net.sh` measures).
     Shipped,
+    /// MCTS over the heuristic at the level's budget (`AI_ENGINE = "heuristic"`): the
+    /// opponent of issue 10's gate, timed in the same run.
+    Mcts,
 }
 
 /// A level's hybrid on every benchmark position, as `iron-arena bench-leaf`.
@@ -293,6 +297,12 @@ async fn bench_search(
             BenchSearch::Heuristic => (level.hybrid_config(seed, false), None),
             BenchSearch::Leaf => (level.hybrid_config(seed, false), Some(&*leaf)),
             BenchSearch::Shipped => (level.hybrid_leaf_config(seed, false), Some(&*leaf)),
+            BenchSearch::Mcts => {
+                // Positions evaluated, MCTS's counterpart of the hybrid's nodes.
+                let r = ai::search(p, &[p.hash()], &mut ai::Heuristic, &level.config(seed));
+                nodes += u64::from(r.evaluations);
+                continue;
+            }
         };
         nodes += ai::hybrid::search_with_leaf(p, &[p.hash()], None, leaf, &cfg).nodes;
     }
