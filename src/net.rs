@@ -281,7 +281,7 @@ enum BenchSearch {
     Mcts,
 }
 
-/// A level's hybrid on every benchmark position, as `iron-arena bench-leaf`.
+/// A level's search (`kind`) on every benchmark position, as `iron-arena bench-leaf`.
 async fn bench_search(
     kind: BenchSearch,
     level: ai::level::Level,
