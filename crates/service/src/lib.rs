@@ -24,6 +24,10 @@ pub mod push;
 pub mod rating;
 pub mod rematch;
 pub mod seeded_ai;
+pub mod sql;
+pub mod sql_players;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
 pub mod store;
 pub mod story;
 pub mod time;

@@ -17,17 +17,13 @@ use crate::model::{FinishReason, Mode};
 use crate::rating::Rating;
 use crate::story::Badge;
 
-/// A storage failure (D1 unreachable, a statement refused): answered 503.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoreError(pub String);
+pub use crate::sql::{StoreError, StoreResult};
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
         ApiError::new(503, "storage_unavailable", e.0)
     }
 }
-
-pub type StoreResult<T> = Result<T, StoreError>;
 
 /// A player's row.
 #[derive(Clone, Debug, PartialEq)]
