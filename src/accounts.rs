@@ -1,7 +1,7 @@
 //! Accounts glue: guest sessions (HttpOnly cookie, stored by hash in D1), display names,
 //! and "Sign in with Discord" (OAuth2 authorization code with `state` and PKCE) against
 //! configurable Discord base URLs. The rules live in `service::accounts`, `names` and
-//! `players` (names, the guest merge), the D1 side in `crate::player_store`.
+//! `players` (names, the guest merge), its SQL in `service::sql_players`, run on D1 by `crate::d1`.
 
 use serde::Deserialize;
 use service::accounts::{self as acc, query_param};
@@ -13,7 +13,6 @@ use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Method, Request, RequestInit, Response};
 
 use crate::glue::{self, OsRandom, Res};
-use crate::player_store::D1Players;
 use service::player_store::PlayerStore;
 
 fn var(env: &Env, name: &str, default: &str) -> String {
@@ -38,7 +37,7 @@ async fn session(req: &Request, db: &D1Database) -> Res<Option<Session>> {
     let Some(token) = acc::session_from_cookie(req.headers().get("Cookie").ok().flatten().as_deref()) else {
         return Ok(None);
     };
-    let found = players::session(&D1Players(db), &token, glue::now_ms()).await?;
+    let found = players::session(&crate::d1::players(db), &token, glue::now_ms()).await?;
     Ok(found.map(|(player, token_hash)| Session { player, token_hash, cookie: None }))
 }
 
@@ -47,7 +46,7 @@ async fn session_or_guest(req: &Request, db: &D1Database) -> Res<Session> {
     if let Some(s) = session(req, db).await? {
         return Ok(s);
     }
-    let (player, token) = players::new_guest(&D1Players(db), &mut OsRandom, glue::now_ms()).await?;
+    let (player, token) = players::new_guest(&crate::d1::players(db), &mut OsRandom, glue::now_ms()).await?;
     Ok(Session { player, token_hash: tokens::hash(&token), cookie: Some(acc::session_cookie(&token)) })
 }
 
@@ -55,7 +54,7 @@ async fn session_or_guest(req: &Request, db: &D1Database) -> Res<Session> {
 /// whether it is signed in with Discord.
 pub async fn current_player(req: &Request, db: &D1Database) -> Res<Option<PlayerRef>> {
     let Some(s) = session(req, db).await? else { return Ok(None) };
-    let row = D1Players(db).player(&s.player).await?;
+    let row = crate::d1::players(db).player(&s.player).await?;
     Ok(row.map(|p| PlayerRef { id: p.id, linked: p.discord_id.is_some() }))
 }
 
@@ -93,7 +92,7 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
         // Reading creates nothing: without a session, an anonymous answer (`id: null`).
         (Method::Get, "/api/me") => {
             let (mut me, cookie) = match session(req, &db).await? {
-                Some(s) => (players::me(&D1Players(&db), &s.player).await?, s.cookie),
+                Some(s) => (players::me(&crate::d1::players(&db), &s.player).await?, s.cookie),
                 None => (Me::default(), None),
             };
             me.discord_available = Some(!var(env, "DISCORD_CLIENT_ID", "").is_empty());
@@ -103,7 +102,7 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
         // its first write that should be linked to the player (a new game, a join).
         (Method::Post, "/api/me") => {
             let s = session_or_guest(req, &db).await?;
-            let mut me = players::me(&D1Players(&db), &s.player).await?;
+            let mut me = players::me(&crate::d1::players(&db), &s.player).await?;
             me.discord_available = Some(!var(env, "DISCORD_CLIENT_ID", "").is_empty());
             json_response(&me, s.cookie.as_deref())
         }
@@ -118,7 +117,7 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
             // Validated before a guest is made for it.
             service::names::validate_chosen(&body.name)?;
             let s = session_or_guest(req, &db).await?;
-            let me = players::choose_name(&D1Players(&db), &s.player, &body.name).await?;
+            let me = players::choose_name(&crate::d1::players(&db), &s.player, &body.name).await?;
             json_response(&me, s.cookie.as_deref())
         }
         // Sign out (this browser), or everywhere (every session of the player).
@@ -126,7 +125,7 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
             let everywhere = path.ends_with("/all");
             let s = session(req, &db).await?;
             let out = players::sign_out(
-                &D1Players(&db),
+                &crate::d1::players(&db),
                 s.as_ref().map(|s| (s.player.as_str(), s.token_hash.as_str())),
                 everywhere,
             )
@@ -290,11 +289,18 @@ async fn callback(req: &Request, env: &Env, db: &D1Database) -> Res<Response> {
     let user: User = uresp.json().await.map_err(|e| bad_gateway(e.to_string()))?;
     let current = session(req, db).await?.map(|s| s.player);
     let name = user.global_name.as_deref().unwrap_or(&user.username);
-    let player =
-        players::link(&D1Players(db), &mut OsRandom, current.as_deref(), &user.id, name, glue::now_ms())
-            .await?;
+    let player = players::link(
+        &crate::d1::players(db),
+        &mut OsRandom,
+        current.as_deref(),
+        &user.id,
+        name,
+        glue::now_ms(),
+    )
+    .await?;
     // A fresh session at sign-in: the token the browser held before ends here.
     let fresh =
-        players::fresh_session(&D1Players(db), &mut OsRandom, &player, &token_hash, glue::now_ms()).await?;
+        players::fresh_session(&crate::d1::players(db), &mut OsRandom, &player, &token_hash, glue::now_ms())
+            .await?;
     redirect("/", Some(&acc::session_cookie(&fresh)))
 }

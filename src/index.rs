@@ -8,8 +8,6 @@ use service::model::GameRecord;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Result};
 
-use crate::player_store::D1Players;
-
 /// Counts for the capacity check: unfinished games overall, and those of this creator
 /// (the games its player sits in; without a session, those created from its address
 /// bucket). The per-minute rates are the limiter's (`crate::limiter`).
@@ -84,12 +82,12 @@ fn stored(e: service::player_store::StoreError) -> worker::Error {
 /// A finished story stage: progress and the badge, exactly once
 /// (`service::players::record_stage` over the D1 store).
 pub async fn record_stage(db: &D1Database, rec: &GameRecord, won: bool, now_ms: i64) -> Result<()> {
-    service::players::record_stage(&D1Players(db), rec, won, now_ms).await.map_err(stored)
+    service::players::record_stage(&crate::d1::players(db), rec, won, now_ms).await.map_err(stored)
 }
 
 /// A finished rated game: both players' ratings, exactly once, with the compare-and-set
 /// on `players.rating_version` (`service::players::apply_rating` over the D1 store). An
 /// error (conflicts that outlast the retries, D1 down) leaves it to the outbox's retry.
 pub async fn apply_rating(db: &D1Database, rec: &GameRecord, now_ms: i64) -> Result<()> {
-    service::players::apply_rating(&D1Players(db), rec, now_ms).await.map_err(stored)
+    service::players::apply_rating(&crate::d1::players(db), rec, now_ms).await.map_err(stored)
 }

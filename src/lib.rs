@@ -18,6 +18,7 @@
 mod accounts;
 mod challenges;
 mod config;
+mod d1;
 mod discord_dm;
 mod game_object;
 mod glue;
@@ -29,7 +30,6 @@ mod lobby;
 mod me_games;
 #[cfg(feature = "net")]
 mod net;
-mod player_store;
 mod players;
 mod push;
 mod rematch;

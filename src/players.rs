@@ -1,6 +1,6 @@
 //! Players' pages and the story mode: stories and progress, starting, exiting and
 //! resetting stages, Player Info, the leaderboard and the match-up statistics. The rules
-//! are `service::players` over the D1 store (`crate::player_store`); this module routes,
+//! are `service::players` over the D1 store (`crate::d1`); this module routes,
 //! reads the session and calls the games' Durable Objects (a stage's game is an ordinary
 //! `ai` game in its own Durable Object, whose result alone advances the story:
 //! `index::record_stage`).
@@ -17,13 +17,12 @@ use worker::{Env, Method, Request, Response};
 use crate::accounts::{current_player, player_if_any, player_or_guest, with_cookie};
 use crate::game_object::{AbandonCall, CreateCall, ABANDON_PATH, CREATE_PATH, WITHDRAW_PATH};
 use crate::glue::{self, OsRandom, Res};
-use crate::player_store::D1Players;
 use crate::router::{check_load, internal_call};
 use service::tokens::Random;
 
 pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
     let db = env.d1("DB").map_err(glue::storage)?;
-    let store = D1Players(&db);
+    let store = crate::d1::players(&db);
     let parts: Vec<&str> = path.trim_start_matches("/api/").split('/').collect();
     let method = req.method();
     match (method, parts.as_slice()) {
@@ -63,7 +62,7 @@ fn json_response<T: Serialize>(v: &T, cookie: Option<&str>) -> Res<Response> {
 }
 
 /// Ends the stage game being played, if any (a loss: "abandoned"), and forgets it.
-async fn abandon_current(env: &Env, store: &D1Players<'_>, story: &str, player: &str) -> Res<()> {
+async fn abandon_current(env: &Env, store: &crate::d1::Players<'_>, story: &str, player: &str) -> Res<()> {
     let Some(current) = rules::current_stage(store, story, player).await? else { return Ok(()) };
     if current.valid {
         let call = AbandonCall { player: player.to_owned(), aliases: current.aliases };
@@ -101,17 +100,17 @@ async fn withdraw(env: &Env, id: &str) {
 async fn start_stage(
     req: &mut Request,
     env: &Env,
-    store: &D1Players<'_>,
+    store: &crate::d1::Players<'_>,
     st: &Story,
     index: &str,
 ) -> Res<Response> {
     // A stage that does not exist is refused before a guest is made.
     let (index, stage) = rules::find_stage(st, index)?;
     let origin = glue::api_request(req).await?.origin;
-    let (player, cookie) = player_or_guest(req, store.0).await?;
+    let (player, cookie) = player_or_guest(req, store.0 .0).await?;
     rules::check_unlocked(store, st, index, &player).await?;
     let ip_hash = check_load(req, env, Some(&player)).await?;
-    let linked = current_player(req, store.0).await?.is_some_and(|p| p.linked);
+    let linked = current_player(req, store.0 .0).await?.is_some_and(|p| p.linked);
     let (game, stage_ref) = rules::stage_game(st, index, stage);
     let id = OsRandom.id()?;
     let call = CreateCall {

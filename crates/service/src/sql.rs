@@ -132,6 +132,21 @@ pub trait Sql {
     async fn batch(&self, stmts: Vec<Stmt>) -> StoreResult<Vec<u64>>;
 }
 
+/// A borrowed database is one too (a store over `&Sqlite` in the tests).
+impl<T: Sql> Sql for &T {
+    async fn all(&self, stmt: Stmt) -> StoreResult<Vec<Row>> {
+        (**self).all(stmt).await
+    }
+
+    async fn run(&self, stmt: Stmt) -> StoreResult<u64> {
+        (**self).run(stmt).await
+    }
+
+    async fn batch(&self, stmts: Vec<Stmt>) -> StoreResult<Vec<u64>> {
+        (**self).batch(stmts).await
+    }
+}
+
 /// The most parameters D1 binds to one statement (SQLite allows more; the service keeps
 /// to D1's limit everywhere so the native tests see the statements that ship).
 pub const MAX_PARAMS: usize = 100;

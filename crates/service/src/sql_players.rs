@@ -19,7 +19,7 @@ use crate::story::Badge;
 
 /// A SQL database as a [`PlayerStore`].
 #[derive(Debug)]
-pub struct SqlPlayers<'a, S>(pub &'a S);
+pub struct SqlPlayers<S>(pub S);
 
 /// A name-checked text column (a faction, side or mode as the schema's CHECK allows).
 fn parse<T: DeserializeOwned>(v: &str) -> StoreResult<T> {
@@ -93,10 +93,10 @@ fn insert_session(r: &SessionRow) -> Stmt {
         .bind(r.expires_at)
 }
 
-impl<S: Sql> SqlPlayers<'_, S> {
+impl<S: Sql> SqlPlayers<S> {
     async fn player_where(&self, clause: &str, arg: &str) -> StoreResult<Option<PlayerRow>> {
         let stmt = Stmt::new(format!("SELECT {PLAYER_COLUMNS} FROM players WHERE {clause} = ?1")).bind(arg);
-        Ok(sql::first::<PlayerSql>(self.0, stmt).await?.map(PlayerRow::from))
+        Ok(sql::first::<PlayerSql>(&self.0, stmt).await?.map(PlayerRow::from))
     }
 
     async fn batch(&self, stmts: Vec<Stmt>) -> StoreResult<()> {
@@ -105,7 +105,7 @@ impl<S: Sql> SqlPlayers<'_, S> {
     }
 }
 
-impl<S: Sql> PlayerStore for SqlPlayers<'_, S> {
+impl<S: Sql> PlayerStore for SqlPlayers<S> {
     async fn session_player(&self, token_hash: &str, now: i64) -> StoreResult<Option<String>> {
         #[derive(Deserialize)]
         struct Row {
@@ -114,7 +114,7 @@ impl<S: Sql> PlayerStore for SqlPlayers<'_, S> {
         let stmt = Stmt::new("SELECT player_id FROM sessions WHERE token_hash = ?1 AND expires_at > ?2")
             .bind(token_hash)
             .bind(now);
-        Ok(sql::first::<Row>(self.0, stmt).await?.map(|r| r.player_id))
+        Ok(sql::first::<Row>(&self.0, stmt).await?.map(|r| r.player_id))
     }
 
     async fn create_guest(&self, p: &PlayerRow, session: &SessionRow) -> StoreResult<()> {
@@ -157,7 +157,7 @@ impl<S: Sql> PlayerStore for SqlPlayers<'_, S> {
             "SELECT {PLAYER_COLUMNS} FROM players WHERE rated_at IS NOT NULL ORDER BY rating DESC, id LIMIT ?1"
         ))
         .bind(limit);
-        Ok(sql::rows::<PlayerSql>(self.0, stmt).await?.into_iter().map(PlayerRow::from).collect())
+        Ok(sql::rows::<PlayerSql>(&self.0, stmt).await?.into_iter().map(PlayerRow::from).collect())
     }
 
     async fn badges_of(&self, players: &[&str]) -> StoreResult<Vec<(String, Badge)>> {
@@ -180,7 +180,7 @@ impl<S: Sql> PlayerStore for SqlPlayers<'_, S> {
                 marks(1, chunk.len())
             ));
             let stmt = chunk.iter().fold(stmt, |s, p| s.bind(*p));
-            let rows: Vec<Row> = sql::rows(self.0, stmt).await?;
+            let rows: Vec<Row> = sql::rows(&self.0, stmt).await?;
             out.extend(
                 rows.into_iter()
                     .map(|r| (r.player_id, Badge { id: r.id, name: r.name, description: r.description })),
@@ -192,7 +192,7 @@ impl<S: Sql> PlayerStore for SqlPlayers<'_, S> {
     async fn has_badge(&self, player: &str, badge: &str) -> StoreResult<bool> {
         let stmt =
             strs("SELECT 1 AS x FROM player_badges WHERE player_id = ?1 AND badge_id = ?2", &[player, badge]);
-        sql::exists(self.0, stmt).await
+        sql::exists(&self.0, stmt).await
     }
 
     async fn finished_games(&self, player: &str) -> StoreResult<Vec<FinishedGame>> {
@@ -211,7 +211,7 @@ impl<S: Sql> PlayerStore for SqlPlayers<'_, S> {
             rated: f64,
         }
         let rows: Vec<Row> = sql::rows(
-            self.0,
+            &self.0,
             strs(
                 "SELECT g.id, g.south_faction, g.north_faction, g.mode, g.south_player, g.north_player, \
                          g.winner, g.result, g.reason, g.finished_at, \
@@ -255,7 +255,7 @@ impl<S: Sql> PlayerStore for SqlPlayers<'_, S> {
         }
         // Aggregated in SQL: a few hundred rows at most, whatever the number of games.
         let rows: Vec<Row> = sql::rows(
-            self.0,
+            &self.0,
             Stmt::new(
                 "SELECT south_faction, north_faction, mode, winner, reason, plies > 0 AS moved, \
                          COALESCE(south_player = north_player, 0) AS self_play, COUNT(*) AS games \
@@ -286,7 +286,7 @@ impl<S: Sql> PlayerStore for SqlPlayers<'_, S> {
             into_id: String,
         }
         let row: Option<Row> =
-            sql::first(self.0, strs("SELECT into_id FROM player_merges WHERE from_id = ?1", &[id])).await?;
+            sql::first(&self.0, strs("SELECT into_id FROM player_merges WHERE from_id = ?1", &[id])).await?;
         Ok(row.map_or_else(|| id.to_owned(), |r| r.into_id))
     }
 
@@ -296,14 +296,14 @@ impl<S: Sql> PlayerStore for SqlPlayers<'_, S> {
             from_id: String,
         }
         let rows: Vec<Row> =
-            sql::rows(self.0, strs("SELECT from_id FROM player_merges WHERE into_id = ?1", &[player]))
+            sql::rows(&self.0, strs("SELECT from_id FROM player_merges WHERE into_id = ?1", &[player]))
                 .await?;
         Ok(rows.into_iter().map(|r| r.from_id).collect())
     }
 
     async fn progress(&self, player: &str, story: &str) -> StoreResult<Progress> {
         let row: Option<ProgressSql> = sql::first(
-            self.0,
+            &self.0,
             strs(
                 "SELECT completed, current_game, current_stage FROM story_progress \
                  WHERE player_id = ?1 AND story_id = ?2",
@@ -316,7 +316,7 @@ impl<S: Sql> PlayerStore for SqlPlayers<'_, S> {
 
     async fn all_progress(&self, player: &str) -> StoreResult<Vec<(String, Progress)>> {
         let rows: Vec<ProgressSql> = sql::rows(
-            self.0,
+            &self.0,
             strs(
                 "SELECT story_id, completed, current_game, current_stage FROM story_progress WHERE player_id = ?1",
                 &[player],
@@ -398,7 +398,7 @@ impl<S: Sql> PlayerStore for SqlPlayers<'_, S> {
     }
 
     async fn rating_applied(&self, game: &str) -> StoreResult<bool> {
-        sql::exists(self.0, strs("SELECT game_id FROM rated_games WHERE game_id = ?1", &[game])).await
+        sql::exists(&self.0, strs("SELECT game_id FROM rated_games WHERE game_id = ?1", &[game])).await
     }
 
     async fn commit_rating(&self, c: &RatingCommit) -> StoreResult<bool> {
@@ -445,7 +445,7 @@ impl<S: Sql> PlayerStore for SqlPlayers<'_, S> {
              UNION ALL SELECT id FROM players WHERE lower(display_name) = lower(?1) AND id != ?2 LIMIT 1",
             &[&name.name, player, &name.key],
         );
-        sql::exists(self.0, stmt).await
+        sql::exists(&self.0, stmt).await
     }
 
     async fn claim_name(&self, player: &str, name: &NameClaim) -> StoreResult<bool> {
