@@ -1,39 +1,30 @@
-//! The players' rules (`service::players`) over the in-memory store: stage unlocking and
-//! progress, the badge and stage results applied exactly once, ratings with their
-//! compare-and-set and rating periods, Player Info totals, the batched leaderboard, the
-//! match-up statistics, names and their clashes, and the Discord sign-in's merge rules.
+//! The players' rules (`service::players`) over the real store (`SqlPlayers`, the SQL
+//! the Worker runs on D1) on real SQLite made by the real migrations, foreign keys on:
+//! stage unlocking and progress, the badge and stage results applied exactly once,
+//! ratings with their compare-and-set and rating periods, Player Info totals, the batched
+//! leaderboard, the match-up statistics, names and their clashes, and the Discord
+//! sign-in's merge rules. Rows are arranged and read back with plain SQL (`support`).
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
+mod support;
+
+use std::cell::RefCell;
 
 use engine::{Faction, Position, Side};
+use rusqlite::Connection;
 use serde_json::{json, Value};
 use service::model::{GameRecord, Mode};
-use service::player_store::{
-    MemoryGame, MemoryPlayers, PlayerRow, PlayerStore, Progress, SessionRow, Tables,
-};
+use service::player_store::{PlayerRow, PlayerStore, Progress, SessionRow};
 use service::players::{self, RATING_PERIOD_MS};
 use service::rating::Rating;
+use service::sql::{Row, Sql, Stmt, StoreResult};
+use service::sql_players::SqlPlayers;
+use service::sqlite::Sqlite;
 use service::story::{self, Badge};
 use service::tokens::Random;
 use service::ApiError;
-
-/// The memory store never waits: every future is ready at its first poll.
-fn run<F: Future>(f: F) -> F::Output {
-    let mut f = pin!(f);
-    match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(v) => v,
-        Poll::Pending => panic!("the memory store never waits"),
-    }
-}
-
-/// Ids as the service makes them: 24 lowercase hex digits.
-fn pid(n: u32) -> String {
-    format!("{n:024x}")
-}
+use support::*;
 
 /// A deterministic id source for the sign-in's new players.
 struct Counter(u8);
@@ -46,12 +37,33 @@ impl Random for Counter {
     }
 }
 
-fn store_with(players: &[(&str, &str)]) -> MemoryPlayers {
-    let s = MemoryPlayers::default();
-    for (id, name) in players {
-        s.t.borrow_mut().players.insert((*id).to_owned(), PlayerRow::new(id, name));
+/// SQLite whose every batch (a write transaction: commit_rating's compare-and-set is
+/// its only one) first lets `before_batch` write on the connection, as another Worker
+/// committing between this one's reads and its write would.
+struct Racing<'a, F> {
+    db: &'a Sqlite,
+    before_batch: RefCell<F>,
+}
+
+impl<'a, F: FnMut(&Connection)> Racing<'a, F> {
+    fn new(db: &'a Sqlite, before_batch: F) -> Self {
+        Racing { db, before_batch: RefCell::new(before_batch) }
     }
-    s
+}
+
+impl<F: FnMut(&Connection)> Sql for Racing<'_, F> {
+    async fn all(&self, stmt: Stmt) -> StoreResult<Vec<Row>> {
+        self.db.all(stmt).await
+    }
+
+    async fn run(&self, stmt: Stmt) -> StoreResult<u64> {
+        self.db.run(stmt).await
+    }
+
+    async fn batch(&self, stmts: Vec<Stmt>) -> StoreResult<Vec<u64>> {
+        (self.before_batch.borrow_mut())(self.db.conn());
+        self.db.batch(stmts).await
+    }
 }
 
 fn first_story() -> &'static story::Story {
@@ -103,7 +115,7 @@ fn stage_record(game: &str, player: &str, stage: usize) -> GameRecord {
 }
 
 /// Starts stage `stage` as the Worker does: unlocked check, then the current game set.
-fn start(store: &MemoryPlayers, player: &str, stage: usize, game: &str) -> Result<(), ApiError> {
+fn start(store: &impl PlayerStore, player: &str, stage: usize, game: &str) -> Result<(), ApiError> {
     let st = first_story();
     let (i, _) = players::find_stage(st, &stage.to_string())?;
     run(players::check_unlocked(store, st, i, player))?;
@@ -111,14 +123,15 @@ fn start(store: &MemoryPlayers, player: &str, stage: usize, game: &str) -> Resul
     Ok(())
 }
 
-fn progress(store: &MemoryPlayers, player: &str) -> Progress {
+fn progress(store: &impl PlayerStore, player: &str) -> Progress {
     run(store.progress(player, &first_story().id)).unwrap()
 }
 
 #[test]
 fn stages_unlock_in_order_and_missing_stages_are_404() {
     let (a, st) = (pid(1), first_story());
-    let store = store_with(&[(&a, "Guest-000000")]);
+    let db = db_with(&[(&a, "Guest-000000")]);
+    let store = SqlPlayers(&db);
     let v = run(players::story_view(&store, st, Some(&a))).unwrap();
     assert_eq!(v.completed, 0);
     assert!(v.stages[0].unlocked && !v.stages[0].completed);
@@ -157,9 +170,9 @@ fn stages_unlock_in_order_and_missing_stages_are_404() {
     }
 
     // The list: each story as story_view shows it, in two queries for all of them.
-    store.queries.set(0);
+    let before = db.statements();
     let all = run(players::stories(&store, Some(&a))).unwrap();
-    assert_eq!(store.queries.get(), 2);
+    assert_eq!(db.statements() - before, 2);
     assert_eq!(all.stories.len(), story::embedded().all().len());
     for listed in &all.stories {
         let one =
@@ -169,9 +182,9 @@ fn stages_unlock_in_order_and_missing_stages_are_404() {
     assert_eq!(all.stories[0].completed, 1);
 
     // Without a session: a new player's view, no store row read for anyone.
-    store.queries.set(0);
+    let before = db.statements();
     assert!(run(players::stories(&store, None)).unwrap().stories.iter().all(|s| s.completed == 0));
-    assert_eq!(store.queries.get(), 0);
+    assert_eq!(db.statements() - before, 0);
     let anon = run(players::story_view(&store, st, None)).unwrap();
     assert_eq!(anon.completed, 0);
     assert!(!anon.badge_earned && anon.stages[0].unlocked && !anon.stages[1].unlocked);
@@ -183,7 +196,8 @@ fn stages_unlock_in_order_and_missing_stages_are_404() {
 #[test]
 fn only_the_current_stage_game_counts_and_a_retry_changes_nothing() {
     let a = pid(1);
-    let store = store_with(&[(&a, "Guest-000000")]);
+    let db = db_with(&[(&a, "Guest-000000")]);
+    let store = SqlPlayers(&db);
     start(&store, &a, 0, &pid(100)).unwrap();
     // Another game than the current one (an old stage game finishing late): ignored.
     run(players::record_stage(&store, &stage_record(&pid(99), &a, 0), true, 20)).unwrap();
@@ -222,7 +236,8 @@ fn only_the_current_stage_game_counts_and_a_retry_changes_nothing() {
 #[test]
 fn completing_a_story_awards_its_badge_exactly_once() {
     let (a, st) = (pid(1), first_story());
-    let store = store_with(&[(&a, "Guest-000000")]);
+    let db = db_with(&[(&a, "Guest-000000")]);
+    let store = SqlPlayers(&db);
     let last = st.stages.len() - 1;
     for i in 0..last {
         start(&store, &a, i, &pid(100 + i as u32)).unwrap();
@@ -237,7 +252,7 @@ fn completing_a_story_awards_its_badge_exactly_once() {
     start(&store, &a, last, &pid(201)).unwrap();
     run(players::record_stage(&store, &stage_record(&pid(201), &a, last), true, 3000)).unwrap();
     assert_eq!(run(players::badges(&store, &a)).unwrap(), vec![st.badge.clone()]);
-    assert_eq!(store.t.borrow().player_badges.get(&(a.clone(), st.badge.id.clone())), Some(&1000));
+    assert_eq!(awarded_at(&db, &a, &st.badge.id), Some(1000));
     let v = run(players::story_view(&store, st, Some(&a))).unwrap();
     assert!(v.badge_earned && v.completed == st.stages.len() && v.stages.iter().all(|s| s.completed));
     let listed: Vec<(String, bool)> = run(players::stories(&store, Some(&a)))
@@ -249,12 +264,8 @@ fn completing_a_story_awards_its_badge_exactly_once() {
     assert!(listed.iter().all(|(id, earned)| *earned == (*id == st.id)), "{listed:?}");
     // A loss of the last stage awards nothing.
     let b = pid(2);
-    store.t.borrow_mut().players.insert(b.clone(), PlayerRow::new(&b, "Guest-bbbbbb"));
-    store
-        .t
-        .borrow_mut()
-        .progress
-        .insert((b.clone(), st.id.clone()), Progress { completed: last, ..Progress::default() });
+    insert_player(&db, &b, "Guest-bbbbbb");
+    insert_progress(&db, &b, &st.id, &Progress { completed: last, ..Progress::default() });
     start(&store, &b, last, &pid(300)).unwrap();
     run(players::record_stage(&store, &stage_record(&pid(300), &b, last), false, 10)).unwrap();
     assert!(run(players::badges(&store, &b)).unwrap().is_empty());
@@ -263,8 +274,9 @@ fn completing_a_story_awards_its_badge_exactly_once() {
 #[test]
 fn a_stage_game_of_a_merged_guest_counts_for_its_account() {
     let (guest, account) = (pid(1), pid(2));
-    let store = store_with(&[(&guest, "Guest-000000"), (&account, "Ann")]);
-    store.t.borrow_mut().players.get_mut(&account).unwrap().discord_id = Some("d1".into());
+    let db = db_with(&[(&guest, "Guest-000000"), (&account, "Ann")]);
+    set_discord(&db, &account, "d1");
+    let store = SqlPlayers(&db);
     start(&store, &guest, 0, &pid(100)).unwrap();
     // The guest signs in with Discord while the stage is played.
     let who = run(players::link(&store, &mut Counter(0), Some(&guest), "d1", "Ann", 5)).unwrap();
@@ -284,28 +296,33 @@ fn rated_record(game: &str, south: &str, north: &str, fin: Value) -> GameRecord 
     record(game, json!({ "rated": true, "seats": [seat(south), seat(north)], "result": fin }))
 }
 
-fn rated_pair() -> (MemoryPlayers, String, String) {
+/// Ann and Bob, never rated.
+fn rated_pair() -> (Sqlite, String, String) {
     let (a, b) = (pid(1), pid(2));
-    let store = store_with(&[(&a, "Ann"), (&b, "Bob")]);
-    (store, a, b)
+    (db_with(&[(&a, "Ann"), (&b, "Bob")]), a, b)
+}
+
+fn rated_games(db: &Sqlite) -> i64 {
+    number(db, "SELECT COUNT(*) FROM rated_games", &[])
 }
 
 #[test]
 fn a_rated_result_is_applied_once_and_ratings_move_by_glicko2() {
-    let (store, a, b) = rated_pair();
+    let (db, a, b) = rated_pair();
+    let store = SqlPlayers(&db);
     let rec = rated_record(&pid(100), &a, &b, finish(Some("south"), "resignation"));
     run(players::apply_rating(&store, &rec, 1_000)).unwrap();
-    let after = store.t.borrow().clone();
-    let (ra, rb) = (after.players[&a].rating, after.players[&b].rating);
+    let (after_a, after_b) = (player(&db, &a).unwrap(), player(&db, &b).unwrap());
+    let (ra, rb) = (after_a.rating, after_b.rating);
     let expect_a =
         Rating::default().update(&[service::rating::Game { opponent: Rating::default(), score: 1.0 }]);
     assert_eq!(ra, expect_a);
     assert!(ra.rating > 1500.0 && rb.rating < 1500.0);
-    assert_eq!((after.players[&a].rated_at, after.players[&a].rating_version), (Some(1_000), 1));
+    assert_eq!((after_a.rated_at, after_a.rating_version), (Some(1_000), 1));
     // The retry (the outbox flushed again): nothing moves.
     run(players::apply_rating(&store, &rec, 2_000)).unwrap();
-    assert_eq!(store.t.borrow().players[&a], after.players[&a]);
-    assert_eq!(store.t.borrow().players[&b], after.players[&b]);
+    assert_eq!(player(&db, &a).unwrap(), after_a);
+    assert_eq!(player(&db, &b).unwrap(), after_b);
     // Unrated, aborted and unseated games rate nothing.
     let mut unrated = rated_record(&pid(101), &a, &b, finish(Some("north"), "resignation"));
     unrated.rated = false;
@@ -315,55 +332,59 @@ fn a_rated_result_is_applied_once_and_ratings_move_by_glicko2() {
     for r in [&unrated, &aborted, &open] {
         run(players::apply_rating(&store, r, 3_000)).unwrap();
     }
-    assert_eq!(store.t.borrow().players[&a], after.players[&a]);
-    assert_eq!(store.t.borrow().rated_games.len(), 1);
+    assert_eq!(player(&db, &a).unwrap(), after_a);
+    assert_eq!(rated_games(&db), 1);
     // A draw between equals leaves the ratings where they are.
-    let (store, a, b) = rated_pair();
+    let (db, a, b) = rated_pair();
+    let store = SqlPlayers(&db);
     run(players::apply_rating(&store, &rated_record(&pid(104), &a, &b, finish(None, "agreement")), 1))
         .unwrap();
-    assert!((store.t.borrow().players[&a].rating.rating - 1500.0).abs() < 1e-9);
+    assert!((player(&db, &a).unwrap().rating.rating - 1500.0).abs() < 1e-9);
 }
 
 #[test]
 fn a_concurrent_rating_update_makes_the_game_read_the_ratings_again() {
-    let (store, a, b) = rated_pair();
-    // Another game of Ann's lands between this one's read and its write, once.
-    let a2 = a.clone();
+    let (db, a, b) = rated_pair();
+    // Another game of Ann's commits between this one's read and its write, once.
     let mut fired = false;
-    *store.before_commit.borrow_mut() = Some(Box::new(move |t: &mut Tables| {
+    let racing = Racing::new(&db, |conn: &Connection| {
         if !fired {
             fired = true;
-            let p = t.players.get_mut(&a2).unwrap();
-            p.rating = Rating { rating: 1700.0, deviation: 200.0, volatility: 0.06 };
-            p.rated_at = Some(500);
-            p.rating_version += 1;
+            conn.execute(
+                "UPDATE players SET rating = 1700, rating_dev = 200, volatility = 0.06, rated_at = 500, \
+                     rating_version = rating_version + 1 WHERE id = ?1",
+                [&a],
+            )
+            .unwrap();
         }
-    }));
+    });
+    let store = SqlPlayers(&racing);
     run(players::apply_rating(
         &store,
         &rated_record(&pid(100), &a, &b, finish(Some("north"), "resignation")),
         1_000,
     ))
     .unwrap();
-    let t = store.t.borrow();
+    let (pa, pb) = (player(&db, &a).unwrap(), player(&db, &b).unwrap());
     // Computed from the 1700 it read the second time, not from the stale 1500.
     let base = Rating { rating: 1700.0, deviation: 200.0, volatility: 0.06 };
     let expect = base.update(&[service::rating::Game { opponent: Rating::default(), score: 0.0 }]);
-    assert_eq!(t.players[&a].rating, expect);
-    assert_eq!(t.players[&a].rating_version, 2);
-    assert_eq!(t.players[&b].rating_version, 1);
+    assert_eq!(pa.rating, expect);
+    assert_eq!(pa.rating_version, 2);
+    assert_eq!(pb.rating_version, 1);
 
     // A conflict on every try: an error (the outbox retries later), nothing applied.
-    let (store, a, b) = rated_pair();
-    let a2 = a.clone();
-    *store.before_commit.borrow_mut() =
-        Some(Box::new(move |t: &mut Tables| t.players.get_mut(&a2).unwrap().rating_version += 1));
+    let (db, a, b) = rated_pair();
+    let racing = Racing::new(&db, |conn: &Connection| {
+        conn.execute("UPDATE players SET rating_version = rating_version + 1 WHERE id = ?1", [&a]).unwrap();
+    });
+    let store = SqlPlayers(&racing);
     let e =
         run(players::apply_rating(&store, &rated_record(&pid(100), &a, &b, finish(None, "agreement")), 1))
             .unwrap_err();
     assert!(e.0.contains("kept conflicting"), "{e:?}");
-    assert!(store.t.borrow().rated_games.is_empty());
-    assert_eq!(store.t.borrow().players[&b].rating_version, 0);
+    assert_eq!(rated_games(&db), 0);
+    assert_eq!(player(&db, &b).unwrap().rating_version, 0);
 }
 
 #[test]
@@ -383,12 +404,10 @@ fn rating_periods_without_games_grow_the_deviation() {
     assert_eq!(players::current_rating(r, Some(100), 0), r, "a clock behind rated_at counts no period");
 
     // Applied: the idle player's deviation grew before the game's update.
-    let (store, a, b) = rated_pair();
+    let (db, a, b) = rated_pair();
+    let store = SqlPlayers(&db);
     for id in [&a, &b] {
-        let mut t = store.t.borrow_mut();
-        let p = t.players.get_mut(id).unwrap();
-        p.rating = r;
-        p.rated_at = Some(0);
+        set_rating(&db, id, r, Some(0));
     }
     let now = 3 * RATING_PERIOD_MS;
     run(players::apply_rating(
@@ -399,43 +418,28 @@ fn rating_periods_without_games_grow_the_deviation() {
     .unwrap();
     let idle = r.after_inactivity(3);
     let expect = idle.update(&[service::rating::Game { opponent: idle, score: 1.0 }]);
-    assert_eq!(store.t.borrow().players[&a].rating, expect);
-}
-
-fn game(id: u32, south: &str, north: &str, winner: Option<Side>, result: &str, at: i64) -> MemoryGame {
-    MemoryGame {
-        id: pid(id),
-        south: Faction::Clockwork,
-        north: Faction::Blades,
-        mode: Mode::Link,
-        south_player: Some(south.to_owned()),
-        north_player: Some(north.to_owned()),
-        winner,
-        result: Some(result.to_owned()),
-        // The reason as the game stores it beside the result line.
-        reason: result.split_once(": ").and_then(|(_, r)| serde_json::from_value(json!(r)).ok()),
-        finished_at: Some(at),
-        plies: 10,
-    }
+    assert_eq!(player(&db, &a).unwrap().rating, expect);
 }
 
 #[test]
 fn player_info_counts_games_by_faction_and_matchup_without_self_play_or_aborts() {
     let (a, b) = (pid(1), pid(2));
-    let store = store_with(&[(&a, "Ann"), (&b, "Bob")]);
-    {
-        let mut t = store.t.borrow_mut();
-        t.games.push(game(10, &a, &b, Some(Side::South), "south wins: resignation", 100));
-        t.games.push(MemoryGame {
+    // Cy: Bob's opponent below (a game's players exist: foreign keys).
+    let db = db_with(&[(&a, "Ann"), (&b, "Bob"), (&pid(3), "Cy")]);
+    let store = SqlPlayers(&db);
+    insert_game(&db, &game(10, &a, &b, Some(Side::South), "south wins: resignation", 100));
+    insert_game(
+        &db,
+        &GameRow {
             north: Faction::Axiom,
             ..game(11, &b, &a, Some(Side::South), "south wins: king destroyed", 200)
-        });
-        t.games.push(game(12, &a, &b, None, "draw: agreement", 300));
-        t.games.push(game(13, &a, &a, Some(Side::North), "north wins: resignation", 400)); // self-play
-        t.games.push(game(14, &a, &b, None, "aborted: never joined", 500));
-        t.games.push(MemoryGame { result: None, finished_at: None, ..game(15, &a, &b, None, "", 0) }); // ongoing
-        t.rated_games.insert(pid(10), 100);
-    }
+        },
+    );
+    insert_game(&db, &game(12, &a, &b, None, "draw: agreement", 300));
+    insert_game(&db, &game(13, &a, &a, Some(Side::North), "north wins: resignation", 400)); // self-play
+    insert_game(&db, &game(14, &a, &b, None, "aborted: never joined", 500));
+    insert_game(&db, &GameRow { result: None, finished_at: None, ..game(15, &a, &b, None, "", 0) }); // ongoing
+    mark_rated(&db, &pid(10), 100);
     let info = run(players::player_info(&store, &a)).unwrap();
     assert_eq!((info.games.played, info.games.won), (3, 1));
     let by_faction: Vec<(Faction, u32, u32)> =
@@ -471,14 +475,10 @@ fn player_info_counts_games_by_faction_and_matchup_without_self_play_or_aborts()
 
     // Only the 10 latest are listed; all are counted.
     for i in 0..12 {
-        store.t.borrow_mut().games.push(game(
-            100 + i,
-            &b,
-            &pid(3),
-            Some(Side::South),
-            "south wins: resignation",
-            1000 + i64::from(i),
-        ));
+        insert_game(
+            &db,
+            &game(100 + i, &b, &pid(3), Some(Side::South), "south wins: resignation", 1000 + i64::from(i)),
+        );
     }
     let bob = run(players::player_info(&store, &b)).unwrap();
     assert_eq!(bob.recent.len(), 10);
@@ -493,26 +493,23 @@ fn player_info_counts_games_by_faction_and_matchup_without_self_play_or_aborts()
 
 #[test]
 fn the_leaderboard_is_rated_players_best_first_with_badges_in_two_queries() {
-    let store = MemoryPlayers::default();
+    let db = db();
+    let store = SqlPlayers(&db);
     let badge = |id: &str| Badge { id: id.into(), name: id.to_uppercase(), description: "d".into() };
-    {
-        let mut t = store.t.borrow_mut();
-        for i in 0..60u32 {
-            let mut p = PlayerRow::new(&pid(i), &format!("P{i}"));
-            p.rating.rating = 1400.0 + f64::from(i % 30) * 10.4;
-            p.rated_at = (i % 10 != 0).then_some(5); // every tenth never played a rated game
-            t.players.insert(pid(i), p);
-        }
-        for b in ["b1", "b2"] {
-            t.badges.insert(b.into(), badge(b));
-        }
-        t.player_badges.insert((pid(29), "b2".into()), 1);
-        t.player_badges.insert((pid(29), "b1".into()), 2);
-        t.player_badges.insert((pid(59), "b1".into()), 3);
+    for i in 0..60u32 {
+        insert_player(&db, &pid(i), &format!("P{i}"));
+        let rating = Rating { rating: 1400.0 + f64::from(i % 30) * 10.4, ..Rating::default() };
+        set_rating(&db, &pid(i), rating, (i % 10 != 0).then_some(5)); // every tenth never played a rated game
     }
-    store.queries.set(0);
+    for b in ["b1", "b2"] {
+        insert_badge(&db, &badge(b));
+    }
+    award(&db, &pid(29), "b2", 1);
+    award(&db, &pid(29), "b1", 2);
+    award(&db, &pid(59), "b1", 3);
+    let before = db.statements();
     let board = run(players::leaderboard(&store)).unwrap();
-    assert_eq!(store.queries.get(), 2, "one query for the players, one for all their badges");
+    assert_eq!(db.statements() - before, 2, "one query for the players, one for all their badges");
     assert_eq!(board.players.len(), 50);
     assert!(board.players.iter().enumerate().all(|(i, p)| p.rank == i + 1));
     assert!(board
@@ -529,37 +526,33 @@ fn the_leaderboard_is_rated_players_best_first_with_badges_in_two_queries() {
     assert_eq!(board.players[1].badges, vec![badge("b1")]);
     assert!(board.players[2..].iter().all(|p| p.badges.is_empty()));
     // Nobody rated: one query, an empty page.
-    let empty = MemoryPlayers::default();
-    assert!(run(players::leaderboard(&empty)).unwrap().players.is_empty());
-    assert_eq!(empty.queries.get(), 1);
+    let empty = support::db();
+    assert!(run(players::leaderboard(&SqlPlayers(&empty))).unwrap().players.is_empty());
+    assert_eq!(empty.statements(), 1);
 }
 
 #[test]
 fn matchup_statistics_count_only_played_link_games_between_two_players() {
     let (a, b) = (pid(1), pid(2));
-    let store = MemoryPlayers::default();
-    {
-        let mut t = store.t.borrow_mut();
-        t.games.push(game(1, &a, &b, Some(Side::South), "south wins: resignation", 1));
-        t.games.push(game(2, &a, &b, Some(Side::North), "north wins: time forfeit", 1));
-        t.games.push(game(3, &b, &a, None, "draw: agreement", 1));
-        t.games.push(game(4, &b, &a, Some(Side::South), "south wins: resignation", 1));
-        t.games.push(MemoryGame {
-            mode: Mode::Ai,
-            ..game(5, &a, &b, Some(Side::South), "south wins: resignation", 1)
-        });
-        t.games.push(MemoryGame {
-            plies: 0,
-            ..game(6, &a, &b, Some(Side::South), "south wins: resignation", 1)
-        });
-        t.games.push(game(7, &a, &a, Some(Side::South), "south wins: resignation", 1));
-        t.games.push(game(8, &a, &b, None, "aborted: by a player", 1));
-        t.games.push(MemoryGame { result: None, ..game(9, &a, &b, None, "", 1) });
-        t.games.push(MemoryGame {
+    let db = db_with(&[(&a, "Ann"), (&b, "Bob")]); // the games' players (foreign keys)
+    let store = SqlPlayers(&db);
+    for g in [
+        game(1, &a, &b, Some(Side::South), "south wins: resignation", 1),
+        game(2, &a, &b, Some(Side::North), "north wins: time forfeit", 1),
+        game(3, &b, &a, None, "draw: agreement", 1),
+        game(4, &b, &a, Some(Side::South), "south wins: resignation", 1),
+        GameRow { mode: Mode::Ai, ..game(5, &a, &b, Some(Side::South), "south wins: resignation", 1) },
+        GameRow { plies: 0, ..game(6, &a, &b, Some(Side::South), "south wins: resignation", 1) },
+        game(7, &a, &a, Some(Side::South), "south wins: resignation", 1),
+        game(8, &a, &b, None, "aborted: by a player", 1),
+        GameRow { result: None, ..game(9, &a, &b, None, "", 1) },
+        GameRow {
             south: Faction::Axiom,
             north: Faction::Axiom,
             ..game(10, &a, &b, Some(Side::North), "north wins: king destroyed", 1)
-        });
+        },
+    ] {
+        insert_game(&db, &g);
     }
     let m = run(players::matchups(&store)).unwrap();
     assert_eq!(m.matchups.len(), 9);
@@ -575,7 +568,8 @@ fn matchup_statistics_count_only_played_link_games_between_two_players() {
 #[test]
 fn names_are_unique_by_their_nfkc_lowercase_key() {
     let (a, b, c) = (pid(1), pid(2), pid(3));
-    let store = store_with(&[(&a, "Guest-000001"), (&b, "Guest-000002"), (&c, "Legacy")]);
+    let db = db_with(&[(&a, "Guest-000001"), (&b, "Guest-000002"), (&c, "Legacy")]);
+    let store = SqlPlayers(&db);
     let me = run(players::choose_name(&store, &a, "Alice")).unwrap();
     assert_eq!((me.id.as_deref(), me.name.as_deref()), (Some(a.as_str()), Some("Alice")));
     for look_alike in ["alice", "ALICE", "ＡＬＩＣＥ"] {
@@ -588,13 +582,13 @@ fn names_are_unique_by_their_nfkc_lowercase_key() {
     assert_eq!(run(players::choose_name(&store, &a, "ALICE")).unwrap().name.as_deref(), Some("ALICE"));
     run(players::choose_name(&store, &a, "Alicia")).unwrap();
     assert_eq!(run(players::choose_name(&store, &b, "alice")).unwrap().name.as_deref(), Some("alice"));
-    assert_eq!(store.t.borrow().names.len(), 2);
+    assert_eq!(names(&db).len(), 2);
     // Invalid names and guests' names: 422, nothing stored.
     for bad in ["x", "Guest-123456", "a\u{200B}b", "<b>"] {
         let e = run(players::choose_name(&store, &c, bad)).unwrap_err();
         assert_eq!((e.status, e.code), (422, "invalid_name"), "{bad:?}");
     }
-    assert_eq!(store.t.borrow().players[&c].display_name.as_deref(), Some("Legacy"));
+    assert_eq!(display_name(&db, &c).as_deref(), Some("Legacy"));
     // Two players choosing look-alikes at once: the store's key decides (the race the
     // earlier check cannot see); the loser gets 409 and keeps its name.
     assert!(!run(store
@@ -602,48 +596,44 @@ fn names_are_unique_by_their_nfkc_lowercase_key() {
     .unwrap());
 }
 
-fn discord_player(store: &MemoryPlayers, id: &str, name: &str, discord: &str) {
-    let mut p = PlayerRow::new(id, name);
-    p.discord_id = Some(discord.into());
-    store.t.borrow_mut().players.insert(id.into(), p);
-}
-
 #[test]
 fn discord_sign_in_merges_only_guests_and_never_rebinds() {
     let st = first_story();
     let (guest, account, other) = (pid(1), pid(2), pid(3));
-    let store = store_with(&[(&guest, "Guest-000001")]);
-    discord_player(&store, &account, "Ann", "d-ann");
-    discord_player(&store, &other, "Olga", "d-olga");
-    {
-        let mut t = store.t.borrow_mut();
-        t.badges.insert(st.badge.id.clone(), st.badge.clone());
-        t.player_badges.insert((guest.clone(), st.badge.id.clone()), 7);
-        t.progress.insert(
-            (guest.clone(), st.id.clone()),
-            Progress { completed: 1, current_game: Some(pid(50)), current_stage: Some(1) },
-        );
-        t.progress.insert(
-            (account.clone(), st.id.clone()),
-            Progress { completed: 2, current_game: Some(pid(51)), current_stage: Some(2) },
-        );
-        t.progress.insert((guest.clone(), "other".into()), Progress { completed: 3, ..Progress::default() });
-        t.games.push(game(60, &guest, &other, None, "draw: agreement", 1));
-        t.sessions.insert(
-            "s1".into(),
-            SessionRow { token_hash: "s1".into(), player: guest.clone(), created_at: 0, expires_at: 9 },
-        );
-        t.names.insert("x".into(), guest.clone());
-        t.merges.insert(pid(9), guest.clone()); // a guest merged into this guest earlier
-    }
-    // Linked to another Discord account: never re-bound, never merged; the sign-in
-    // switches to the Discord id's player.
-    let before = store.t.borrow().players[&other].clone();
+    let db = db_with(&[(&guest, "Guest-000001")]);
+    discord_player(&db, &account, "Ann", "d-ann");
+    discord_player(&db, &other, "Olga", "d-olga");
+    let store = SqlPlayers(&db);
+    insert_badge(&db, &st.badge);
+    award(&db, &guest, &st.badge.id, 7);
+    insert_progress(
+        &db,
+        &guest,
+        &st.id,
+        &Progress { completed: 1, current_game: Some(pid(50)), current_stage: Some(1) },
+    );
+    insert_progress(
+        &db,
+        &account,
+        &st.id,
+        &Progress { completed: 2, current_game: Some(pid(51)), current_stage: Some(2) },
+    );
+    insert_progress(&db, &guest, "other", &Progress { completed: 3, ..Progress::default() });
+    insert_game(&db, &game(60, &guest, &other, None, "draw: agreement", 1));
+    insert_session(
+        &db,
+        &SessionRow { token_hash: "s1".into(), player: guest.clone(), created_at: 0, expires_at: 9 },
+    );
+    insert_name(&db, "x", &guest);
+    insert_merge(&db, &pid(9), &guest); // a guest merged into this guest earlier
+                                        // Linked to another Discord account: never re-bound, never merged; the sign-in
+                                        // switches to the Discord id's player.
+    let before = player(&db, &other).unwrap();
     assert_eq!(
         run(players::link(&store, &mut Counter(0), Some(&other), "d-ann", "Ann", 1)).unwrap(),
         account
     );
-    assert_eq!(store.t.borrow().players[&other], before);
+    assert_eq!(player(&db, &other).unwrap(), before);
     // Already this Discord id: itself.
     assert_eq!(
         run(players::link(&store, &mut Counter(0), Some(&account), "d-ann", "Ann", 1)).unwrap(),
@@ -655,57 +645,47 @@ fn discord_sign_in_merges_only_guests_and_never_rebinds() {
         run(players::link(&store, &mut Counter(0), Some(&guest), "d-ann", "Ann", 2)).unwrap(),
         account
     );
-    let t = store.t.borrow();
-    assert!(!t.players.contains_key(&guest), "the guest is gone");
-    assert_eq!(t.player_badges.get(&(account.clone(), st.badge.id.clone())), Some(&7));
+    assert!(player(&db, &guest).is_none(), "the guest is gone");
+    assert_eq!(awarded_at(&db, &account, &st.badge.id), Some(7));
     assert_eq!(
-        t.progress[&(account.clone(), st.id.clone())],
+        run(store.progress(&account, &st.id)).unwrap(),
         Progress { completed: 2, current_game: Some(pid(50)), current_stage: Some(1) },
         "the furthest progress, the guest's stage in play"
     );
-    assert_eq!(t.progress[&(account.clone(), "other".into())].completed, 3);
-    assert!(t.progress.keys().all(|(p, _)| *p != guest));
-    assert_eq!(t.games[0].south_player.as_deref(), Some(account.as_str()));
-    assert_eq!(t.sessions["s1"].player, account);
-    assert_eq!((t.merges[&guest].as_str(), t.merges[&pid(9)].as_str()), (account.as_str(), account.as_str()));
-    assert!(t.names.is_empty());
-    drop(t);
+    assert_eq!(run(store.progress(&account, "other")).unwrap().completed, 3);
+    assert_eq!(number(&db, "SELECT COUNT(*) FROM story_progress WHERE player_id = ?1", &[&guest]), 0);
+    assert_eq!(seats(&db, &pid(60)).0.as_deref(), Some(account.as_str()));
+    assert_eq!(sessions(&db)[0].player, account);
+    assert_eq!(merges(&db), vec![(pid(1), account.clone()), (pid(9), account.clone())]);
+    assert!(names(&db).is_empty());
 
     // A linked player signing in with a new Discord account while signed in: a new
     // player, the session's one untouched.
     let new = run(players::link(&store, &mut Counter(0), Some(&account), "d-new", "Ann", 3)).unwrap();
     assert_eq!(new, "01".repeat(12));
-    let t = store.t.borrow();
-    assert_eq!(t.players[&account].discord_id.as_deref(), Some("d-ann"));
-    assert_eq!(t.players[&new].discord_id.as_deref(), Some("d-new"));
+    assert_eq!(player(&db, &account).unwrap().discord_id.as_deref(), Some("d-ann"));
+    assert_eq!(player(&db, &new).unwrap().discord_id.as_deref(), Some("d-new"));
     // "Ann" is shown by the account: the new player's name is tagged with its id.
-    assert_eq!(t.players[&new].display_name.as_deref(), Some("Ann-0101"));
+    assert_eq!(display_name(&db, &new).as_deref(), Some("Ann-0101"));
 }
 
 #[test]
 fn a_guest_signing_in_first_becomes_the_account_and_takes_the_discord_name() {
     let (g1, g2, g3) = (pid(1), pid(2), pid(3));
-    let store = store_with(&[(&g1, "Guest-000001"), (&g2, "Chosen"), (&g3, "Guest-000003")]);
+    let db = db_with(&[(&g1, "Guest-000001"), (&g2, "Chosen"), (&g3, "Guest-000003")]);
+    let store = SqlPlayers(&db);
     assert_eq!(run(players::link(&store, &mut Counter(0), Some(&g1), "d1", "Zed", 1)).unwrap(), g1);
     assert_eq!(run(players::link(&store, &mut Counter(0), Some(&g2), "d2", "Yan", 1)).unwrap(), g2);
     // An invalid Discord name becomes "Discord player".
     assert_eq!(run(players::link(&store, &mut Counter(0), Some(&g3), "d3", "<script>", 1)).unwrap(), g3);
-    let t = store.t.borrow();
-    assert_eq!(
-        (t.players[&g1].display_name.as_deref(), t.players[&g1].discord_id.as_deref()),
-        (Some("Zed"), Some("d1"))
-    );
-    assert_eq!(t.players[&g2].display_name.as_deref(), Some("Chosen"), "a chosen name is kept");
-    assert_eq!(t.players[&g3].display_name.as_deref(), Some("Discord player"));
-    drop(t);
+    let p1 = player(&db, &g1).unwrap();
+    assert_eq!((p1.display_name.as_deref(), p1.discord_id.as_deref()), (Some("Zed"), Some("d1")));
+    assert_eq!(display_name(&db, &g2).as_deref(), Some("Chosen"), "a chosen name is kept");
+    assert_eq!(display_name(&db, &g3).as_deref(), Some("Discord player"));
     // No session: a new player, or the existing one.
     let id = run(players::link(&store, &mut Counter(4), None, "d9", "zed", 1)).unwrap();
     assert_eq!(id, "05".repeat(12));
-    assert_eq!(
-        store.t.borrow().players[&id].display_name.as_deref(),
-        Some("zed-0505"),
-        "Zed is taken, any case"
-    );
+    assert_eq!(display_name(&db, &id).as_deref(), Some("zed-0505"), "Zed is taken, any case");
     assert_eq!(run(players::link(&store, &mut Counter(0), None, "d1", "Zed", 1)).unwrap(), g1);
     assert_eq!(players::guest_name(&id), "Guest-050505");
 }
@@ -713,10 +693,11 @@ fn a_guest_signing_in_first_becomes_the_account_and_takes_the_discord_name() {
 #[test]
 fn me_shows_the_player_and_its_badges() {
     let a = pid(1);
-    let store = store_with(&[(&a, "Ann")]);
+    let db = db_with(&[(&a, "Ann")]);
+    let store = SqlPlayers(&db);
     let st = first_story();
-    store.t.borrow_mut().badges.insert(st.badge.id.clone(), st.badge.clone());
-    store.t.borrow_mut().player_badges.insert((a.clone(), st.badge.id.clone()), 1);
+    insert_badge(&db, &st.badge);
+    award(&db, &a, &st.badge.id, 1);
     let me = run(players::me(&store, &a)).unwrap();
     let v = serde_json::to_value(&me).unwrap();
     assert_eq!(v, json!({ "id": a, "name": "Ann", "discord_linked": false, "badges": [st.badge] }));
@@ -736,13 +717,16 @@ fn me_shows_the_player_and_its_badges() {
 
 #[test]
 fn guests_sessions_expire_are_replaced_at_sign_in_and_end_on_sign_out() {
-    let store = MemoryPlayers::default();
+    let db = db();
+    let store = SqlPlayers(&db);
     let day = 86_400_000;
     let (guest, token) = run(players::new_guest(&store, &mut Counter(0), 1_000)).unwrap();
     assert_eq!(guest, "01".repeat(12));
-    let row = store.t.borrow().players[&guest].clone();
+    let row = player(&db, &guest).unwrap();
     assert_eq!(row, PlayerRow::new(&guest, "Guest-010101"), "a guest: its name, the default rating");
-    let stored = store.t.borrow().sessions.values().next().unwrap().clone();
+    let all = sessions(&db);
+    assert_eq!(all.len(), 1);
+    let stored = all[0].clone();
     assert_eq!(stored.token_hash, service::tokens::hash(&token), "only the token's hash is stored");
     assert_ne!(stored.token_hash, token);
     assert_eq!(stored.expires_at, 1_000 + 180 * day);
