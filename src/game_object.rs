@@ -4,10 +4,8 @@
 //! games by alarm, and mirrors the game into the D1 index.
 
 use service::ai::{MctsAi, Opponent};
-use service::create::CreateGame;
 use service::game::{self, Ctx, Effects, Handled, Route};
-use service::http::PlayerRef;
-use service::model::{GameRecord, Mode, StageRef};
+use service::model::{GameRecord, Mode};
 use service::store::GameStore;
 use service::upkeep::{self, Timers};
 use service::ApiError;
@@ -66,41 +64,9 @@ impl GameStore for SqlStore<'_> {
     }
 }
 
-/// The internal creation request the Worker sends to a fresh object.
-#[derive(serde::Serialize, serde::Deserialize)]
-pub struct CreateCall {
-    pub id: String,
-    pub game: CreateGame,
-    pub origin: String,
-    pub ip_hash: String,
-    pub creator: Option<PlayerRef>,
-    /// Story stages: the stage's position and the stage.
-    pub start: Option<engine::Position>,
-    pub stage: Option<StageRef>,
-}
-
-/// The internal request that ends a story stage game ("Exit Stage").
-#[derive(serde::Serialize, serde::Deserialize)]
-pub struct AbandonCall {
-    pub player: String,
-    /// Guests merged into the player (their stage games name them).
-    #[serde(default)]
-    pub aliases: Vec<String>,
-}
-
-pub const ABANDON_PATH: &str = "/_internal/abandon";
-
-/// The internal request that withdraws a stage game the Worker made and never handed out
-/// (`service::game::withdraw`; src/players.rs says when).
-pub const WITHDRAW_PATH: &str = "/_internal/withdraw";
-
-/// The internal path of creation; public requests never reach it (the router forwards
-/// only `/api/games/{id}/…`).
-pub const CREATE_PATH: &str = "/_internal/create";
-
-/// The internal request of the housekeeping's safety net: re-arm the game's alarm and
-/// retry what it owes D1 (games whose alarm was never set, e.g. made before idle ends).
-pub const WAKE_PATH: &str = "/_internal/wake";
+pub use crate::games_client::WAKE_PATH;
+use crate::games_client::{ABANDON_PATH, CREATE_PATH, REMATCH_PATH, WITHDRAW_PATH};
+use service::ports::{AbandonCall, CreateCall};
 
 /// The prefix of each WebSocket's own tag (beside its address bucket's `ip:` tag).
 const SOCK_TAG: &str = "sock:";
@@ -145,7 +111,7 @@ impl DurableObject for GameObject {
         // and a move can make an AI move; the network is loaded for those alone.
         let may_move_ai = match api.path.as_str() {
             CREATE_PATH => matches!(&create_call, Some(Ok(c)) if c.game.mode == Mode::Ai),
-            crate::rematch::CREATE_PATH => true,
+            REMATCH_PATH => true,
             _ => {
                 matches!(game::route(api.method, &api.path), Ok((_, Route::Moves)))
                     && SqlStore(&self.sql).load().ok().flatten().is_some_and(|r| r.mode == Mode::Ai)
@@ -176,7 +142,7 @@ impl DurableObject for GameObject {
             let handled = game::create_with(&mut store, &call.id, &call.game, &extra, &call.origin, &mut ctx);
             return self.after(handled).await;
         }
-        if api.path == crate::rematch::CREATE_PATH {
+        if api.path == REMATCH_PATH {
             let handled = crate::rematch::create(&mut store, &api.body, &mut ctx);
             return self.after(handled).await;
         }

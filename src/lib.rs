@@ -21,6 +21,7 @@ mod config;
 mod d1;
 mod discord_dm;
 mod game_object;
+mod games_client;
 mod glue;
 mod guard;
 mod housekeeping;

@@ -83,7 +83,7 @@ impl Lobby {
     /// `{"type":"challenges","challenges":[...]}` from D1.
     async fn message(&self) -> std::result::Result<String, ApiError> {
         let db = self.env.d1("DB").map_err(crate::glue::storage)?;
-        let challenges = crate::challenges::list(&db).await?;
+        let challenges = service::sagas::challenges::list(&crate::d1::D1(&db), crate::glue::now_ms()).await?;
         serde_json::to_string(&service::challenge::ChallengesMessage { challenges })
             .map_err(|e| ApiError::internal(e.to_string()))
     }

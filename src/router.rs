@@ -1,16 +1,15 @@
 //! The fetch entry: API routes and game creation; each game's requests go to its
 //! Durable Object; everything else is a static asset.
 
-use service::create::{check_capacity, CreateGame, MINUTE_MS};
+use service::create::CreateGame;
 use service::game::valid_id;
-use service::guard::Rate;
 use service::tokens::Random;
 use service::ApiError;
-use worker::{Env, Method, Request, RequestInit, Response, Result};
+use worker::{Env, Method, Request, Response, Result};
 
-use crate::game_object::{CreateCall, CREATE_PATH};
+use crate::games_client::{check_load, stub as game_stub, CREATE_PATH};
 use crate::glue::{self, OsRandom};
-use crate::{config, index};
+use service::ports::CreateCall;
 
 const OPENAPI: &str = include_str!("openapi.json");
 
@@ -107,58 +106,4 @@ async fn create(req: &mut Request, env: &Env) -> std::result::Result<Response, A
     internal_call(env, &id, CREATE_PATH, &call).await
 }
 
-/// Sends an internal request (creation, abandonment) to game `id`'s Durable Object.
-pub async fn internal_call<T: serde::Serialize>(
-    env: &Env,
-    id: &str,
-    path: &str,
-    call: &T,
-) -> std::result::Result<Response, ApiError> {
-    let internal = |e: worker::Error| ApiError::internal(e.to_string());
-    let body = serde_json::to_string(call).map_err(|e| ApiError::internal(e.to_string()))?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post).with_body(Some(body.into()));
-    let inner = Request::new_with_init(&format!("https://game{path}"), &init).map_err(internal)?;
-    game_stub(env, id)?.fetch_with_request(inner).await.map_err(internal)
-}
-
-/// The creation limits, before a game is made: the address bucket's and the overall
-/// rate (atomic, in the limiter), then the unfinished games overall and of this creator
-/// (D1). Returns the address bucket's keyed hash (what the index stores).
-pub async fn check_load(
-    req: &Request,
-    env: &Env,
-    creator: Option<&str>,
-) -> std::result::Result<String, ApiError> {
-    let limits = config::limits(env);
-    let ip_hash = crate::limiter::ip_key(req, env);
-    let minute = |limit| Rate { limit, window_ms: MINUTE_MS };
-    crate::limiter::hit(
-        env,
-        &format!("create:ip:{ip_hash}"),
-        minute(limits.per_ip_per_minute),
-        "too many new games from your address this minute",
-    )
-    .await?;
-    crate::limiter::hit(
-        env,
-        "create:all",
-        minute(limits.overall_per_minute),
-        "too many new games this minute",
-    )
-    .await?;
-    let db = env.d1("DB").map_err(|e| ApiError::internal(e.to_string()))?;
-    let load = index::load(&db, &ip_hash, creator)
-        .await
-        .map_err(|e| ApiError::new(503, "index_unavailable", e.to_string()))?;
-    check_capacity(load, limits)?;
-    Ok(ip_hash)
-}
-
-/// The Durable Object of game `id` (one per game, addressed by its id).
-fn game_stub(env: &Env, id: &str) -> std::result::Result<worker::Stub, ApiError> {
-    let internal = |e: worker::Error| ApiError::internal(e.to_string());
-    let ns = env.durable_object("GAMES").map_err(internal)?;
-    let object = ns.id_from_name(id).map_err(internal)?;
-    object.get_stub().map_err(internal)
-}
+pub use crate::games_client::internal_call;

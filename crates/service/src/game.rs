@@ -141,7 +141,8 @@ fn ai_info(ai: &dyn Opponent, level: Option<u8>) -> AiInfo {
 }
 
 /// `201` to a creation (`CreateResponse`): the creator's seat and its token (shown once).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// (Also read back by the saga that makes a challenge's game, [`crate::sagas::challenges`].)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Created {
     pub id: String,
     pub seat: Side,
@@ -152,8 +153,21 @@ pub struct Created {
     /// `link` games: the link that claims the other seat (shown once).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invite_url: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub ai: Option<AiInfo>,
+}
+
+/// The link that claims a link game's other seat: the page of game `id`, the invite
+/// token in the fragment (never sent to a server by a browser).
+fn invite_link(origin: &str, id: &str, invite: &str) -> String {
+    format!("{origin}/g/{id}#invite={invite}")
+}
+
+impl Created {
+    /// The invite token of [`Created::invite_url`] (what [`invite_link`] put there).
+    pub fn invite_token(&self) -> Option<&str> {
+        self.invite_url.as_deref()?.split_once("#invite=").map(|(_, token)| token).filter(|t| !t.is_empty())
+    }
 }
 
 /// `200` to a join (`JoinResponse`): the joiner's seat and its token. (Also read back by
@@ -339,7 +353,7 @@ pub fn create_with(
             token,
             state: rec.view(&game),
             ai_move,
-            invite_url: invite.map(|inv| format!("{origin}/g/{id}#invite={inv}")),
+            invite_url: invite.map(|inv| invite_link(origin, id, &inv)),
             ai: (req.mode == Mode::Ai).then(|| ai_info(ctx.ai, rec.level)),
         };
         let mut fx = effects(false, &rec);

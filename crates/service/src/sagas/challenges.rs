@@ -1,0 +1,169 @@
+//! Open challenges: post, list, cancel, and the accept saga — claim the challenge, make
+//! the link game for the poster, join it for the accepter, tell the poster; each step
+//! that fails undoes the claim, so the challenge can be accepted again.
+
+use crate::challenge::{self, Accepted, Cancelled, ChallengeView, PostChallenge, Posted};
+use crate::db_challenges::{self as db, ChallengeRow, NewChallenge};
+use crate::error::ApiError;
+use crate::game::Created;
+use crate::http::PlayerRef;
+use crate::ports::{CallError, Capacity, CreateCall, Games, Notifier};
+use crate::sql::Sql;
+use crate::tokens::Random;
+
+/// Posts from one address bucket in an hour (guests are cheap to make, addresses less so).
+pub const MAX_POSTS_PER_ADDRESS_PER_HOUR: u32 = 30;
+
+const HOUR_MS: i64 = 3_600_000;
+
+/// The open challenges at `now`, newest first (at most 50).
+pub async fn list(db: &impl Sql, now: i64) -> Result<Vec<ChallengeView>, ApiError> {
+    Ok(db::open(db, now).await?.iter().filter_map(ChallengeRow::view).collect())
+}
+
+/// Posts `spec` for `poster` (already resolved from the session, a guest made if none)
+/// from address bucket `ip_hash`; it expires `ttl_ms` after `now`.
+pub async fn post(
+    db: &impl Sql,
+    rng: &mut dyn Random,
+    now: i64,
+    ttl_ms: i64,
+    poster: &PlayerRef,
+    ip_hash: &str,
+    spec: &PostChallenge,
+) -> Result<Posted, ApiError> {
+    if spec.rated && !poster.linked {
+        return Err(ApiError::new(
+            403,
+            "sign_in_required",
+            "rated challenges are for players signed in with Discord",
+        ));
+    }
+    let c = db::post_counts(db, &poster.id, ip_hash, now, now - HOUR_MS).await?;
+    // An address past its own hourly budget counts as a player past theirs.
+    let posted =
+        if c.by_address >= MAX_POSTS_PER_ADDRESS_PER_HOUR { challenge::MAX_POSTS_PER_HOUR } else { c.posted };
+    challenge::may_post(c.open, posted)?;
+    let id = rng.id()?;
+    let spec_json = serde_json::to_string(spec).map_err(|e| ApiError::internal(e.to_string()))?;
+    let expires = now + ttl_ms;
+    let new = NewChallenge {
+        id: &id,
+        poster: &poster.id,
+        spec_json: &spec_json,
+        ip_hash,
+        created_at: now,
+        expires_at: expires,
+    };
+    db::insert(db, &new).await?;
+    let row = ChallengeRow {
+        id: id.clone(),
+        poster_id: poster.id.clone(),
+        poster_name: None,
+        spec: spec_json,
+        created_at: now as f64,
+        expires_at: expires as f64,
+    };
+    let challenge = row.view().ok_or_else(|| ApiError::internal("a posted challenge does not read back"))?;
+    Ok(Posted { challenge })
+}
+
+/// Cancels the player's own open challenge `id`.
+pub async fn cancel(db: &impl Sql, id: &str, player: Option<&str>) -> Result<Cancelled, ApiError> {
+    let Some(player) = player else { return Err(ApiError::not_found("no such challenge of yours")) };
+    if !db::cancel(db, id, player).await? {
+        return Err(ApiError::not_found("no such open challenge of yours"));
+    }
+    Ok(Cancelled { cancelled: true })
+}
+
+fn gone() -> ApiError {
+    ApiError::new(409, "challenge_gone", "this challenge was accepted, cancelled or has expired")
+}
+
+fn failed(what: &str) -> ApiError {
+    ApiError::new(503, "challenge_failed", format!("the game could not be {what}; try again"))
+}
+
+/// What an acceptance needs beyond D1.
+#[derive(Debug)]
+pub struct AcceptPorts<'a, G, C, N> {
+    pub games: &'a G,
+    pub capacity: &'a C,
+    pub notifier: &'a N,
+}
+
+/// Accepts challenge `id` for `accepter`: the saga. In order, and what a failure leaves:
+/// 1. the challenge must be open and the accepter allowed (nothing written);
+/// 2. the capacity check of every creation, before the claim (refused: the challenge
+///    stays open, nothing written);
+/// 3. the claim, atomic: of two accepters one wins, the other is told it is gone;
+/// 4. the link game, made for the poster, then joined for the accepter (either fails:
+///    the claim is released, and the challenge can be accepted again);
+/// 5. the poster is notified (best effort).
+pub async fn accept<G: Games, C: Capacity, N: Notifier>(
+    db: &impl Sql,
+    ports: &AcceptPorts<'_, G, C, N>,
+    rng: &mut dyn Random,
+    now: i64,
+    id: &str,
+    accepter: &PlayerRef,
+    origin: &str,
+) -> Result<Accepted, ApiError> {
+    let open = db::find_open(db, id, now).await?.ok_or_else(gone)?;
+    let spec: PostChallenge =
+        serde_json::from_str(&open.spec).map_err(|e| ApiError::internal(e.to_string()))?;
+    challenge::may_accept(&open.poster_id, &accepter.id, spec.rated, accepter.linked)?;
+    ports.capacity.admit(Some(&accepter.id)).await?;
+    let game_id = rng.id()?;
+    if !db::claim(db, id, &game_id, &accepter.id, now).await? {
+        return Err(gone());
+    }
+    match start_game(ports.games, rng, origin, &spec, &open.poster_id, &game_id, accepter).await {
+        Ok(joined) => {
+            ports.notifier.challenge_accepted(&open.poster_id, &game_id).await;
+            Ok(joined)
+        }
+        Err(e) => {
+            // Best effort: a release that fails too leaves the challenge claimed by a game
+            // that never started, which expires with it.
+            let _ = db::release(db, id, &game_id).await;
+            Err(e)
+        }
+    }
+}
+
+/// Makes the link game for the poster and joins it for the accepter.
+async fn start_game(
+    games: &impl Games,
+    rng: &mut dyn Random,
+    origin: &str,
+    spec: &PostChallenge,
+    poster: &str,
+    game_id: &str,
+    accepter: &PlayerRef,
+) -> Result<Accepted, ApiError> {
+    let call = CreateCall {
+        id: game_id.to_owned(),
+        game: spec.game(rng)?,
+        origin: origin.to_owned(),
+        ip_hash: "challenge".into(),
+        creator: Some(PlayerRef { id: poster.to_owned(), linked: spec.rated }),
+        start: None,
+        stage: None,
+    };
+    let created: Created = games.create(&call).await.map_err(|e| logged(e, failed("created")))?;
+    let invite = created.invite_token().ok_or_else(|| failed("created"))?;
+    let joined = games.join(game_id, invite, accepter).await.map_err(|e| logged(e, failed("joined")))?;
+    Ok(Accepted { game: game_id.to_owned(), seat: joined.seat, token: joined.token, state: joined.state })
+}
+
+/// The answer for a failed call: `to`, its message naming what the object said (logged
+/// with the 5xx, never shown to the client).
+fn logged(e: CallError, to: ApiError) -> ApiError {
+    let detail = match e {
+        CallError::Refused(r) => format!("refused with {}", r.status),
+        CallError::NoAnswer(why) => format!("no answer: {why}"),
+    };
+    ApiError { message: format!("{} ({detail})", to.message), ..to }
+}

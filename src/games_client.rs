@@ -1,0 +1,229 @@
+//! The runtime's side of the service's ports ([`service::ports`]): calls into the games'
+//! Durable Objects (one per game id, addressed by name), the creation capacity check,
+//! and the notifications. Each call is a request to the object on an internal path
+//! (`/_internal/…`, never forwarded from a client by the router) with a typed body.
+
+use serde::de::DeserializeOwned;
+use service::create::MINUTE_MS;
+use service::game::{Created, Joined};
+use service::guard::Rate;
+use service::http::{ApiResponse, PlayerRef};
+use service::ports::{AbandonCall, CallError, CallResult, Capacity, CreateCall, Games, Limiter, Notifier};
+use service::rematch::RematchCall;
+use service::ApiError;
+use worker::wasm_bindgen::JsValue;
+use worker::{Env, Method, Request, RequestInit, Response};
+
+use crate::glue;
+
+/// The internal path of creation.
+pub const CREATE_PATH: &str = "/_internal/create";
+/// Ends a story stage game ("Exit Stage").
+pub const ABANDON_PATH: &str = "/_internal/abandon";
+/// Withdraws a stage game the Worker made and never handed out (`service::game::withdraw`).
+pub const WITHDRAW_PATH: &str = "/_internal/withdraw";
+/// Creates an agreed rematch's game in its new object.
+pub const REMATCH_PATH: &str = "/_internal/rematch";
+/// The housekeeping's safety net: re-arm the game's alarm and retry what it owes D1.
+pub const WAKE_PATH: &str = "/_internal/wake";
+
+/// The Durable Object of game `id`.
+pub fn stub(env: &Env, id: &str) -> Result<worker::Stub, ApiError> {
+    let internal = |e: worker::Error| ApiError::internal(e.to_string());
+    env.durable_object("GAMES")
+        .map_err(internal)?
+        .id_from_name(id)
+        .map_err(internal)?
+        .get_stub()
+        .map_err(internal)
+}
+
+/// The games' objects, as the service's [`Games`] port.
+pub struct GameObjects<'a>(pub &'a Env);
+
+fn no_answer(e: impl std::fmt::Display) -> CallError {
+    CallError::NoAnswer(e.to_string())
+}
+
+impl GameObjects<'_> {
+    /// Sends `body` to game `id`'s object at `path` (with `player` as the session's
+    /// player, for a join); its raw answer.
+    async fn send(
+        &self,
+        id: &str,
+        path: &str,
+        body: String,
+        player: Option<&PlayerRef>,
+    ) -> CallResult<Response> {
+        let mut init = RequestInit::new();
+        init.with_method(Method::Post).with_body(Some(JsValue::from_str(&body)));
+        let req = Request::new_with_init(&format!("https://game{path}"), &init).map_err(no_answer)?;
+        req.headers().set("Content-Type", "application/json").map_err(no_answer)?;
+        if let Some(p) = player {
+            req.headers().set(glue::PLAYER_HEADER, &glue::player_header_value(p)).map_err(no_answer)?;
+        }
+        let sent = match stub(self.0, id) {
+            Ok(stub) => stub.fetch_with_request(req).await.map_err(no_answer),
+            Err(e) => Err(no_answer(e.message)),
+        };
+        // Every failed call is logged here, once, with what it was: the sagas that make
+        // them only decide what it means.
+        match sent {
+            Ok(resp) if resp.status_code() >= 400 => {
+                worker::console_error!("game {id} {path}: refused with {}", resp.status_code());
+                Ok(resp)
+            }
+            Ok(resp) => Ok(resp),
+            Err(e) => {
+                if let CallError::NoAnswer(why) = &e {
+                    worker::console_error!("game {id} {path}: no answer: {why}");
+                }
+                Err(e)
+            }
+        }
+    }
+
+    async fn call(&self, id: &str, path: &str, body: &impl serde::Serialize) -> CallResult<Response> {
+        let body = serde_json::to_string(body).map_err(no_answer)?;
+        self.send(id, path, body, None).await
+    }
+}
+
+/// An answer whose status is `ok`: its body as `T`; any other: refused, as it answered.
+async fn typed<T: DeserializeOwned>(mut resp: Response, ok: u16) -> CallResult<T> {
+    if resp.status_code() != ok {
+        return Err(CallError::Refused(answer(&mut resp).await?));
+    }
+    resp.json().await.map_err(no_answer)
+}
+
+/// An object's answer in the service's form, to pass on.
+async fn answer(resp: &mut Response) -> CallResult<ApiResponse> {
+    let status = resp.status_code();
+    let body: serde_json::Value = resp.json().await.map_err(no_answer)?;
+    Ok(ApiResponse::json(status, body))
+}
+
+/// Refused unless the status is one of `ok`.
+async fn status_in(mut resp: Response, ok: &[u16]) -> CallResult<()> {
+    if ok.contains(&resp.status_code()) {
+        Ok(())
+    } else {
+        Err(CallError::Refused(answer(&mut resp).await?))
+    }
+}
+
+impl Games for GameObjects<'_> {
+    async fn create(&self, call: &CreateCall) -> CallResult<Created> {
+        typed(self.call(&call.id, CREATE_PATH, call).await?, 201).await
+    }
+
+    async fn create_answer(&self, call: &CreateCall) -> CallResult<ApiResponse> {
+        answer(&mut self.call(&call.id, CREATE_PATH, call).await?).await
+    }
+
+    async fn join(&self, game: &str, invite: &str, player: &PlayerRef) -> CallResult<Joined> {
+        #[derive(serde::Serialize)]
+        struct Join<'a> {
+            invite: &'a str,
+        }
+        let body = serde_json::to_string(&Join { invite }).map_err(no_answer)?;
+        typed(self.send(game, &format!("/api/games/{game}/join"), body, Some(player)).await?, 200).await
+    }
+
+    async fn abandon(&self, game: &str, call: &AbandonCall) -> CallResult<()> {
+        status_in(self.call(game, ABANDON_PATH, call).await?, &[200, 404]).await
+    }
+
+    async fn withdraw(&self, game: &str) -> CallResult<()> {
+        status_in(self.call(game, WITHDRAW_PATH, &serde_json::json!({})).await?, &[200]).await
+    }
+
+    async fn create_rematch(&self, call: &RematchCall) -> CallResult<()> {
+        if crate::config::fault_rematch(self.0) {
+            // Tests only: as if this request died between the reservation and the creation.
+            return Err(no_answer("injected crash (FAULT_REMATCH)"));
+        }
+        status_in(self.call(&call.id, REMATCH_PATH, call).await?, &[201]).await
+    }
+}
+
+/// The rate limiters' objects as the [`Limiter`] port.
+pub struct Limiters<'a>(pub &'a Env);
+
+impl Limiter for Limiters<'_> {
+    async fn hit(&self, name: &str, rate: Rate, why: &str) -> Result<(), ApiError> {
+        crate::limiter::hit(self.0, name, rate, why).await
+    }
+}
+
+/// The creation capacity of a request's address bucket.
+pub struct RequestCapacity<'a> {
+    pub env: &'a Env,
+    pub req: &'a Request,
+}
+
+impl Capacity for RequestCapacity<'_> {
+    async fn admit(&self, creator: Option<&str>) -> Result<String, ApiError> {
+        check_load(self.req, self.env, creator).await
+    }
+}
+
+/// The creation limits, before a game is made: the address bucket's and the overall
+/// rate (atomic, in the limiter), then the unfinished games overall and of this creator
+/// (D1). Returns the address bucket's keyed hash (what the index stores).
+pub async fn check_load(req: &Request, env: &Env, creator: Option<&str>) -> Result<String, ApiError> {
+    let limits = crate::config::limits(env);
+    let ip_hash = crate::limiter::ip_key(req, env);
+    let limiter = Limiters(env);
+    let minute = |limit| Rate { limit, window_ms: MINUTE_MS };
+    limiter
+        .hit(
+            &format!("create:ip:{ip_hash}"),
+            minute(limits.per_ip_per_minute),
+            "too many new games from your address this minute",
+        )
+        .await?;
+    limiter.hit("create:all", minute(limits.overall_per_minute), "too many new games this minute").await?;
+    let db = env.d1("DB").map_err(|e| ApiError::internal(e.to_string()))?;
+    let load = crate::index::load(&db, &ip_hash, creator)
+        .await
+        .map_err(|e| ApiError::new(503, "index_unavailable", e.to_string()))?;
+    service::create::check_capacity(load, limits)?;
+    Ok(ip_hash)
+}
+
+/// Web Push, Discord DMs and the lobby as the [`Notifier`] port.
+pub struct Notifications<'a>(pub &'a Env);
+
+impl Notifier for Notifications<'_> {
+    async fn challenge_accepted(&self, poster: &str, game: &str) {
+        crate::push::notify_player(
+            self.0,
+            poster,
+            "challenge_accepted",
+            game,
+            "Challenge accepted",
+            "Your open challenge was accepted: the game has begun",
+        )
+        .await;
+    }
+
+    async fn lobby_changed(&self) {
+        crate::lobby::notify(self.0).await;
+    }
+}
+
+/// Sends an internal request to game `id`'s object; its answer as it is (a creation's
+/// answer goes to the client unchanged).
+pub async fn internal_call<T: serde::Serialize>(
+    env: &Env,
+    id: &str,
+    path: &str,
+    call: &T,
+) -> Result<Response, ApiError> {
+    GameObjects(env).call(id, path, call).await.map_err(|e| match e {
+        CallError::NoAnswer(why) => ApiError::internal(why),
+        CallError::Refused(r) => ApiError::internal(format!("refused with {}", r.status)),
+    })
+}
