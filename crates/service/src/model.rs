@@ -135,7 +135,7 @@ pub struct GameRecord {
     pub last_mark: u64,
     /// After the game: a rematch offered, declined or agreed (see [`crate::rematch`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rematch: Option<crate::rematch::Rematch>,
+    pub rematch: Option<Rematch>,
 }
 
 impl GameRecord {
@@ -289,7 +289,7 @@ pub struct GameView {
     pub draw_offer: Option<Side>,
     pub created_at: i64,
     pub rated: bool,
-    pub rematch: Option<crate::rematch::Rematch>,
+    pub rematch: Option<Rematch>,
     /// Every side effect (index row, result, rating, story stage, badge) has reached D1;
     /// false while a write is owed (it is retried by the game's alarm).
     pub synced: bool,
@@ -335,4 +335,16 @@ pub struct StageView {
 #[serde(tag = "type", rename = "state")]
 pub struct StateMessage {
     pub state: GameView,
+}
+
+/// A finished game's rematch state (in the record, shown in the view; the rules that
+/// change it are [`crate::rematch`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rematch {
+    /// The side whose offer is pending.
+    pub offered_by: Option<Side>,
+    /// The side that declined the last offer.
+    pub declined_by: Option<Side>,
+    /// The rematch game, once agreed.
+    pub game: Option<String>,
 }

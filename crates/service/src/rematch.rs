@@ -19,16 +19,8 @@ use crate::http::{parse_json, ApiRequest, ApiResponse};
 use crate::model::{Controller, GameRecord, GameView, Mode, Seat};
 use crate::store::GameStore;
 
-/// A finished game's rematch state (in the record, shown in the view).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Rematch {
-    /// The side whose offer is pending.
-    pub offered_by: Option<Side>,
-    /// The side that declined the last offer.
-    pub declined_by: Option<Side>,
-    /// The rematch game, once agreed.
-    pub game: Option<String>,
-}
+/// The record's rematch state (in the model, below every rule that changes it).
+pub use crate::model::Rematch;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
