@@ -180,19 +180,7 @@ async fn login(req: &Request, env: &Env, db: &D1Database) -> Res<Response> {
         }
     };
     let (state, verifier) = (rng.token()?, rng.token()?);
-    db.prepare(
-        "INSERT INTO oauth_states (state_hash, session_hash, verifier, created_at) VALUES (?1, ?2, ?3, ?4)",
-    )
-    .bind(&[
-        JsValue::from_str(&tokens::hash(&state)),
-        JsValue::from_str(&tokens::hash(&token)),
-        JsValue::from_str(&verifier),
-        JsValue::from_f64(glue::now_ms() as f64),
-    ])
-    .map_err(glue::storage)?
-    .run()
-    .await
-    .map_err(glue::storage)?;
+    service::db::oauth::remember(&crate::d1::D1(db), &state, &token, &verifier, glue::now_ms()).await?;
     let redirect_uri = format!("{}/api/auth/discord/callback", origin(req)?);
     let url = acc::authorize_url(
         &var(env, "DISCORD_AUTHORIZE_URL", "https://discord.com/oauth2/authorize"),
@@ -213,28 +201,8 @@ async fn callback(req: &Request, env: &Env, db: &D1Database) -> Res<Response> {
         .ok_or_else(|| ApiError::new(403, "bad_state", "this sign-in was not started from this browser"))?;
     let token_hash = tokens::hash(&token);
     // The state is single-use and bound to the session that started the sign-in.
-    #[derive(Deserialize)]
-    struct Pending {
-        session_hash: String,
-        verifier: String,
-        created_at: f64,
-    }
-    let state_hash = tokens::hash(&state);
-    let pending: Option<Pending> = db
-        .prepare(
-            "DELETE FROM oauth_states WHERE state_hash = ?1 RETURNING session_hash, verifier, created_at",
-        )
-        .bind(&[JsValue::from_str(&state_hash)])
-        .map_err(glue::storage)?
-        .first(None)
-        .await
-        .map_err(glue::storage)?;
-    acc::check_pending(
-        pending.as_ref().map(|p| (p.session_hash.as_str(), p.created_at as i64)),
-        &token_hash,
-        glue::now_ms(),
-    )?;
-    let verifier = pending.map(|p| p.verifier).unwrap_or_default(); // Some: checked
+    let verifier =
+        service::db::oauth::take_checked(&crate::d1::D1(db), &state, &token_hash, glue::now_ms()).await?;
     if let Some(err) = query_param(q, "error") {
         return Err(ApiError::new(403, "discord_denied", format!("Discord sign-in was not granted: {err}")));
     }

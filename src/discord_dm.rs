@@ -5,14 +5,15 @@
 //! `DISCORD_API_BASE` (tests point it at the local stand-in Discord).
 //!
 //! `GET /api/me/discord-dm` → `{"available", "enabled"}`; `POST /api/me/discord-dm`
-//! `{"enabled": bool}`.
+//! `{"enabled": bool}` (the rules and statements: `service::db::discord_dm`).
 
-use serde::Deserialize;
 use serde_json::json;
+use service::db::discord_dm as store;
 use service::ApiError;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Method, Request, RequestInit, Response};
 
+use crate::d1::D1;
 use crate::glue::{self, storage as internal, Res};
 
 fn bot_token(env: &Env) -> Option<String> {
@@ -32,83 +33,27 @@ fn api_base(env: &Env) -> String {
 pub async fn handle(req: &mut Request, env: &Env) -> Res<Response> {
     let db = env.d1("DB").map_err(internal)?;
     let player = crate::accounts::current_player(req, &db).await?;
-    let linked = player.as_ref().is_some_and(|p| p.linked);
-    let available = linked && bot_token(env).is_some();
-    let reply = |enabled: bool| {
-        Response::from_json(&service::push::DiscordDm { available, enabled })
-            .map_err(|e| ApiError::internal(e.to_string()))
-    };
-    match req.method() {
-        Method::Get => {
-            let Some(p) = player else { return reply(false) };
-            reply(enabled(&db, &p.id).await?)
-        }
+    let bot = bot_token(env).is_some();
+    let dm = match req.method() {
+        Method::Get => store::get(&D1(&db), player.as_ref(), bot).await?,
         Method::Post => {
-            #[derive(Deserialize)]
-            #[serde(deny_unknown_fields)]
-            struct Body {
-                enabled: bool,
-            }
             let api = glue::api_request(req).await?;
-            let body: Body = service::http::parse_json(&api.body)?;
-            let p = player.filter(|p| p.linked).ok_or_else(|| {
-                ApiError::new(
-                    403,
-                    "sign_in_required",
-                    "Discord messages are for players signed in with Discord",
-                )
-            })?;
-            if bot_token(env).is_none() {
-                return Err(ApiError::not_found("Discord messages are not offered by this server"));
-            }
-            let stmt = if body.enabled {
-                db.prepare("INSERT OR IGNORE INTO discord_dm (player_id, created_at) VALUES (?1, ?2)")
-                    .bind(&[JsValue::from_str(&p.id), JsValue::from_f64(glue::now_ms() as f64)])
-            } else {
-                db.prepare("DELETE FROM discord_dm WHERE player_id = ?1").bind(&[JsValue::from_str(&p.id)])
-            };
-            stmt.map_err(internal)?.run().await.map_err(internal)?;
-            reply(body.enabled)
+            store::post(&D1(&db), player.as_ref(), bot, &api.body, glue::now_ms()).await?
         }
-        _ => Err(ApiError::new(405, "method_not_allowed", "use GET or POST")),
-    }
-}
-
-async fn enabled(db: &D1Database, player: &str) -> Res<bool> {
-    let row: Option<serde_json::Value> = db
-        .prepare("SELECT player_id FROM discord_dm WHERE player_id = ?1")
-        .bind(&[JsValue::from_str(player)])
-        .map_err(internal)?
-        .first(None)
-        .await
-        .map_err(internal)?;
-    Ok(row.is_some())
+        _ => return Err(ApiError::new(405, "method_not_allowed", "use GET or POST")),
+    };
+    Response::from_json(&dm).map_err(|e| ApiError::internal(e.to_string()))
 }
 
 /// Sends `text` to `player` (a seat's id: merged guests resolve to their account) if they
-/// opted in and are signed in with Discord. Errors are the caller's to log.
+/// opted in and are signed in with Discord (`service::db::discord_dm::recipient`). Errors
+/// are the caller's to log.
 pub async fn send(env: &Env, db: &D1Database, player: &str, text: &str) -> Res<()> {
     let Some(token) = bot_token(env) else { return Ok(()) };
-    #[derive(Deserialize)]
-    struct Row {
-        discord_id: String,
-    }
-    let row: Option<Row> = db
-        .prepare(
-            "SELECT p.discord_id FROM discord_dm d JOIN players p ON p.id = d.player_id \
-             WHERE d.player_id = COALESCE((SELECT into_id FROM player_merges WHERE from_id = ?1), ?1) \
-               AND p.discord_id IS NOT NULL",
-        )
-        .bind(&[JsValue::from_str(player)])
-        .map_err(internal)?
-        .first(None)
-        .await
-        .map_err(internal)?;
-    let Some(row) = row else { return Ok(()) };
+    let Some(discord_id) = store::recipient(&D1(db), player).await? else { return Ok(()) };
     let base = api_base(env);
     let channel =
-        call(&token, &format!("{base}/users/@me/channels"), &json!({ "recipient_id": row.discord_id }))
-            .await?;
+        call(&token, &format!("{base}/users/@me/channels"), &json!({ "recipient_id": discord_id })).await?;
     let id = channel["id"].as_str().ok_or_else(|| ApiError::new(502, "discord_failed", "no DM channel"))?;
     call(&token, &format!("{base}/channels/{id}/messages"), &json!({ "content": text })).await?;
     Ok(())

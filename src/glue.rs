@@ -125,13 +125,3 @@ pub fn response(r: &ApiResponse) -> Result<Response> {
 pub fn error(e: &ApiError) -> Result<Response> {
     response(&ApiResponse::error(e))
 }
-
-/// Every row of a D1 query, its parameters bound (never spliced into the SQL). The one
-/// place that spells out prepare → bind → all → results.
-pub async fn d1_rows<T: serde::de::DeserializeOwned>(
-    db: &worker::D1Database,
-    sql: &str,
-    args: &[worker::wasm_bindgen::JsValue],
-) -> Result<Vec<T>> {
-    db.prepare(sql).bind(args)?.all().await?.results()
-}

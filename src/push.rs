@@ -1,20 +1,22 @@
-//! Web Push glue (the crypto and the rules are `service::push`): the application server
-//! key, subscribe / unsubscribe per player in D1, and the notifications a game's Durable
-//! Object sends after a change (RFC 8030 push with VAPID, RFC 8292, and `aes128gcm`,
-//! RFC 8291). A subscription the push service answers 404/410 for is removed.
+//! Web Push glue (the crypto and the rules are `service::push`, the statements
+//! `service::db::push`): the application server key, subscribe / unsubscribe per player
+//! in D1, and the notifications a game's Durable Object sends after a change (RFC 8030
+//! push with VAPID, RFC 8292, and `aes128gcm`, RFC 8291). A subscription the push
+//! service answers 404/410 for is removed.
 //!
 //! Configuration: the `VAPID_PRIVATE_KEY` secret (32-byte P-256 scalar, base64url; push is
 //! off without it), `VAPID_SUBJECT` (a `mailto:` or `https:` contact), and for local tests
 //! only `PUSH_ALLOW_HTTP = "on"` (plain-http endpoints of a stand-in push service).
 
 use serde::Deserialize;
+use service::db::push::{self as store, Delivery};
 use service::model::GameRecord;
-use service::push::{self, Notice, PushKey, Seen, Subscribed, Subscription, Unsubscribed, Vapid};
+use service::push::{self, Notice, PushKey, Seen, Subscribed, Subscription, Vapid};
 use service::ApiError;
 use worker::js_sys::Uint8Array;
-use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Method, Request, RequestInit, Response, SqlStorage};
 
+use crate::d1::D1;
 use crate::glue::{self, storage as internal, OsRandom, Res};
 
 /// The VAPID key, if configured (a secret; a plain var in local tests).
@@ -74,31 +76,7 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
             }
             let db = env.d1("DB").map_err(internal)?;
             let (player, cookie) = crate::accounts::player_or_guest(req, &db).await?;
-            // Bounded per player: the oldest subscriptions beyond the tenth are dropped.
-            db.batch(vec![
-                db.prepare(
-                    "INSERT INTO push_subscriptions (endpoint, player_id, p256dh, auth, created_at) \
-                     VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(endpoint) DO UPDATE SET \
-                         player_id = excluded.player_id, p256dh = excluded.p256dh, auth = excluded.auth, \
-                         created_at = excluded.created_at",
-                )
-                .bind(&[
-                    JsValue::from_str(&sub.endpoint),
-                    JsValue::from_str(&player),
-                    JsValue::from_str(&sub.keys.p256dh),
-                    JsValue::from_str(&sub.keys.auth),
-                    JsValue::from_f64(glue::now_ms() as f64),
-                ])
-                .map_err(internal)?,
-                db.prepare(
-                    "DELETE FROM push_subscriptions WHERE player_id = ?1 AND endpoint NOT IN \
-                     (SELECT endpoint FROM push_subscriptions WHERE player_id = ?1 ORDER BY created_at DESC LIMIT 10)",
-                )
-                .bind(&[JsValue::from_str(&player)])
-                .map_err(internal)?,
-            ])
-            .await
-            .map_err(internal)?;
+            store::subscribe(&D1(&db), &player, &sub, glue::now_ms()).await?;
             json(&Subscribed { subscribed: true }, cookie.as_deref())
         }
         (Method::Post, "/api/me/push/unsubscribe") => {
@@ -110,18 +88,10 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
             let api = glue::api_request(req).await?;
             let body: Body = service::http::parse_json(&api.body)?;
             let db = env.d1("DB").map_err(internal)?;
-            let Some(player) = crate::accounts::current_player(req, &db).await? else {
-                return json(&Unsubscribed { unsubscribed: false }, None);
-            };
-            let done = db
-                .prepare("DELETE FROM push_subscriptions WHERE endpoint = ?1 AND player_id = ?2")
-                .bind(&[JsValue::from_str(&body.endpoint), JsValue::from_str(&player.id)])
-                .map_err(internal)?
-                .run()
-                .await
-                .map_err(internal)?;
-            let n = done.meta().ok().flatten().and_then(|m| m.changes).unwrap_or(0);
-            json(&Unsubscribed { unsubscribed: n > 0 }, None)
+            let player = crate::accounts::current_player(req, &db).await?;
+            let done =
+                store::unsubscribe(&D1(&db), player.as_ref().map(|p| p.id.as_str()), &body.endpoint).await?;
+            json(&done, None)
         }
         (_, "/api/push/key" | "/api/me/push" | "/api/me/push/unsubscribe") => {
             Err(ApiError::new(405, "method_not_allowed", "wrong method for this route"))
@@ -130,26 +100,20 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
     }
 }
 
-const SEEN_TABLE: &str =
-    "CREATE TABLE IF NOT EXISTS push_seen (id INTEGER PRIMARY KEY CHECK (id = 1), seen TEXT NOT NULL)";
-
 fn load_seen(sql: &SqlStorage) -> Option<Seen> {
     #[derive(Deserialize)]
     struct Row {
         seen: String,
     }
-    let _ = sql.exec(SEEN_TABLE, None);
-    let rows: Vec<Row> = sql.exec("SELECT seen FROM push_seen WHERE id = 1", None).ok()?.to_array().ok()?;
-    rows.first().and_then(|r| serde_json::from_str(&r.seen).ok())
+    let _ = sql.exec(store::SEEN_TABLE, None);
+    let rows: Vec<Row> = sql.exec(store::SEEN_LOAD, None).ok()?.to_array().ok()?;
+    rows.first().and_then(|r| store::seen_from(&r.seen))
 }
 
 fn store_seen(sql: &SqlStorage, seen: &Seen) {
-    let Ok(text) = serde_json::to_string(seen) else { return };
-    let _ = sql.exec(SEEN_TABLE, None);
-    let _ = sql.exec(
-        "INSERT INTO push_seen (id, seen) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET seen = excluded.seen",
-        vec![text.into()],
-    );
+    let Some(text) = store::seen_text(seen) else { return };
+    let _ = sql.exec(store::SEEN_TABLE, None);
+    let _ = sql.exec(store::SEEN_STORE, vec![text.into()]);
 }
 
 /// After a change of a game (in its Durable Object): works out the notifications (each
@@ -202,38 +166,10 @@ pub async fn notify_player(env: &Env, player: &str, kind: &'static str, game: &s
     direct_message(env, &db, &n).await;
 }
 
-#[derive(Deserialize)]
-struct SubRow {
-    endpoint: String,
-    p256dh: String,
-    auth: String,
-}
-
 async fn notify(env: &Env, db: &D1Database, vapid: &Vapid, n: &Notice) -> Res<()> {
-    // The seat may name a guest since merged into an account: its subscriptions are the
-    // account's.
-    let subs: Vec<SubRow> = glue::d1_rows(
-        db,
-        "SELECT endpoint, p256dh, auth FROM push_subscriptions \
-         WHERE player_id = COALESCE((SELECT into_id FROM player_merges WHERE from_id = ?1), ?1) LIMIT 10",
-        &[JsValue::from_str(&n.player)],
-    )
-    .await
-    .map_err(internal)?;
-    for s in subs {
-        let sub = Subscription {
-            endpoint: s.endpoint.clone(),
-            keys: push::Keys { p256dh: s.p256dh, auth: s.auth },
-        };
+    for sub in store::subscriptions(&D1(db), &n.player).await? {
         let status = send(env, vapid, &sub, &n.payload).await?;
-        if status == 404 || status == 410 {
-            db.prepare("DELETE FROM push_subscriptions WHERE endpoint = ?1")
-                .bind(&[JsValue::from_str(&s.endpoint)])
-                .map_err(internal)?
-                .run()
-                .await
-                .map_err(internal)?;
-        } else if !(200..300).contains(&status) {
+        if let Delivery::Refused(status) = store::answered(&D1(db), &sub.endpoint, status).await? {
             worker::console_error!("push service answered {status} ({} notice)", n.kind);
         }
     }

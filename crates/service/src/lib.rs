@@ -10,6 +10,7 @@ pub mod accounts;
 pub mod ai;
 pub mod challenge;
 pub mod create;
+pub mod db;
 pub mod db_challenges;
 pub mod error;
 pub mod finish;

@@ -1,0 +1,88 @@
+//! The D1 index of games: one row per game (match-up, mode, timestamps, result), used
+//! for capacity counts, statistics, player pages and ratings. Written by the game's
+//! Durable Object at its creation, after changes and at its end.
+
+use serde::Deserialize;
+
+use crate::create::Load;
+use crate::model::{GameRecord, Mode};
+use crate::sql::{self, int, Sql, Stmt, StoreResult};
+
+/// The capacity counts' statement: `?1` the creator's address hash, `?2` its player.
+pub const LOAD: &str = "SELECT (SELECT COUNT(*) FROM games WHERE result IS NULL AND CASE WHEN ?2 IS NULL \
+                       THEN creator_ip_hash = ?1 ELSE (south_player = ?2 OR north_player = ?2) END) AS mine, \
+                    (SELECT COUNT(*) FROM games WHERE result IS NULL) AS active";
+
+/// The index row's upsert (see [`upsert`]). The `WHERE` of its update is the rule
+/// that an older snapshot never overwrites a newer row.
+pub const UPSERT: &str =
+    "INSERT INTO games (id, south_faction, north_faction, mode, days_per_move, creator_ip_hash, \
+                            created_at, finished_at, result, winner, reason, plies, south_player, north_player) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, \
+                 (SELECT id FROM players WHERE id = COALESCE((SELECT into_id FROM player_merges WHERE from_id = ?13), ?13)), \
+                 (SELECT id FROM players WHERE id = COALESCE((SELECT into_id FROM player_merges WHERE from_id = ?14), ?14))) \
+         ON CONFLICT(id) DO UPDATE SET finished_at = excluded.finished_at, result = excluded.result, \
+             winner = excluded.winner, reason = excluded.reason, plies = excluded.plies, \
+             south_player = COALESCE(excluded.south_player, south_player), \
+             north_player = COALESCE(excluded.north_player, north_player) \
+         WHERE games.result IS NULL AND excluded.plies >= games.plies";
+
+fn count(v: f64) -> u32 {
+    u32::try_from(int(v)).unwrap_or(0)
+}
+
+/// Counts for the capacity check: unfinished games overall, and those of this creator
+/// (the games its player sits in; without a session, those created from its address
+/// bucket). The per-minute rates are the Worker's limiter's.
+pub async fn load(db: &impl Sql, ip_hash: &str, creator: Option<&str>) -> StoreResult<Load> {
+    #[derive(Deserialize)]
+    struct Counts {
+        mine: f64,
+        active: f64,
+    }
+    let row: Option<Counts> = sql::first(db, Stmt::new(LOAD).bind(ip_hash).bind(creator)).await?;
+    Ok(row.map_or_else(Load::default, |r| Load {
+        active_games: count(r.active),
+        open_by_creator: count(r.mine),
+    }))
+}
+
+/// The stored form of a mode (the schema's CHECK).
+pub fn mode(m: Mode) -> &'static str {
+    match m {
+        Mode::Ai => "ai",
+        Mode::Link => "link",
+    }
+}
+
+/// The index row's statement for `rec` (`ip_hash`: the creator's address bucket, at
+/// creation only).
+pub fn upsert_stmt(rec: &GameRecord, ip_hash: Option<&str>) -> Stmt {
+    let result = rec.result.as_ref();
+    Stmt::new(UPSERT)
+        .bind(rec.id.as_str())
+        .bind(rec.south.name())
+        .bind(rec.north.name())
+        .bind(mode(rec.mode))
+        .bind(rec.days_per_move)
+        .bind(ip_hash)
+        .bind(rec.created_at)
+        .bind(result.map(|f| f.at))
+        .bind(result.map(|f| f.text.as_str()))
+        .bind(result.and_then(|f| f.winner).map(|w| w.name()))
+        .bind(result.map(|f| f.reason.as_str()))
+        .bind(rec.moves.len())
+        .bind(rec.seats[0].player.as_deref())
+        .bind(rec.seats[1].player.as_deref())
+}
+
+/// Writes the game's row (idempotent: safe to repeat after a failure). Two flushes of a
+/// game can be in flight at once (its Durable Object takes requests while D1 is awaited)
+/// and land in either order, so an older snapshot never overwrites a newer row: a
+/// finished row is final, and an unfinished one only moves forward in plies. A seat's
+/// player is stored as the account a guest was merged into, and only if that player
+/// exists; a snapshot without a seat's player keeps the one stored.
+pub async fn upsert(db: &impl Sql, rec: &GameRecord, ip_hash: Option<&str>) -> StoreResult<()> {
+    db.run(upsert_stmt(rec, ip_hash)).await?;
+    Ok(())
+}

@@ -1,0 +1,371 @@
+//! The games index (`service::db::index`) and My games (`service::db::me_games`) on
+//! real SQLite made by the real migrations, foreign keys on: the statements the Worker
+//! runs on D1, with the rules that go with them.
+
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
+
+use engine::{Faction, Game, Position, Side};
+use serde_json::{json, Value};
+use service::create::Load;
+use service::db::{index, me_games};
+use service::me_games::{Opponent, Standing, MAX_GAMES, RECENT_MS};
+use service::model::{Controller, Finish, FinishReason, GameRecord, Mode, MoveEntry, Seat};
+use service::sql::{Sql, Stmt};
+use service::sqlite::{block_on, Sqlite};
+
+const T0: i64 = 1_700_000_000_000;
+const DAY: i64 = 86_400_000;
+
+fn db() -> Sqlite {
+    Sqlite::migrated().unwrap()
+}
+
+fn player(db: &Sqlite, id: &str, name: Option<&str>) {
+    db.conn()
+        .execute(
+            "INSERT INTO players (id, display_name, created_at) VALUES (?1, ?2, ?3)",
+            rusqlite::params![id, name, T0],
+        )
+        .unwrap();
+}
+
+fn merge(db: &Sqlite, from: &str, into: &str) {
+    db.conn().execute("INSERT INTO player_merges (from_id, into_id) VALUES (?1, ?2)", [from, into]).unwrap();
+}
+
+/// A game id of the form the Worker makes (24 hex digits).
+fn gid(n: u32) -> String {
+    format!("{n:024x}")
+}
+
+fn seat(player: Option<&str>) -> Seat {
+    Seat { controller: Controller::Human, token_hash: Some("h".into()), player: player.map(str::to_owned) }
+}
+
+fn record(id: &str, mode: Mode, south: Option<&str>, north: Option<&str>) -> GameRecord {
+    let start = Position::start(Faction::Clockwork, Faction::Blades);
+    let north_seat = match mode {
+        Mode::Ai => Seat { controller: Controller::Ai, token_hash: None, player: None },
+        Mode::Link => seat(north),
+    };
+    GameRecord {
+        id: id.into(),
+        south: Faction::Clockwork,
+        north: Faction::Blades,
+        mode,
+        start,
+        seats: [seat(south), north_seat],
+        invite_hash: None,
+        days_per_move: Some(3),
+        level: None,
+        rated: false,
+        stage: None,
+        created_at: T0,
+        moves: Vec::new(),
+        result: None,
+        deadline: None,
+        draw_offer: None,
+        last_replies: [None, None],
+        position: start,
+        repetitions: 1,
+        outbox: None,
+        last_mark: 0,
+        rematch: None,
+    }
+}
+
+/// `rec` after `n` plies (the index stores only their count).
+fn at_plies(rec: &GameRecord, n: usize) -> GameRecord {
+    let mut rec = rec.clone();
+    let mv = Game::new(rec.start).legal_moves()[0];
+    rec.moves = (0..n).map(|i| MoveEntry { mv, by: Side::South, at: T0 + i as i64 }).collect();
+    rec
+}
+
+fn finished(rec: &GameRecord, winner: Side, reason: FinishReason, at: i64) -> GameRecord {
+    let mut rec = rec.clone();
+    rec.result = Some(Finish::win(winner, reason, at));
+    rec
+}
+
+fn query(db: &Sqlite, sql: &str) -> Vec<Value> {
+    block_on(db.all(Stmt::new(sql.to_owned()))).unwrap().into_iter().map(Value::Object).collect()
+}
+
+fn game_row(db: &Sqlite, id: &str) -> Value {
+    let rows = query(
+        db,
+        &format!(
+            "SELECT south_faction, north_faction, mode, days_per_move, creator_ip_hash, created_at, \
+             finished_at, result, winner, reason, plies, south_player, north_player FROM games WHERE id = '{id}'"
+        ),
+    );
+    assert_eq!(rows.len(), 1, "{id}: {rows:?}");
+    rows[0].clone()
+}
+
+#[test]
+fn the_index_row_holds_the_game_and_its_seats_players_resolved_through_merges() {
+    let db = db();
+    player(&db, "acct", Some("Ada"));
+    player(&db, "guest", None);
+    merge(&db, "guest", "acct");
+    let id = gid(1);
+    // South sat as a guest since merged into an account; North's player is unknown.
+    let rec = record(&id, Mode::Link, Some("guest"), Some("nobody"));
+    block_on(index::upsert(&db, &rec, Some("iphash"))).unwrap();
+    assert_eq!(
+        game_row(&db, &id),
+        json!({"south_faction": "clockwork", "north_faction": "blades", "mode": "link", "days_per_move": 3,
+               "creator_ip_hash": "iphash", "created_at": T0, "finished_at": null, "result": null,
+               "winner": null, "reason": null, "plies": 0, "south_player": "acct", "north_player": null})
+    );
+    // A later snapshot without South's player (a flush after the seat was reset) keeps it;
+    // North's, once known, is bound.
+    player(&db, "nobody", None);
+    let mut later = at_plies(&rec, 2);
+    later.seats[0].player = None;
+    block_on(index::upsert(&db, &later, None)).unwrap();
+    let row = game_row(&db, &id);
+    assert_eq!(
+        (&row["south_player"], &row["north_player"], &row["plies"]),
+        (&json!("acct"), &json!("nobody"), &json!(2))
+    );
+    assert_eq!(row["creator_ip_hash"], "iphash", "the creation's address hash stays");
+    // The end.
+    let end = finished(&later, Side::North, FinishReason::Resignation, T0 + DAY);
+    block_on(index::upsert(&db, &end, None)).unwrap();
+    let row = game_row(&db, &id);
+    assert_eq!(
+        (&row["result"], &row["winner"], &row["reason"], &row["finished_at"]),
+        (&json!("north wins: resignation"), &json!("north"), &json!("resignation"), &json!(T0 + DAY))
+    );
+    // An AI game: its mode, no second player.
+    let ai = record(&gid(2), Mode::Ai, Some("acct"), None);
+    block_on(index::upsert(&db, &ai, None)).unwrap();
+    let row = game_row(&db, &gid(2));
+    assert_eq!((&row["mode"], &row["north_player"]), (&json!("ai"), &Value::Null));
+}
+
+/// Regression (c25e628): the upsert took whichever snapshot landed last, and two flushes
+/// of one game can be in flight at once (its Durable Object takes requests while D1 is
+/// awaited) and land out of order. A finished row is final, and an unfinished one only
+/// moves forward in plies. Fails on the old upsert, without its `WHERE games.result IS
+/// NULL AND excluded.plies >= games.plies` (checked: the row went back to 3 plies), and
+/// without either half (checked: without the plies the row went back to 3 plies; without
+/// the result it lost its result to an 8-ply unfinished snapshot).
+#[test]
+fn an_older_snapshot_of_a_game_never_overwrites_a_newer_index_row() {
+    let db = db();
+    player(&db, "s", None);
+    player(&db, "n", None);
+    let id = gid(7);
+    let rec = record(&id, Mode::Link, Some("s"), Some("n"));
+    let upsert = |r: &GameRecord| block_on(index::upsert(&db, r, None)).unwrap();
+    let plies = || game_row(&db, &id)["plies"].clone();
+    upsert(&rec);
+    upsert(&at_plies(&rec, 5));
+    assert_eq!(plies(), 5);
+    upsert(&at_plies(&rec, 3));
+    assert_eq!(plies(), 5, "an older unfinished snapshot changes nothing");
+    upsert(&at_plies(&rec, 5));
+    assert_eq!(plies(), 5, "the same one again is harmless");
+    let end = finished(&at_plies(&rec, 6), Side::South, FinishReason::KingDestroyed, T0 + 9);
+    upsert(&end);
+    let done = game_row(&db, &id);
+    assert_eq!((&done["plies"], &done["result"]), (&json!(6), &json!("south wins: king destroyed")));
+    // Snapshots from before the end land afterwards: the finished row stays as it is.
+    upsert(&at_plies(&rec, 5));
+    upsert(&at_plies(&rec, 8));
+    assert_eq!(game_row(&db, &id), done, "a finished row is final");
+    // Even a finished snapshot with another result (never both, but a row is final).
+    upsert(&finished(&at_plies(&rec, 9), Side::North, FinishReason::Resignation, T0 + 10));
+    assert_eq!(game_row(&db, &id), done);
+}
+
+#[test]
+fn capacity_counts_unfinished_games_overall_and_the_creators_by_player_or_address() {
+    let db = db();
+    for p in ["me", "other"] {
+        player(&db, p, None);
+    }
+    let load = |ip: &str, creator: Option<&str>| block_on(index::load(&db, ip, creator)).unwrap();
+    assert_eq!(load("ip", None), Load { active_games: 0, open_by_creator: 0 });
+    let games = [
+        (gid(1), Some("me"), Some("ip-a"), false),
+        (gid(2), Some("other"), Some("ip-a"), false),
+        (gid(3), Some("me"), Some("ip-b"), false),
+        (gid(4), Some("me"), Some("ip-a"), true),
+        (gid(5), None, Some("ip-a"), false),
+    ];
+    for (id, p, ip, done) in &games {
+        let mut rec = record(id, Mode::Link, *p, None);
+        if *done {
+            rec = finished(&rec, Side::South, FinishReason::Resignation, T0 + 1);
+        }
+        block_on(index::upsert(&db, &rec, *ip)).unwrap();
+    }
+    // Without a session, the address bucket's unfinished games; with one, the player's.
+    assert_eq!(load("ip-a", None), Load { active_games: 4, open_by_creator: 3 });
+    assert_eq!(load("ip-a", Some("me")), Load { active_games: 4, open_by_creator: 2 });
+    assert_eq!(load("ip-c", Some("other")), Load { active_games: 4, open_by_creator: 1 });
+    assert_eq!(load("ip-c", None), Load { active_games: 4, open_by_creator: 0 });
+}
+
+#[test]
+fn my_games_lists_the_players_link_and_ai_games_with_status_and_names_most_urgent_first() {
+    let db = db();
+    player(&db, "me", Some("Ada"));
+    player(&db, "you", Some("Bob"));
+    let now = T0 + 30 * DAY;
+    let list = |p: Option<&str>| block_on(me_games::list(&db, p, now)).unwrap();
+    assert!(list(None).games.is_empty(), "no session, no games");
+    // A link game, me South, after a move: Bob's turn (written by sync, unindexed).
+    let mut theirs = at_plies(&record(&gid(1), Mode::Link, Some("me"), Some("you")), 1);
+    theirs.position = {
+        let mut g = Game::new(theirs.start);
+        g.play(theirs.moves[0].mv).unwrap();
+        *g.position()
+    };
+    theirs.created_at = now - 2 * DAY;
+    block_on(me_games::sync(&db, &theirs, false, now - DAY)).unwrap();
+    // A link game at the start, me South: my turn.
+    let mut mine = record(&gid(2), Mode::Link, Some("me"), Some("you"));
+    mine.created_at = now - 3 * DAY;
+    block_on(me_games::sync(&db, &mine, false, now - DAY)).unwrap();
+    // An invite not yet accepted.
+    let mut waiting = record(&gid(3), Mode::Link, Some("me"), None);
+    waiting.seats[1].token_hash = None;
+    block_on(me_games::sync(&db, &waiting, false, now)).unwrap();
+    // An AI game: indexed by its outbox, no status row (sync writes nothing for it).
+    let ai = record(&gid(4), Mode::Ai, Some("me"), None);
+    block_on(index::upsert(&db, &ai, None)).unwrap();
+    block_on(me_games::sync(&db, &ai, false, now)).unwrap();
+    // Finished recently, and long ago.
+    let recent = finished(
+        &record(&gid(5), Mode::Link, Some("me"), Some("you")),
+        Side::North,
+        FinishReason::Resignation,
+        now - DAY,
+    );
+    block_on(index::upsert(&db, &recent, None)).unwrap();
+    let old = finished(
+        &record(&gid(6), Mode::Link, Some("me"), Some("you")),
+        Side::North,
+        FinishReason::Resignation,
+        now - RECENT_MS - 1,
+    );
+    block_on(index::upsert(&db, &old, None)).unwrap();
+    // Someone else's game.
+    block_on(me_games::sync(&db, &record(&gid(7), Mode::Link, Some("you"), None), false, now)).unwrap();
+
+    assert_eq!(query(&db, "SELECT COUNT(*) AS n FROM game_status")[0]["n"], 4, "synced link games only");
+    // Both my turns untimed: the most recently active first (the AI game has no status row).
+    let games = list(Some("me")).games;
+    let ids: Vec<(&str, Standing)> = games.iter().map(|g| (&g.id[22..], g.standing)).collect();
+    assert_eq!(
+        ids,
+        [
+            ("02", Standing::YourTurn),
+            ("04", Standing::YourTurn),
+            ("01", Standing::TheirTurn),
+            ("03", Standing::Waiting),
+            ("05", Standing::Finished),
+        ]
+    );
+    let g1 = games.iter().find(|g| g.id == gid(1)).unwrap();
+    assert_eq!(g1.opponent, Opponent::Player { player_id: Some("you".into()), name: Some("Bob".into()) });
+    assert_eq!((g1.side, g1.turn, g1.days_per_move), (Side::South, Some(Side::North), Some(3)));
+    assert_eq!(games[1].opponent, Opponent::Ai { ai: true });
+    // Bob sees game 1 as his turn, from North.
+    let bob = list(Some("you")).games;
+    let g1 = bob.iter().find(|g| g.id == gid(1)).unwrap();
+    assert_eq!((g1.side, g1.standing), (Side::North, Standing::YourTurn));
+}
+
+#[test]
+fn my_games_lists_at_most_max_games() {
+    let db = db();
+    player(&db, "me", None);
+    for n in 0..=MAX_GAMES {
+        block_on(index::upsert(&db, &record(&gid(n + 1), Mode::Ai, Some("me"), None), None)).unwrap();
+    }
+    let games = block_on(me_games::list(&db, Some("me"), T0)).unwrap().games;
+    assert_eq!(games.len(), MAX_GAMES as usize);
+}
+
+#[test]
+fn the_status_row_only_moves_forward_and_says_whose_turn_the_deadline_and_the_offer() {
+    let db = db();
+    player(&db, "s", None);
+    let id = gid(9);
+    let mut rec = record(&id, Mode::Link, Some("s"), None);
+    rec.seats[1].token_hash = None;
+    let status = || {
+        query(&db, &format!("SELECT turn, seated, deadline, draw_offer, plies, updated_at FROM game_status WHERE game_id = '{id}'"))
+            [0]
+            .clone()
+    };
+    block_on(me_games::write_status(&db, &rec, T0)).unwrap();
+    assert_eq!(
+        status(),
+        json!({"turn": "south", "seated": 0, "deadline": null, "draw_offer": null, "plies": 0, "updated_at": T0})
+    );
+    let mut moved = at_plies(&rec, 4);
+    moved.seats[1].token_hash = Some("h".into());
+    moved.deadline = Some(T0 + DAY);
+    moved.draw_offer = Some(Side::North);
+    block_on(me_games::write_status(&db, &moved, T0 + 5)).unwrap();
+    assert_eq!(
+        status(),
+        json!({"turn": "south", "seated": 1, "deadline": T0 + DAY, "draw_offer": "north", "plies": 4, "updated_at": T0 + 5})
+    );
+    // An older snapshot changes nothing; the end has no side to move.
+    block_on(me_games::write_status(&db, &at_plies(&rec, 3), T0 + 6)).unwrap();
+    assert_eq!(status()["plies"], 4);
+    let end = finished(&at_plies(&moved, 4), Side::South, FinishReason::Agreement, T0 + 7);
+    block_on(me_games::write_status(&db, &end, T0 + 7)).unwrap();
+    assert_eq!((status()["turn"].clone(), status()["updated_at"].clone()), (Value::Null, json!(T0 + 7)));
+    // Sync of an indexed change writes the status only; of an unindexed one, the row too.
+    let other = record(&gid(10), Mode::Link, Some("s"), None);
+    block_on(me_games::sync(&db, &other, true, T0)).unwrap();
+    assert!(query(&db, &format!("SELECT id FROM games WHERE id = '{}'", gid(10))).is_empty());
+    block_on(me_games::sync(&db, &other, false, T0)).unwrap();
+    assert_eq!(query(&db, &format!("SELECT id FROM games WHERE id = '{}'", gid(10))).len(), 1);
+}
+
+#[test]
+fn a_players_aliases_are_the_guests_merged_into_it_forwarded_except_for_a_join() {
+    let db = db();
+    for n in 0..60 {
+        merge(&db, &format!("guest{n:02}"), "acct");
+    }
+    merge(&db, "elsewhere", "other");
+    let aliases = block_on(me_games::aliases(&db, "acct")).unwrap();
+    assert_eq!(aliases.len(), 50, "at most 50");
+    assert!(aliases.iter().all(|a| a.starts_with("guest")));
+    assert!(block_on(me_games::aliases(&db, "nobody")).unwrap().is_empty());
+    assert_eq!(block_on(me_games::forwarded_aliases(&db, "other", false)).unwrap(), ["elsewhere"]);
+    assert!(block_on(me_games::forwarded_aliases(&db, "other", true)).unwrap().is_empty(), "a join: none");
+    // Forwarded for a POST: a join always, another write only without a seat token.
+    assert!(me_games::forwards(true, false, false));
+    assert!(me_games::forwards(true, true, true));
+    assert!(me_games::forwards(true, false, true));
+    assert!(!me_games::forwards(true, true, false));
+    assert!(!me_games::forwards(false, false, false));
+    assert!(!me_games::forwards(false, false, true));
+}
+
+#[test]
+fn a_request_acts_as_the_merged_guest_holding_a_seat_unless_the_player_holds_one() {
+    let (g1, g2) = (gid(1), gid(2));
+    let header = format!("{g1},not-an-id,{g2}");
+    let aliases = me_games::parse_aliases(&header);
+    assert_eq!(aliases, [g1.as_str(), g2.as_str()], "only ids of the form");
+    let rec = record(&gid(3), Mode::Link, Some(&g2), None);
+    assert_eq!(me_games::acting_alias(&rec, "acct", &aliases), Some(g2.as_str()));
+    let own = record(&gid(3), Mode::Link, Some(&g2), Some("acct"));
+    assert_eq!(me_games::acting_alias(&own, "acct", &aliases), None, "the player's own seat first");
+    let none = record(&gid(3), Mode::Link, Some("someone"), None);
+    assert_eq!(me_games::acting_alias(&none, "acct", &aliases), None);
+}
