@@ -2,7 +2,7 @@
 //! the statement, nothing else. Every statement is written in the service, where the
 //! native tests run the same text on real SQLite over the same migrations.
 
-use service::sql::{Param, Row, Sql, Stmt, StoreError, StoreResult};
+use service::sql::{integral, Param, Row, Sql, Stmt, StoreError, StoreResult};
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, D1PreparedStatement, D1Result};
 
@@ -36,7 +36,8 @@ impl D1<'_> {
 
 impl Sql for D1<'_> {
     async fn all(&self, stmt: Stmt) -> StoreResult<Vec<Row>> {
-        self.prepare(&stmt)?.all().await.map_err(err)?.results::<Row>().map_err(err)
+        let rows = self.prepare(&stmt)?.all().await.map_err(err)?.results::<Row>().map_err(err)?;
+        Ok(rows.into_iter().map(integral).collect())
     }
 
     async fn run(&self, stmt: Stmt) -> StoreResult<u64> {

@@ -4,64 +4,25 @@
 //! games by alarm, and mirrors the game into the D1 index.
 
 use service::ai::{MctsAi, Opponent};
-use service::game::{self, Ctx, Effects, Handled, Route};
+use service::game::{self, Ctx, Handled, Route};
 use service::model::{GameRecord, Mode};
 use service::store::GameStore;
-use service::upkeep::{self, Timers};
 use service::ApiError;
 use worker::{
     durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, State, WebSocket,
     WebSocketIncomingMessage, WebSocketPair,
 };
 
+use crate::config;
+use crate::d1::D1;
+use crate::do_sql::DoSql;
 use crate::glue::{self, OsRandom};
-use crate::{config, index};
+use service::local::LocalGameStore;
+use service::object::{self, Object, Owed, Runtime, WriteError};
 
-/// The record is one JSON document in one row: a save is a single atomic statement.
-struct SqlStore<'a>(&'a SqlStorage);
-
-impl GameStore for SqlStore<'_> {
-    fn load(&self) -> std::result::Result<Option<GameRecord>, String> {
-        #[derive(serde::Deserialize)]
-        struct Row {
-            record: String,
-        }
-        // A request for a game that does not exist must not create storage for it, so
-        // the table is made by the first save only.
-        let tables: Vec<serde_json::Value> = self
-            .0
-            .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'game'", None)
-            .and_then(|c| c.to_array())
-            .map_err(|e| e.to_string())?;
-        if tables.is_empty() {
-            return Ok(None);
-        }
-        let rows: Vec<Row> = self
-            .0
-            .exec("SELECT record FROM game WHERE id = 1", None)
-            .and_then(|c| c.to_array())
-            .map_err(|e| e.to_string())?;
-        match rows.first() {
-            None => Ok(None),
-            Some(r) => serde_json::from_str(&r.record)
-                .map(Some)
-                .map_err(|e| format!("stored record unreadable: {e}")),
-        }
-    }
-
-    fn save(&mut self, record: &GameRecord) -> std::result::Result<(), String> {
-        let json = serde_json::to_string(record).map_err(|e| e.to_string())?;
-        self.0
-            .exec("CREATE TABLE IF NOT EXISTS game (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL)", None)
-            .map_err(|e| e.to_string())?;
-        self.0
-            .exec(
-                "INSERT INTO game (id, record) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET record = excluded.record",
-                vec![json.into()],
-            )
-            .map(|_| ())
-            .map_err(|e| e.to_string())
-    }
+/// The game's record in this object's storage (`service::local`).
+fn record_store(sql: &SqlStorage) -> LocalGameStore<DoSql<'_>> {
+    LocalGameStore(DoSql(sql))
 }
 
 pub use crate::games_client::WAKE_PATH;
@@ -88,7 +49,8 @@ impl DurableObject for GameObject {
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
         if req.path() == WAKE_PATH {
-            return self.wake().await;
+            let answer = self.run(async |o| o.wake().await).await;
+            return glue::response(&answer);
         }
         // A public request's route and credential are checked before its body is read
         // (internal calls from the Worker have `/_internal/` paths, which the router never
@@ -114,7 +76,7 @@ impl DurableObject for GameObject {
             REMATCH_PATH => true,
             _ => {
                 matches!(game::route(api.method, &api.path), Ok((_, Route::Moves)))
-                    && SqlStore(&self.sql).load().ok().flatten().is_some_and(|r| r.mode == Mode::Ai)
+                    && record_store(&self.sql).load().ok().flatten().is_some_and(|r| r.mode == Mode::Ai)
             }
         };
         if may_move_ai {
@@ -126,7 +88,7 @@ impl DurableObject for GameObject {
         let mut ai = self.opponent();
         let mut ctx =
             Ctx { now: glue::now_ms(), rng: &mut rng, ai: ai.as_mut(), day_ms: config::day_ms(&self.env) };
-        let mut store = SqlStore(&self.sql);
+        let mut store = record_store(&self.sql);
 
         if let Some(call) = create_call {
             let call = match call {
@@ -154,7 +116,8 @@ impl DurableObject for GameObject {
             let mut ids = vec![call.player.as_str()];
             ids.extend(call.aliases.iter().map(String::as_str));
             let handled = game::abandon_as(&mut store, &ids, &mut ctx);
-            return self.after_abandon(handled).await;
+            let answer = self.run(async |o| o.after_abandon(handled).await).await;
+            return glue::response(&answer);
         }
         if api.path == WITHDRAW_PATH {
             let handled = game::withdraw(&mut store, &mut ctx);
@@ -190,20 +153,15 @@ impl DurableObject for GameObject {
         let mut ai = self.opponent();
         let mut ctx =
             Ctx { now: glue::now_ms(), rng: &mut rng, ai: ai.as_mut(), day_ms: config::day_ms(&self.env) };
-        // One alarm for every timer: the deadline, the idle end, the D1 retry.
-        let handled = game::alarm_with(&mut SqlStore(&self.sql), &mut ctx, &config::timers(&self.env));
-        let Handled { response, effects, record } = handled;
-        if let Some(rec) = &record {
-            self.apply(&effects, rec, true).await;
-        }
-        glue::response(&response)
+        let answer = self.run(async |o| o.alarm(&mut ctx).await).await;
+        glue::response(&answer)
     }
 
     async fn websocket_message(&self, ws: WebSocket, message: WebSocketIncomingMessage) -> Result<()> {
         // Clients may ask for the state again ("state"); anything else is ignored.
         if matches!(message, WebSocketIncomingMessage::String(ref s) if s.trim() == "state") {
-            if let Ok(Some(rec)) = SqlStore(&self.sql).load() {
-                if let Some(msg) = state_message(&rec) {
+            if let Ok(Some(rec)) = record_store(&self.sql).load() {
+                if let Some(msg) = object::state_message(&rec) {
                     let _ = ws.send_with_str(msg);
                 }
             }
@@ -223,12 +181,6 @@ impl DurableObject for GameObject {
         self.socket_gone(&ws).await;
         Ok(())
     }
-}
-
-/// `{"type":"state","state":<view>}` for WebSockets.
-fn state_message(rec: &GameRecord) -> Option<String> {
-    let game = rec.replay().ok()?;
-    serde_json::to_string(&service::model::StateMessage { state: rec.view(&game) }).ok()
 }
 
 impl GameObject {
@@ -266,7 +218,12 @@ impl GameObject {
         }
     }
 
-    async fn upgrade(&self, req: &Request, store: &mut SqlStore<'_>, ctx: &mut Ctx<'_>) -> Result<Response> {
+    async fn upgrade(
+        &self,
+        req: &Request,
+        store: &mut LocalGameStore<DoSql<'_>>,
+        ctx: &mut Ctx<'_>,
+    ) -> Result<Response> {
         let is_ws =
             req.headers().get("Upgrade").ok().flatten().is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
         if !is_ws {
@@ -313,7 +270,7 @@ impl GameObject {
         let pair = WebSocketPair::new()?;
         self.state.accept_websocket_with_tags(&pair.server, &[&tag, &sock]);
         // A (re)connecting client gets the current state at once.
-        if let Some(msg) = state_message(&rec) {
+        if let Some(msg) = object::state_message(&rec) {
             let _ = pair.server.send_with_str(msg);
         }
         Response::from_websocket(pair.client)
@@ -342,154 +299,69 @@ impl GameObject {
         crate::limiter::ws_report(&self.env, ip, &self.game_key(), rest).await;
     }
 
-    /// Carries out the effects of a handled request, then answers it. The record is
-    /// already saved; what follows (alarm, pushes, D1) cannot lose a move.
-    async fn after(&self, handled: Handled) -> Result<Response> {
-        let Handled { response, effects, record } = handled;
-        if let Some(rec) = &record {
-            self.apply(&effects, rec, false).await;
-        }
-        glue::response(&response)
-    }
-
-    /// [`ABANDON_PATH`]'s answer. The caller forgets its stage game once this answers
-    /// 200, and only the current stage game's result counts
-    /// (`service::players::record_stage`), so a game that still owes D1 its result (a
-    /// failed write awaiting its retry, or this request's own) writes it first; if that
-    /// fails the answer is 503, and the stage stays current for the alarm's retry.
-    async fn after_abandon(&self, handled: Handled) -> Result<Response> {
-        let Handled { response, effects, record } = handled;
-        let Some(rec) = &record else { return glue::response(&response) };
-        self.apply(&effects, rec, false).await;
-        if response.status != 200 {
-            return glue::response(&response);
-        }
-        let mut owed = match SqlStore(&self.sql).load() {
-            Ok(Some(r)) => r,
-            _ => rec.clone(),
+    /// The service's object over this one's storage, alarm, sockets and D1.
+    async fn run<T>(&self, f: impl AsyncFnOnce(&mut Object<'_, Self, Self>) -> T) -> T {
+        let mut store = record_store(&self.sql);
+        let mut object = Object {
+            store: &mut store,
+            runtime: self,
+            owed: self,
+            timers: config::timers(&self.env),
+            now: glue::now_ms(),
         };
-        if owed.outbox.is_some() && !effects.changed {
-            self.flush(&owed, &config::timers(&self.env)).await;
-            owed = SqlStore(&self.sql).load().ok().flatten().unwrap_or(owed);
-        }
-        if owed.outbox.is_some() {
-            return glue::error(&ApiError::new(
-                503,
-                "result_not_recorded",
-                "the stage game's result is not recorded yet; it will be retried",
-            ));
-        }
-        glue::response(&response)
+        f(&mut object).await
     }
 
-    /// After a change (or any alarm, `woken`): arms the one alarm, pushes the state, and
-    /// writes what the game owes D1 (its outbox). The alarm is armed *before* D1 is
-    /// written, so a crash in between leaves the retry scheduled.
-    async fn apply(&self, fx: &Effects, rec: &GameRecord, woken: bool) {
-        let timers = config::timers(&self.env);
-        if fx.changed || woken {
-            self.arm(rec, &timers).await;
-        }
-        if fx.changed {
-            if let Some(msg) = state_message(rec) {
-                for ws in self.state.get_websockets() {
-                    let _ = ws.send_with_str(&msg);
-                }
-            }
-        }
-        if rec.outbox.is_some() && (fx.changed || woken) {
-            self.flush(rec, &timers).await;
-        }
-        if fx.changed {
-            crate::me_games::sync(&self.env, rec, fx.created || fx.finished).await;
-            crate::push::after_change(&self.env, &self.sql, rec).await;
-        }
+    /// Carries out the effects of a handled request, then answers it.
+    async fn after(&self, handled: Handled) -> Result<Response> {
+        let answer = self.run(async |o| o.after(handled).await).await;
+        glue::response(&answer)
     }
+}
 
-    /// The game's D1 row; once finished, its story progress and ratings (each idempotent).
-    async fn write_index(db: &worker::D1Database, rec: &GameRecord, ip_hash: Option<&str>) -> Result<()> {
-        index::upsert(db, rec, ip_hash).await?;
-        if rec.result.is_some() {
-            if rec.stage.is_some() {
-                let won = rec
-                    .replay()
-                    .ok()
-                    .and_then(|g| rec.stage_verdict(&g))
-                    .is_some_and(|v| v == service::story::Verdict::Won);
-                index::record_stage(db, rec, won, glue::now_ms()).await?;
-            }
-            if rec.rated {
-                index::apply_rating(db, rec, glue::now_ms()).await?;
-            }
-        }
-        Ok(())
-    }
-
-    /// [`WAKE_PATH`]: arms the one alarm for the game's timers (a due one fires at once)
-    /// and writes what it owes D1. 404 for a game that does not exist.
-    async fn wake(&self) -> Result<Response> {
-        match SqlStore(&self.sql).load() {
-            Ok(Some(rec)) => {
-                self.apply(&Effects::default(), &rec, true).await;
-                Response::from_json(&serde_json::json!({ "woken": true }))
-            }
-            Ok(None) => glue::error(&ApiError::not_found("no such game")),
-            Err(e) => glue::error(&ApiError::internal(format!("storage: {e}"))),
-        }
-    }
-
-    /// Sets the alarm for the earliest timer of `rec` (deadline, idle end, D1 retry), or
-    /// deletes it when none is left.
-    async fn arm(&self, rec: &GameRecord, timers: &Timers) {
+impl Runtime for GameObject {
+    async fn set_alarm(&self, at: Option<i64>) {
         let storage = self.state.storage();
-        let done = match upkeep::next_alarm(rec, timers) {
+        let done = match at {
             Some(at) => storage.set_alarm((at - glue::now_ms()).max(0)).await,
             None => storage.delete_alarm().await,
         };
         if let Err(e) = done {
-            worker::console_error!("setting the alarm failed for {}: {e}", rec.id);
+            worker::console_error!("setting the alarm failed: {e}");
         }
     }
 
-    /// Writes what the game owes D1 (idempotent writes), then clears the outbox mark it
-    /// wrote — on the freshest record, as another request may have marked it again while
-    /// D1 was awaited — or counts the failure, and re-arms the alarm.
-    async fn flush(&self, rec: &GameRecord, timers: &Timers) {
-        let Some(ob) = rec.outbox.clone() else { return };
-        let injected =
-            |when: &str| Err(worker::Error::RustError(format!("injected D1 fault ({when} writing)")));
-        let written = match config::d1_fault(&self.env, ob.attempts) {
-            config::D1Fault::Crash => return,
-            config::D1Fault::Before => injected("before"),
-            fault => {
-                let done = match self.env.d1("DB") {
-                    Ok(db) => Self::write_index(&db, rec, ob.ip_hash.as_deref()).await,
-                    Err(e) => Err(e),
-                };
-                if fault == config::D1Fault::After && done.is_ok() {
-                    injected("after")
-                } else {
-                    done
-                }
-            }
-        };
-        let mut store = SqlStore(&self.sql);
-        let mut fresh = match store.load() {
-            Ok(Some(r)) => r,
-            _ => return, // the alarm stays armed for the retry
-        };
-        match written {
-            Ok(()) => {
-                upkeep::flushed(&mut fresh, ob.seq);
-            }
-            Err(e) => {
-                worker::console_error!("D1 write failed for {} (attempt {}): {e}", rec.id, ob.attempts + 1);
-                upkeep::failed(&mut fresh, ob.seq, glue::now_ms());
-            }
+    fn broadcast(&self, msg: &str) {
+        for ws in self.state.get_websockets() {
+            let _ = ws.send_with_str(msg);
         }
-        if let Err(e) = store.save(&fresh) {
-            worker::console_error!("saving the outbox failed for {}: {e}", rec.id);
+    }
+
+    async fn changed(&self, rec: &GameRecord, indexed: bool) {
+        crate::me_games::sync(&self.env, rec, indexed).await;
+        crate::push::after_change(&self.env, &self.sql, rec).await;
+    }
+
+    fn log(&self, line: &str) {
+        worker::console_error!("{line}");
+    }
+}
+
+impl Owed for GameObject {
+    async fn write(&self, rec: &GameRecord, ip_hash: Option<&str>) -> std::result::Result<(), WriteError> {
+        let attempt = rec.outbox.as_ref().map_or(0, |ob| ob.attempts);
+        let injected = |when: &str| Err(WriteError::Failed(format!("injected D1 fault ({when} writing)")));
+        let fault = config::d1_fault(&self.env, attempt);
+        match fault {
+            config::D1Fault::Crash => return Err(WriteError::Died),
+            config::D1Fault::Before => return injected("before"),
+            _ => {}
         }
-        self.arm(&fresh, timers).await;
+        let db = self.env.d1("DB").map_err(|e| WriteError::Failed(e.to_string()))?;
+        object::write_owed(&D1(&db), rec, ip_hash, glue::now_ms()).await?;
+        if fault == config::D1Fault::After {
+            return injected("after");
+        }
+        Ok(())
     }
 }

@@ -4,7 +4,6 @@
 //! (`/_internal/…`, never forwarded from a client by the router) with a typed body.
 
 use serde::de::DeserializeOwned;
-use service::create::MINUTE_MS;
 use service::game::{Created, Joined};
 use service::guard::Rate;
 use service::http::{ApiResponse, PlayerRef};
@@ -169,27 +168,13 @@ impl Capacity for RequestCapacity<'_> {
     }
 }
 
-/// The creation limits, before a game is made: the address bucket's and the overall
-/// rate (atomic, in the limiter), then the unfinished games overall and of this creator
-/// (D1). Returns the address bucket's keyed hash (what the index stores).
+/// The creation limits, before a game is made (`service::sagas::capacity::admit`).
+/// Returns the address bucket's keyed hash (what the index stores).
 pub async fn check_load(req: &Request, env: &Env, creator: Option<&str>) -> Result<String, ApiError> {
-    let limits = crate::config::limits(env);
     let ip_hash = crate::limiter::ip_key(req, env);
-    let limiter = Limiters(env);
-    let minute = |limit| Rate { limit, window_ms: MINUTE_MS };
-    limiter
-        .hit(
-            &format!("create:ip:{ip_hash}"),
-            minute(limits.per_ip_per_minute),
-            "too many new games from your address this minute",
-        )
-        .await?;
-    limiter.hit("create:all", minute(limits.overall_per_minute), "too many new games this minute").await?;
     let db = env.d1("DB").map_err(|e| ApiError::internal(e.to_string()))?;
-    let load = crate::index::load(&db, &ip_hash, creator)
-        .await
-        .map_err(|e| ApiError::new(503, "index_unavailable", e.to_string()))?;
-    service::create::check_capacity(load, limits)?;
+    let limits = crate::config::limits(env);
+    service::sagas::capacity::admit(&Limiters(env), &crate::d1::D1(&db), limits, &ip_hash, creator).await?;
     Ok(ip_hash)
 }
 

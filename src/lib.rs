@@ -5,7 +5,6 @@
 //!   requests to its Durable Object; everything else is a static asset from `public/`.
 //! - [`game_object`]: the Durable Object class, one per game, the only writer of it.
 //! - [`lobby`]: the Durable Object pushing the open-challenge list to home pages.
-//! - [`index`]: the D1 index of games (capacity counts, finished results).
 //! - `net` (feature `net`): the network AI, loaded lazily once per isolate.
 //! - [`players`]: story mode, Player Info, leaderboard, match-up statistics.
 //! - [`glue`]: conversions between `worker` and `service` types, randomness, time.
@@ -20,12 +19,12 @@ mod challenges;
 mod config;
 mod d1;
 mod discord_dm;
+mod do_sql;
 mod game_object;
 mod games_client;
 mod glue;
 mod guard;
 mod housekeeping;
-mod index;
 mod limiter;
 mod lobby;
 mod me_games;

@@ -6,12 +6,13 @@
 //! cannot all pass on the same count (the D1 count they replace could be raced: 22
 //! parallel creates passed a limit of 20). The rule is `service::guard::hit`.
 
-use service::guard::{self, Decision, Rate, SocketLease, WS_LEASE_MS};
+use service::guard::{self, Decision, Rate, WS_LEASE_MS};
 use service::ApiError;
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, SqlStorage, State,
 };
 
+use crate::do_sql::DoSql;
 use crate::glue;
 
 // Holds a runtime handle only (SqlStorage), which is not Debug.
@@ -64,55 +65,20 @@ const WS_ACQUIRE: &str = "/ws/acquire";
 const WS_REPORT: &str = "/ws/report";
 
 impl Limiter {
-    /// The bucket's socket leases: with `cap`, one more socket for `game` (which holds
-    /// `count` open now); without, `game`'s report of its open count. Synchronous
-    /// storage only: atomic within this object.
+    /// The bucket's socket leases (`service::local::sockets`): synchronous storage only,
+    /// atomic within this object.
     fn sockets(&self, game: &str, count: u32, cap: Option<u32>, now: i64) -> Result<Decision> {
-        self.sql.exec(
-            "CREATE TABLE IF NOT EXISTS sockets (game TEXT PRIMARY KEY, count INTEGER NOT NULL, expires_at INTEGER NOT NULL)",
-            None,
-        )?;
-        let mut leases: Vec<SocketLease> =
-            self.sql.exec("SELECT game, count, expires_at FROM sockets", None)?.to_array()?;
-        let before = leases.clone();
-        let decision = match cap {
-            Some(cap) => guard::ws_acquire(&mut leases, game, count, now, cap, WS_LEASE_MS),
-            None => {
-                guard::ws_report(&mut leases, game, count, now, WS_LEASE_MS);
-                Decision { allowed: true, retry_after_s: 0 }
-            }
-        };
-        if leases != before {
-            self.sql.exec("DELETE FROM sockets", None)?;
-            for l in &leases {
-                self.sql.exec(
-                    "INSERT INTO sockets (game, count, expires_at) VALUES (?, ?, ?)",
-                    vec![l.game.clone().into(), i64::from(l.count).into(), l.expires_at.into()],
-                )?;
-            }
-        }
-        Ok(decision)
+        service::local::sockets(&DoSql(&self.sql), game, count, cap, now, WS_LEASE_MS).map_err(stored)
     }
 
-    /// Synchronous storage only: atomic within this object.
+    /// One hit (`service::local::hit`): synchronous storage only, atomic within this object.
     fn hit(&self, now: i64, rate: Rate) -> Result<Decision> {
-        #[derive(serde::Deserialize)]
-        struct Row {
-            at: i64,
-        }
-        self.sql.exec("CREATE TABLE IF NOT EXISTS hits (at INTEGER NOT NULL)", None)?;
-        self.sql.exec(
-            "DELETE FROM hits WHERE at <= ? OR at > ?",
-            vec![(now - rate.window_ms).into(), (now + rate.window_ms).into()],
-        )?;
-        let rows: Vec<Row> = self.sql.exec("SELECT at FROM hits", None)?.to_array()?;
-        let mut hits: Vec<i64> = rows.into_iter().map(|r| r.at).collect();
-        let decision = guard::hit(&mut hits, now, rate);
-        if decision.allowed {
-            self.sql.exec("INSERT INTO hits (at) VALUES (?)", vec![now.into()])?;
-        }
-        Ok(decision)
+        service::local::hit(&DoSql(&self.sql), now, rate).map_err(stored)
     }
+}
+
+fn stored(e: service::sql::StoreError) -> worker::Error {
+    worker::Error::RustError(e.0)
 }
 
 /// One hit on bucket `name`: `Ok` if allowed, 503 `server_busy` with `Retry-After`

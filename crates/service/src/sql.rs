@@ -172,6 +172,21 @@ pub async fn exists(db: &impl Sql, stmt: Stmt) -> StoreResult<bool> {
     Ok(!db.all(stmt).await?.is_empty())
 }
 
+/// A row as a JavaScript runtime hands it over, its whole numbers made integers again
+/// (JavaScript has only floats: `3` may arrive as `3.0`, which a typed row's `i64` or
+/// `u32` field would refuse). The adapters pass every row through this.
+pub fn integral(mut row: Row) -> Row {
+    for v in row.values_mut() {
+        if let Some(x) = v
+            .as_f64()
+            .filter(|x| !v.is_i64() && !v.is_u64() && x.fract() == 0.0 && x.abs() <= 9_007_199_254_740_991.0)
+        {
+            *v = serde_json::Value::from(x as i64);
+        }
+    }
+    row
+}
+
 /// A stored number as an integer (D1's numbers are JavaScript floats).
 pub fn int(v: f64) -> i64 {
     v as i64

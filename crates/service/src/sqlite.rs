@@ -151,6 +151,17 @@ impl Sql for Sqlite {
     }
 }
 
+/// A Durable Object's own storage, natively: the same statements on SQLite.
+impl crate::local::LocalSql for Sqlite {
+    fn all(&self, sql: &str, params: Vec<Param>) -> StoreResult<Vec<Row>> {
+        self.query(&Stmt { sql: sql.to_owned().into(), params })
+    }
+
+    fn run(&self, sql: &str, params: Vec<Param>) -> StoreResult<()> {
+        self.execute(&Stmt { sql: sql.to_owned().into(), params }).map(|_| ())
+    }
+}
+
 /// Drives a future of the port to its end. SQLite never waits, so every future over
 /// [`Sqlite`] is ready at its first poll; a future that is not is a bug in the caller.
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {

@@ -91,7 +91,12 @@ impl Objects {
     }
 
     /// Runs `f` on game `id`'s store (made empty if new), under the next fault of `op`.
-    fn on(&self, op: Op, id: &str, f: impl FnOnce(&mut MemoryStore, &mut Ctx) -> ApiResponse) -> CallResult<ApiResponse> {
+    fn on(
+        &self,
+        op: Op,
+        id: &str,
+        f: impl FnOnce(&mut MemoryStore, &mut Ctx) -> ApiResponse,
+    ) -> CallResult<ApiResponse> {
         self.calls.borrow_mut().push((op, id.to_owned()));
         let fault = self.faults.borrow_mut().remove(&op);
         match fault {
@@ -176,7 +181,8 @@ impl Games for Objects {
     }
 
     async fn create_rematch(&self, call: &RematchCall) -> CallResult<()> {
-        let r = self.on(Op::Rematch, &call.id, |store, ctx| service::rematch::create(store, call, ctx).response)?;
+        let r =
+            self.on(Op::Rematch, &call.id, |store, ctx| service::rematch::create(store, call, ctx).response)?;
         ok_or_refused(r, &[201])
     }
 }
@@ -217,11 +223,20 @@ fn who(n: u32) -> PlayerRef {
 }
 
 fn posted(db: &Sqlite, rng: &mut SeededRng, poster: &PlayerRef) -> String {
-    let spec = PostChallenge::parse(br#"{"south": "clockwork", "north": "blades", "seat": "south"}"#).unwrap();
+    let spec =
+        PostChallenge::parse(br#"{"south": "clockwork", "north": "blades", "seat": "south"}"#).unwrap();
     run(challenges::post(db, rng, T0, 86_400_000, poster, "ip-hash", &spec)).unwrap().challenge.id
 }
 
-fn accept(db: &Sqlite, games: &Objects, gate: &Gate, told: &Told, rng: &mut SeededRng, id: &str, p: &PlayerRef) -> Result<service::challenge::Accepted, ApiError> {
+fn accept(
+    db: &Sqlite,
+    games: &Objects,
+    gate: &Gate,
+    told: &Told,
+    rng: &mut SeededRng,
+    id: &str,
+    p: &PlayerRef,
+) -> Result<service::challenge::Accepted, ApiError> {
     let ports = challenges::AcceptPorts { games, capacity: gate, notifier: told };
     run(challenges::accept(db, &ports, rng, T0 + 1, id, p, ORIGIN))
 }
@@ -373,7 +388,10 @@ fn regression_c1cee1a_a_rematch_whose_creation_was_not_answered_is_made_by_the_n
         let (mut old, token) = finished_ai_game(&games);
         games.fail_next(Op::Rematch, fault);
         let first = offer(&mut old, &token, &games, &gate);
-        assert_eq!((first.status, first.json_body().unwrap()["error"].as_str()), (503, Some("rematch_failed")));
+        assert_eq!(
+            (first.status, first.json_body().unwrap()["error"].as_str()),
+            (503, Some("rematch_failed"))
+        );
         let id = reserved(&old).expect("the reservation stays");
         // The retry: the same id, made (or found made), one game in all.
         let again = offer(&mut old, &token, &games, &gate);
@@ -404,7 +422,12 @@ fn a_rematch_refused_by_capacity_or_by_its_object_releases_its_reservation() {
 
 // --- stages ------------------------------------------------------------------------------
 
-fn start_stage(db: &Sqlite, games: &Objects, gate: &Gate, rng: &mut SeededRng) -> Result<ApiResponse, ApiError> {
+fn start_stage(
+    db: &Sqlite,
+    games: &Objects,
+    gate: &Gate,
+    rng: &mut SeededRng,
+) -> Result<ApiResponse, ApiError> {
     let st = service::players::find_story("clockwork").unwrap();
     let store = service::sql_players::SqlPlayers(db);
     let ports = stages::StartPorts { games, capacity: gate };
@@ -450,4 +473,58 @@ fn a_stage_starts_its_new_game_before_it_ends_the_one_being_played() {
     assert_eq!(start_stage(&db, &games, &gate, &mut rng).unwrap_err().code, "server_busy");
     assert_eq!(games.calls.borrow().len(), calls);
     assert_eq!(current_game(&db), Some(now));
+}
+
+// --- capacity ----------------------------------------------------------------------------
+
+/// Limiters that refuse the named buckets and record every hit.
+#[derive(Default)]
+struct Buckets {
+    full: RefCell<Vec<String>>,
+    hits: RefCell<Vec<String>>,
+}
+
+impl service::ports::Limiter for Buckets {
+    async fn hit(&self, name: &str, _rate: service::guard::Rate, why: &str) -> Result<(), ApiError> {
+        self.hits.borrow_mut().push(name.to_owned());
+        if self.full.borrow().iter().any(|f| f == name) {
+            return Err(service::guard::busy(why, 60));
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_creation_is_admitted_by_the_address_rate_the_overall_rate_then_the_unfinished_games() {
+    use service::create::Limits;
+    use service::sagas::capacity::admit;
+    let db = db_with(&[(&pid(1), "Ann"), (&pid(2), "Bob")]);
+    let limits = Limits { max_active_games: 2, open_per_creator: 1, ..Limits::default() };
+    let buckets = Buckets::default();
+    assert!(run(admit(&buckets, &db, limits, "ipA", Some(&pid(1)))).is_ok());
+    assert_eq!(*buckets.hits.borrow(), ["create:ip:ipA", "create:all"]);
+    // Ann's unfinished game: her cap of one is reached, Bob's is not.
+    let mut g = support::game(1, &pid(1), &pid(2), None, "", 0);
+    g.result = None;
+    g.finished_at = None;
+    g.south_player = Some(pid(1));
+    g.north_player = None;
+    support::insert_game(&db, &g);
+    let e = run(admit(&buckets, &db, limits, "ipA", Some(&pid(1)))).unwrap_err();
+    assert_eq!((e.code, e.retry_after), ("server_busy", Some(300)));
+    assert!(e.message.contains("unfinished games"), "{}", e.message);
+    assert!(run(admit(&buckets, &db, limits, "ipB", Some(&pid(2)))).is_ok());
+    // Two unfinished games in all: everybody waits.
+    let mut g2 = g.clone();
+    g2.id = pid(2);
+    g2.south_player = Some(pid(2));
+    support::insert_game(&db, &g2);
+    let e = run(admit(&buckets, &db, limits, "ipC", None)).unwrap_err();
+    assert!(e.message.contains("too many games in progress"), "{}", e.message);
+    // A full bucket refuses first, before D1 is read.
+    buckets.full.borrow_mut().push("create:ip:ipD".into());
+    let before = db.statements();
+    let e = run(admit(&buckets, &db, limits, "ipD", None)).unwrap_err();
+    assert!(e.message.contains("from your address"), "{}", e.message);
+    assert_eq!(db.statements(), before, "no D1 statement for a refused rate");
 }

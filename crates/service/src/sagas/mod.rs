@@ -3,6 +3,7 @@
 //! notifications), with what happens when a step fails written down beside it. The top
 //! of the service: nothing else in it depends on these.
 
+pub mod capacity;
 pub mod challenges;
 pub mod rematch;
 pub mod stages;

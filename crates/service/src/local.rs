@@ -1,0 +1,140 @@
+//! A Durable Object's own SQLite storage, and every statement the service runs on it:
+//! a game's record ([`LocalGameStore`]) and a rate limiter's bucket ([`hit`],
+//! [`sockets`]). The storage is synchronous, so a read-decide-write here has no await in
+//! it and an object's requests cannot interleave inside one. The Worker binds the port
+//! to `SqlStorage` (`src/do_sql.rs`); natively it is real SQLite ([`crate::sqlite`]).
+
+use serde::Deserialize;
+
+use crate::guard::{self, Decision, Rate, SocketLease};
+use crate::model::GameRecord;
+use crate::sql::{read, Param, Row, StoreResult};
+use crate::store::GameStore;
+
+/// An object's storage (statements with `?` parameters, bound in order).
+pub trait LocalSql {
+    fn all(&self, sql: &str, params: Vec<Param>) -> StoreResult<Vec<Row>>;
+    fn run(&self, sql: &str, params: Vec<Param>) -> StoreResult<()>;
+}
+
+impl<T: LocalSql> LocalSql for &T {
+    fn all(&self, sql: &str, params: Vec<Param>) -> StoreResult<Vec<Row>> {
+        (**self).all(sql, params)
+    }
+
+    fn run(&self, sql: &str, params: Vec<Param>) -> StoreResult<()> {
+        (**self).run(sql, params)
+    }
+}
+
+fn rows<T: serde::de::DeserializeOwned>(
+    db: &impl LocalSql,
+    sql: &str,
+    params: Vec<Param>,
+) -> StoreResult<Vec<T>> {
+    db.all(sql, params)?.into_iter().map(read).collect()
+}
+
+/// A game's record: one JSON document in one row, so a save is a single atomic
+/// statement.
+#[derive(Debug)]
+pub struct LocalGameStore<L>(pub L);
+
+impl<L: LocalSql> GameStore for LocalGameStore<L> {
+    fn load(&self) -> Result<Option<GameRecord>, String> {
+        #[derive(Deserialize)]
+        struct Record {
+            record: String,
+        }
+        // A request for a game that does not exist must not create storage for it, so
+        // the table is made by the first save only.
+        let tables = self
+            .0
+            .all("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'game'", Vec::new())
+            .map_err(|e| e.0)?;
+        if tables.is_empty() {
+            return Ok(None);
+        }
+        let rows: Vec<Record> =
+            rows(&self.0, "SELECT record FROM game WHERE id = 1", Vec::new()).map_err(|e| e.0)?;
+        match rows.first() {
+            None => Ok(None),
+            Some(r) => serde_json::from_str(&r.record)
+                .map(Some)
+                .map_err(|e| format!("stored record unreadable: {e}")),
+        }
+    }
+
+    fn save(&mut self, record: &GameRecord) -> Result<(), String> {
+        let json = serde_json::to_string(record).map_err(|e| e.to_string())?;
+        self.0
+            .run(
+                "CREATE TABLE IF NOT EXISTS game (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL)",
+                Vec::new(),
+            )
+            .map_err(|e| e.0)?;
+        self.0
+            .run(
+                "INSERT INTO game (id, record) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET record = excluded.record",
+                vec![Param::Text(json)],
+            )
+            .map_err(|e| e.0)
+    }
+}
+
+/// One hit on a rate bucket at `now`: the bucket's hits in the window, the rule
+/// ([`guard::hit`]), and the hit recorded if allowed.
+pub fn hit(db: &impl LocalSql, now: i64, rate: Rate) -> StoreResult<Decision> {
+    #[derive(Deserialize)]
+    struct Hit {
+        at: i64,
+    }
+    db.run("CREATE TABLE IF NOT EXISTS hits (at INTEGER NOT NULL)", Vec::new())?;
+    db.run(
+        "DELETE FROM hits WHERE at <= ? OR at > ?",
+        vec![Param::Int(now - rate.window_ms), Param::Int(now + rate.window_ms)],
+    )?;
+    let mut hits: Vec<i64> =
+        rows::<Hit>(db, "SELECT at FROM hits", Vec::new())?.into_iter().map(|h| h.at).collect();
+    let decision = guard::hit(&mut hits, now, rate);
+    if decision.allowed {
+        db.run("INSERT INTO hits (at) VALUES (?)", vec![Param::Int(now)])?;
+    }
+    Ok(decision)
+}
+
+/// An address bucket's socket leases: with `cap`, one more socket for `game` (which
+/// holds `count` open now, [`guard::ws_acquire`]); without, `game`'s report of its open
+/// count ([`guard::ws_report`]).
+pub fn sockets(
+    db: &impl LocalSql,
+    game: &str,
+    count: u32,
+    cap: Option<u32>,
+    now: i64,
+    lease_ms: i64,
+) -> StoreResult<Decision> {
+    db.run(
+        "CREATE TABLE IF NOT EXISTS sockets (game TEXT PRIMARY KEY, count INTEGER NOT NULL, expires_at INTEGER NOT NULL)",
+        Vec::new(),
+    )?;
+    let mut leases: Vec<SocketLease> = rows(db, "SELECT game, count, expires_at FROM sockets", Vec::new())?;
+    let before = leases.clone();
+    let decision = match cap {
+        Some(cap) => guard::ws_acquire(&mut leases, game, count, now, cap, lease_ms),
+        None => {
+            guard::ws_report(&mut leases, game, count, now, lease_ms);
+            Decision { allowed: true, retry_after_s: 0 }
+        }
+    };
+    if leases != before {
+        db.run("DELETE FROM sockets", Vec::new())?;
+        for l in &leases {
+            db.run(
+                "INSERT INTO sockets (game, count, expires_at) VALUES (?, ?, ?)",
+                vec![Param::Text(l.game.clone()), Param::Int(i64::from(l.count)), Param::Int(l.expires_at)],
+            )?;
+        }
+    }
+    Ok(decision)
+}

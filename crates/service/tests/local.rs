@@ -1,0 +1,69 @@
+#![allow(clippy::unwrap_used)]
+//! A Durable Object's own storage, natively: the statements of `service::local` (a
+//! game's record, a rate bucket, a bucket's socket leases) on real SQLite, each object
+//! its own empty database as a fresh Durable Object's storage is.
+
+use service::guard::{Rate, WS_LEASE_MS};
+use service::local::{self, LocalGameStore};
+use service::sqlite::Sqlite;
+use service::store::GameStore;
+
+const T0: i64 = 1_795_999_200_000;
+
+#[test]
+fn a_game_that_does_not_exist_makes_no_storage_and_a_saved_record_reads_back() {
+    let db = Sqlite::empty().unwrap();
+    let mut store = LocalGameStore(&db);
+    assert_eq!(store.load(), Ok(None));
+    let tables: i64 = db.conn().query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get(0)).unwrap();
+    assert_eq!(tables, 0, "a read of a missing game created storage");
+    // A real record, as a creation makes it.
+    let mut mem = service::store::MemoryStore::default();
+    let (mut rng, mut ai) = (
+        service::seeded_ai::SeededRandom::for_game(
+            "local",
+            &engine::Game::new(engine::Position::start(engine::Faction::Axiom, engine::Faction::Blades)),
+        ),
+        service::ai::PlaceholderAi,
+    );
+    let mut ctx = service::game::Ctx { now: T0, rng: &mut rng, ai: &mut ai, day_ms: 86_400_000 };
+    let req = service::create::CreateGame::parse(br#"{"south": "axiom", "north": "blades", "mode": "link"}"#)
+        .unwrap();
+    let _ = service::game::create(&mut mem, "0123456789abcdef01234567", &req, "https://a.example", &mut ctx);
+    let rec = mem.record.unwrap();
+    store.save(&rec).unwrap();
+    store.save(&rec).unwrap(); // an upsert: still one row
+    assert_eq!(store.load().unwrap().as_ref(), Some(&rec));
+    let rows: i64 = db.conn().query_row("SELECT COUNT(*) FROM game", [], |r| r.get(0)).unwrap();
+    assert_eq!(rows, 1);
+    db.conn().execute("UPDATE game SET record = '{'", []).unwrap();
+    assert!(store.load().unwrap_err().contains("unreadable"));
+}
+
+#[test]
+fn a_bucket_allows_its_rate_per_window_and_forgets_hits_outside_it() {
+    let db = Sqlite::empty().unwrap();
+    let rate = Rate { limit: 3, window_ms: 60_000 };
+    let allowed: Vec<bool> = (0..5).map(|i| local::hit(&db, T0 + i, rate).unwrap().allowed).collect();
+    assert_eq!(allowed, [true, true, true, false, false]);
+    let refused = local::hit(&db, T0 + 10, rate).unwrap();
+    assert!(refused.retry_after_s >= 1 && refused.retry_after_s <= 60, "{refused:?}");
+    // Refusals are not counted: a window later, the bucket is open again.
+    assert!(local::hit(&db, T0 + 60_001, rate).unwrap().allowed);
+    let kept: i64 = db.conn().query_row("SELECT COUNT(*) FROM hits", [], |r| r.get(0)).unwrap();
+    assert_eq!(kept, 2, "the hits at or before the window went (T0, T0 + 1); T0 + 2 and the new one stay");
+}
+
+#[test]
+fn socket_leases_cap_a_bucket_over_all_games_and_a_report_frees_them() {
+    let db = Sqlite::empty().unwrap();
+    let acquire =
+        |game: &str, have: u32| local::sockets(&db, game, have, Some(3), T0, WS_LEASE_MS).unwrap().allowed;
+    assert!(acquire("g1", 0));
+    assert!(acquire("g1", 1));
+    assert!(acquire("g2", 0));
+    assert!(!acquire("g3", 0), "three open over all games");
+    // g1 reports one socket closed: room again.
+    assert!(local::sockets(&db, "g1", 1, None, T0, WS_LEASE_MS).unwrap().allowed);
+    assert!(acquire("g3", 0));
+}

@@ -1,0 +1,204 @@
+#![allow(clippy::unwrap_used)]
+//! The game object's life after a request, natively: the one alarm, the sockets, and
+//! the outbox's flush to D1 (real SQLite over the migrations), a write failing, or the
+//! request dying before it.
+
+mod support;
+
+use std::cell::{Cell, RefCell};
+
+use rusqlite::OptionalExtension;
+use serde_json::json;
+use service::ai::PlaceholderAi;
+use service::create::{CreateGame, SeatChoice};
+use service::error::ApiError;
+use service::game::{self, Ctx, Extra, Route};
+use service::http::{ApiRequest, Method, PlayerRef};
+use service::model::{GameRecord, Mode};
+use service::object::{self, Object, Owed, Runtime, WriteError};
+use service::sqlite::Sqlite;
+use service::store::{GameStore, MemoryStore};
+use service::tokens::Random;
+use service::upkeep::Timers;
+use support::{db_with, pid, run};
+
+const T0: i64 = 1_795_999_200_000;
+
+#[derive(Debug)]
+struct SeededRng(u64);
+
+impl Random for SeededRng {
+    fn fill(&mut self, buf: &mut [u8]) -> Result<(), ApiError> {
+        for b in buf {
+            self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            *b = (self.0 >> 33) as u8;
+        }
+        Ok(())
+    }
+}
+
+/// The object's runtime, observed.
+#[derive(Default)]
+struct Rt {
+    alarms: RefCell<Vec<Option<i64>>>,
+    broadcasts: Cell<usize>,
+    changed: RefCell<Vec<bool>>,
+    logs: RefCell<Vec<String>>,
+}
+
+impl Runtime for Rt {
+    async fn set_alarm(&self, at: Option<i64>) {
+        self.alarms.borrow_mut().push(at);
+    }
+    fn broadcast(&self, msg: &str) {
+        assert!(msg.starts_with(r#"{"type":"state""#), "{msg}");
+        self.broadcasts.set(self.broadcasts.get() + 1);
+    }
+    async fn changed(&self, _rec: &GameRecord, indexed: bool) {
+        self.changed.borrow_mut().push(indexed);
+    }
+    fn log(&self, line: &str) {
+        self.logs.borrow_mut().push(line.to_owned());
+    }
+}
+
+/// D1 as SQLite, with the next write made to fail or die.
+struct D1 {
+    db: Sqlite,
+    fault: RefCell<Option<WriteError>>,
+}
+
+impl Owed for D1 {
+    async fn write(&self, rec: &GameRecord, ip_hash: Option<&str>) -> Result<(), WriteError> {
+        if let Some(f) = self.fault.borrow_mut().take() {
+            return Err(f);
+        }
+        Ok(object::write_owed(&self.db, rec, ip_hash, T0).await?)
+    }
+}
+
+fn timers() -> Timers {
+    Timers { retry_ms: 60_000, ..Timers::default() }
+}
+
+/// A fresh link game of player 1, as its object makes it; the creator's token.
+fn created(store: &mut MemoryStore, rt: &Rt, d1: &D1) -> String {
+    let req = CreateGame {
+        south: engine::Faction::Clockwork,
+        north: engine::Faction::Blades,
+        seat: SeatChoice::South,
+        mode: Mode::Link,
+        days_per_move: None,
+        level: None,
+        rated: false,
+    };
+    let (mut rng, mut ai) = (SeededRng(3), PlaceholderAi);
+    let mut ctx = Ctx { now: T0, rng: &mut rng, ai: &mut ai, day_ms: 86_400_000 };
+    let extra = Extra {
+        creator: Some(PlayerRef { id: pid(1), linked: false }),
+        ip_hash: Some("ip".into()),
+        ..Extra::default()
+    };
+    let handled = game::create_with(store, &pid(50), &req, &extra, "https://a.example", &mut ctx);
+    let token = handled.response.json_body().unwrap()["token"].as_str().unwrap().to_owned();
+    let mut o = Object { store, runtime: rt, owed: d1, timers: timers(), now: T0 };
+    assert_eq!(run(o.after(handled)).status, 201);
+    token
+}
+
+fn index_row(db: &Sqlite) -> Option<(String, Option<String>, i64)> {
+    db.conn()
+        .query_row("SELECT south_player, creator_ip_hash, plies FROM games WHERE id = ?1", [pid(50)], |r| {
+            Ok((r.get::<_, Option<String>>(0)?.unwrap_or_default(), r.get(1)?, r.get(2)?))
+        })
+        .optional()
+        .unwrap()
+}
+
+fn d1() -> D1 {
+    D1 { db: db_with(&[(&pid(1), "Ann")]), fault: RefCell::new(None) }
+}
+
+#[test]
+fn a_creation_is_indexed_and_its_outbox_cleared_with_the_alarm_armed_first() {
+    let (mut store, rt, d1) = (MemoryStore::default(), Rt::default(), d1());
+    created(&mut store, &rt, &d1);
+    assert_eq!(index_row(&d1.db), Some((pid(1), Some("ip".into()), 0)));
+    assert!(store.record.as_ref().unwrap().outbox.is_none(), "cleared after D1 took it");
+    let alarms = rt.alarms.borrow();
+    // Armed before the write (the retry, should it die), then again for what is left.
+    assert_eq!(alarms.len(), 2, "{alarms:?}");
+    assert_eq!(alarms[0], Some(T0 + 60_000));
+    assert_eq!((rt.broadcasts.get(), rt.changed.borrow().clone()), (1, vec![true]));
+}
+
+#[test]
+fn a_failed_write_keeps_the_mark_counts_the_failure_and_the_alarm_retries_it() {
+    let (mut store, rt, d1) = (MemoryStore::default(), Rt::default(), d1());
+    *d1.fault.borrow_mut() = Some(WriteError::Failed("D1 unavailable".into()));
+    created(&mut store, &rt, &d1);
+    assert_eq!(index_row(&d1.db), None);
+    let ob = store.record.as_ref().unwrap().outbox.clone().unwrap();
+    assert_eq!((ob.attempts, ob.since), (1, T0));
+    assert_eq!(*rt.alarms.borrow().last().unwrap(), Some(T0 + 120_000), "backed off");
+    assert!(rt.logs.borrow()[0].contains("D1 unavailable"), "{:?}", rt.logs.borrow());
+    // The alarm at the retry: written, cleared.
+    let (mut rng, mut ai) = (SeededRng(4), PlaceholderAi);
+    let mut ctx = Ctx { now: T0 + 120_000, rng: &mut rng, ai: &mut ai, day_ms: 86_400_000 };
+    let mut o = Object { store: &mut store, runtime: &rt, owed: &d1, timers: timers(), now: T0 + 120_000 };
+    run(o.alarm(&mut ctx));
+    assert!(store.record.as_ref().unwrap().outbox.is_none());
+    assert_eq!(index_row(&d1.db), Some((pid(1), Some("ip".into()), 0)));
+}
+
+#[test]
+fn a_request_that_dies_before_the_write_leaves_the_mark_and_the_armed_alarm() {
+    let (mut store, rt, d1) = (MemoryStore::default(), Rt::default(), d1());
+    *d1.fault.borrow_mut() = Some(WriteError::Died);
+    created(&mut store, &rt, &d1);
+    let ob = store.record.as_ref().unwrap().outbox.clone().unwrap();
+    assert_eq!(ob.attempts, 0, "nothing after the death");
+    assert_eq!(*rt.alarms.borrow(), [Some(T0 + 60_000)], "armed before the write");
+    assert_eq!(index_row(&d1.db), None);
+    // The housekeeping's wake-up writes it.
+    let mut o = Object { store: &mut store, runtime: &rt, owed: &d1, timers: timers(), now: T0 + 1 };
+    assert_eq!(run(o.wake()).status, 200);
+    assert!(store.record.as_ref().unwrap().outbox.is_none());
+    assert!(index_row(&d1.db).is_some());
+}
+
+#[test]
+fn a_flush_clears_only_the_mark_it_wrote() {
+    let (mut store, rt, d1) = (MemoryStore::default(), Rt::default(), d1());
+    let token = created(&mut store, &rt, &d1);
+    // A resignation marks the outbox again; a stale flush of an older snapshot (written
+    // while this one was awaited) must leave the newer mark.
+    let stale = store.record.clone().unwrap();
+    let (mut rng, mut ai) = (SeededRng(5), PlaceholderAi);
+    let mut ctx = Ctx { now: T0 + 10, rng: &mut rng, ai: &mut ai, day_ms: 86_400_000 };
+    let resign = ApiRequest {
+        method: Method::Post,
+        path: format!("/api/games/{}/resign", pid(50)),
+        bearer: Some(token),
+        body: json!({}).to_string().into_bytes(),
+        origin: String::new(),
+        player: None,
+    };
+    let handled = game::handle(&mut store, Route::Resign, &resign, &mut ctx);
+    assert_eq!(handled.response.status, 200);
+    let mut stale_marked = stale;
+    service::upkeep::mark(&mut stale_marked, T0 + 5);
+    stale_marked.outbox.as_mut().unwrap().seq = 0; // a mark from before
+    let mut o = Object { store: &mut store, runtime: &rt, owed: &d1, timers: timers(), now: T0 + 10 };
+    run(o.flush(&stale_marked));
+    assert!(store.load().unwrap().unwrap().outbox.is_some(), "the resignation's mark stays");
+    let _ = &d1;
+}
+
+#[test]
+fn a_wake_up_for_a_game_that_does_not_exist_is_404_and_makes_nothing() {
+    let (mut store, rt, d1) = (MemoryStore::default(), Rt::default(), d1());
+    let mut o = Object { store: &mut store, runtime: &rt, owed: &d1, timers: timers(), now: T0 };
+    assert_eq!(run(o.wake()).status, 404);
+    assert!(store.record.is_none() && rt.alarms.borrow().is_empty());
+}
