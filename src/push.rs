@@ -11,12 +11,13 @@
 use serde::Deserialize;
 use service::db::push::{self as store, Delivery};
 use service::model::GameRecord;
-use service::push::{self, Notice, PushKey, Seen, Subscribed, Subscription, Vapid};
+use service::push::{self, Notice, PushKey, Subscribed, Subscription, Vapid};
 use service::ApiError;
 use worker::js_sys::Uint8Array;
 use worker::{D1Database, Env, Method, Request, RequestInit, Response, SqlStorage};
 
 use crate::d1::D1;
+use crate::do_sql::DoSql;
 use crate::glue::{self, storage as internal, OsRandom, Res};
 
 /// The VAPID key, if configured (a secret; a plain var in local tests).
@@ -100,31 +101,11 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
     }
 }
 
-fn load_seen(sql: &SqlStorage) -> Option<Seen> {
-    #[derive(Deserialize)]
-    struct Row {
-        seen: String,
-    }
-    let _ = sql.exec(store::SEEN_TABLE, None);
-    let rows: Vec<Row> = sql.exec(store::SEEN_LOAD, None).ok()?.to_array().ok()?;
-    rows.first().and_then(|r| store::seen_from(&r.seen))
-}
-
-fn store_seen(sql: &SqlStorage, seen: &Seen) {
-    let Some(text) = store::seen_text(seen) else { return };
-    let _ = sql.exec(store::SEEN_TABLE, None);
-    let _ = sql.exec(store::SEEN_STORE, vec![text.into()]);
-}
-
 /// After a change of a game (in its Durable Object): works out the notifications (each
 /// change notified once, remembered in the object's storage) and sends them. Failures
 /// are logged; the game is never held up by a push service.
 pub async fn after_change(env: &Env, sql: &SqlStorage, rec: &GameRecord) {
-    if rec.mode != service::model::Mode::Link {
-        return;
-    }
-    let (notices, seen) = push::notices(load_seen(sql), rec);
-    store_seen(sql, &seen);
+    let notices = store::after_change(&DoSql(sql), rec);
     if notices.is_empty() {
         return;
     }

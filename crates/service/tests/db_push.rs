@@ -4,10 +4,12 @@
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
+use engine::{Faction, Position, Side};
 use serde_json::Value;
 use service::db::discord_dm;
 use service::db::push::{self, Delivery};
 use service::http::PlayerRef;
+use service::model::{Controller, GameRecord, Mode, Seat};
 use service::push::{DiscordDm, Keys, Seen, Subscription, Unsubscribed};
 use service::sql::{Sql, Stmt};
 use service::sqlite::{block_on, Sqlite};
@@ -141,28 +143,74 @@ fn a_push_answered_404_or_410_removes_the_subscription_and_others_keep_it() {
 }
 
 /// The Durable Object's `push_seen` statements, on SQLite as its storage is: the table
-/// made when first used (twice is harmless), the row stored, replaced and read back.
+/// made when first used (twice is harmless), the row stored, replaced and read back; an
+/// unreadable row counts as none.
 #[test]
 fn the_seen_row_of_a_games_object_is_stored_replaced_and_read_back() {
-    let db = Sqlite::empty().unwrap();
-    let load = || -> Option<Seen> {
-        let rows = block_on(db.all(Stmt::new(push::SEEN_LOAD))).unwrap();
-        rows.first().and_then(|r| push::seen_from(r["seen"].as_str().unwrap()))
-    };
-    let store = |seen: &Seen| {
-        block_on(db.run(Stmt::new(push::SEEN_TABLE))).unwrap();
-        block_on(db.run(Stmt::new(push::SEEN_STORE).bind(push::seen_text(seen).unwrap()))).unwrap();
-    };
-    block_on(db.run(Stmt::new(push::SEEN_TABLE))).unwrap();
-    assert_eq!(load(), None);
-    let first = Seen { ply: 3, seated: true, draw_offer: Some(engine::Side::North), finished: false };
-    store(&first);
-    assert_eq!(load(), Some(first));
+    let local = Sqlite::empty().unwrap();
+    assert_eq!(push::load_seen(&local), None);
+    let first = Seen { ply: 3, seated: true, draw_offer: Some(Side::North), finished: false };
+    push::store_seen(&local, &first);
+    assert_eq!(push::load_seen(&local), Some(first));
     let later = Seen { ply: 4, seated: true, draw_offer: None, finished: true };
-    store(&later);
-    assert_eq!(load(), Some(later));
-    assert_eq!(query(&db, "SELECT COUNT(*) AS n FROM push_seen")[0]["n"], 1, "one row");
-    assert_eq!(push::seen_from("not json"), None, "an unreadable row counts as none");
+    push::store_seen(&local, &later);
+    assert_eq!(push::load_seen(&local), Some(later));
+    assert_eq!(query(&local, "SELECT COUNT(*) AS n FROM push_seen")[0]["n"], 1, "one row");
+    local.conn().execute("UPDATE push_seen SET seen = 'not json'", []).unwrap();
+    assert_eq!(push::load_seen(&local), None);
+}
+
+fn link_game() -> GameRecord {
+    let start = Position::start(Faction::Clockwork, Faction::Blades);
+    let seat = |p: &str| Seat {
+        controller: Controller::Human,
+        token_hash: Some("h".into()),
+        player: Some(p.into()),
+    };
+    GameRecord {
+        id: "g1".into(),
+        south: Faction::Clockwork,
+        north: Faction::Blades,
+        mode: Mode::Link,
+        start,
+        seats: [seat("s"), Seat { token_hash: None, player: None, ..seat("n") }],
+        invite_hash: Some("i".into()),
+        days_per_move: Some(1),
+        level: None,
+        rated: false,
+        stage: None,
+        created_at: 0,
+        moves: Vec::new(),
+        result: None,
+        deadline: None,
+        draw_offer: None,
+        last_replies: [None, None],
+        position: start,
+        repetitions: 1,
+        outbox: None,
+        last_mark: 0,
+        rematch: None,
+    }
+}
+
+/// After a change, in the game's object: each change notified once (what was seen is
+/// stored in the object's storage), nothing for a game first seen, nothing for AI games
+/// (whose storage gets no table).
+#[test]
+fn a_change_is_notified_once_and_ai_games_notify_nothing() {
+    let local = Sqlite::empty().unwrap();
+    let mut rec = link_game();
+    assert!(push::after_change(&local, &rec).is_empty(), "first seen: nothing");
+    rec.seats[1] =
+        Seat { controller: Controller::Human, token_hash: Some("h".into()), player: Some("n".into()) };
+    let notices = push::after_change(&local, &rec);
+    let kinds: Vec<(&str, &str)> = notices.iter().map(|n| (n.player.as_str(), n.kind)).collect();
+    assert_eq!(kinds, [("s", "your_turn")], "the opponent joined: South's move");
+    assert!(push::after_change(&local, &rec).is_empty(), "nothing twice");
+    let ai = Sqlite::empty().unwrap();
+    rec.mode = Mode::Ai;
+    assert!(push::after_change(&ai, &rec).is_empty());
+    assert!(query(&ai, "SELECT name FROM sqlite_master").is_empty(), "no storage for an AI game");
 }
 
 fn linked(id: &str) -> PlayerRef {

@@ -5,8 +5,10 @@
 
 use serde::Deserialize;
 
-use crate::push::{Keys, Seen, Subscription, Unsubscribed};
-use crate::sql::{self, Sql, Stmt, StoreResult};
+use crate::local::LocalSql;
+use crate::model::{GameRecord, Mode};
+use crate::push::{Keys, Notice, Seen, Subscription, Unsubscribed};
+use crate::sql::{self, Param, Sql, Stmt, StoreResult};
 
 /// The subscriptions a player keeps: the oldest beyond these are dropped.
 pub const MAX_PER_PLAYER: usize = 10;
@@ -106,17 +108,40 @@ pub const SEEN_TABLE: &str =
 /// Its row (the [`Seen`] as JSON).
 pub const SEEN_LOAD: &str = "SELECT seen FROM push_seen WHERE id = 1";
 
-/// Its row replaced; `?` is the [`Seen`] as JSON ([`seen_text`]).
+/// Its row replaced; `?` is the [`Seen`] as JSON.
 pub const SEEN_STORE: &str =
     "INSERT INTO push_seen (id, seen) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET seen = excluded.seen";
 
-/// The stored [`Seen`] from [`SEEN_LOAD`]'s `seen` column; an unreadable one counts as
-/// none (the change is then first seen: [`crate::push::notices`] notifies nothing).
-pub fn seen_from(text: &str) -> Option<Seen> {
-    serde_json::from_str(text).ok()
+/// What the game's object last notified about ([`SEEN_LOAD`]); none when the table or
+/// the row is missing or unreadable (the change is then first seen:
+/// [`crate::push::notices`] notifies nothing). Made when first used.
+pub fn load_seen(local: &impl LocalSql) -> Option<Seen> {
+    #[derive(Deserialize)]
+    struct Row {
+        seen: String,
+    }
+    let _ = local.run(SEEN_TABLE, Vec::new());
+    let rows = local.all(SEEN_LOAD, Vec::new()).ok()?;
+    let row: Row = sql::read(rows.into_iter().next()?).ok()?;
+    serde_json::from_str(&row.seen).ok()
 }
 
-/// [`SEEN_STORE`]'s parameter.
-pub fn seen_text(seen: &Seen) -> Option<String> {
-    serde_json::to_string(seen).ok()
+/// Remembers `seen` ([`SEEN_STORE`]); a failure is ignored (at worst a change is
+/// notified again).
+pub fn store_seen(local: &impl LocalSql, seen: &Seen) {
+    let Ok(text) = serde_json::to_string(seen) else { return };
+    let _ = local.run(SEEN_TABLE, Vec::new());
+    let _ = local.run(SEEN_STORE, vec![Param::Text(text)]);
+}
+
+/// After a change of a game, in its Durable Object (`local`: the object's storage): the
+/// notifications it calls for ([`crate::push::notices`]), each change notified once
+/// (what was seen is stored before anything is sent). AI games notify nothing.
+pub fn after_change(local: &impl LocalSql, rec: &GameRecord) -> Vec<Notice> {
+    if rec.mode != Mode::Link {
+        return Vec::new();
+    }
+    let (notices, seen) = crate::push::notices(load_seen(local), rec);
+    store_seen(local, &seen);
+    notices
 }
