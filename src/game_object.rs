@@ -5,7 +5,7 @@
 
 use service::ai::{MctsAi, Opponent};
 use service::game::{self, Ctx, Handled, Route};
-use service::model::{GameRecord, Mode};
+use service::model::GameRecord;
 use service::store::GameStore;
 use service::ApiError;
 use worker::{
@@ -16,6 +16,7 @@ use worker::{
 use crate::config;
 use crate::d1::D1;
 use crate::do_sql::DoSql;
+use crate::games_client::{GameObjects, RequestCapacity};
 use crate::glue::{self, OsRandom};
 use service::local::LocalGameStore;
 use service::object::{self, Object, Owed, Runtime, WriteError};
@@ -26,8 +27,6 @@ fn record_store(sql: &SqlStorage) -> LocalGameStore<DoSql<'_>> {
 }
 
 pub use crate::games_client::WAKE_PATH;
-use crate::games_client::{ABANDON_PATH, CREATE_PATH, REMATCH_PATH, WITHDRAW_PATH};
-use service::ports::{AbandonCall, CreateCall};
 
 /// The prefix of each WebSocket's own tag (beside its address bucket's `ip:` tag).
 const SOCK_TAG: &str = "sock:";
@@ -66,20 +65,14 @@ impl DurableObject for GameObject {
             Ok(a) => a,
             Err(e) => return glue::error(&e),
         };
-        // The Worker's creation call, parsed once: it says whether the network is needed
-        // and is then the creation itself.
-        let create_call = (api.path == CREATE_PATH).then(|| serde_json::from_slice::<CreateCall>(&api.body));
-        // Only a creation (the AI opens when the creator takes North), a rematch's creation
-        // and a move can make an AI move; the network is loaded for those alone.
-        let may_move_ai = match api.path.as_str() {
-            CREATE_PATH => matches!(&create_call, Some(Ok(c)) if c.game.mode == Mode::Ai),
-            REMATCH_PATH => true,
-            _ => {
-                matches!(game::route(api.method, &api.path), Ok((_, Route::Moves)))
-                    && record_store(&self.sql).load().ok().flatten().is_some_and(|r| r.mode == Mode::Ai)
-            }
+        // An internal call from the Worker, parsed once: it says whether the network is
+        // needed, and is then the call itself.
+        let call = match object::internal(&api.path, &api.body) {
+            Ok(c) => c,
+            Err(e) => return glue::error(&e),
         };
-        if may_move_ai {
+        let stored_mode = || record_store(&self.sql).load().ok().flatten().map(|r| r.mode);
+        if object::may_move_ai(call.as_ref(), api.method, &api.path, stored_mode) {
             if let Err(e) = self.prepare_ai().await {
                 return glue::error(&e);
             }
@@ -88,41 +81,11 @@ impl DurableObject for GameObject {
         let mut ai = self.opponent();
         let mut ctx =
             Ctx { now: glue::now_ms(), rng: &mut rng, ai: ai.as_mut(), day_ms: config::day_ms(&self.env) };
-        let mut store = record_store(&self.sql);
-
-        if let Some(call) = create_call {
-            let call = match call {
-                Ok(c) => c,
-                Err(e) => return glue::error(&ApiError::bad_request("invalid_body", e.to_string())),
-            };
-            let extra = game::Extra {
-                creator: call.creator,
-                start: call.start,
-                stage: call.stage,
-                ip_hash: Some(call.ip_hash),
-            };
-            let handled = game::create_with(&mut store, &call.id, &call.game, &extra, &call.origin, &mut ctx);
-            return self.after(handled).await;
-        }
-        if api.path == REMATCH_PATH {
-            let handled = crate::rematch::create(&mut store, &api.body, &mut ctx);
-            return self.after(handled).await;
-        }
-        if api.path == ABANDON_PATH {
-            let call: AbandonCall = match serde_json::from_slice(&api.body) {
-                Ok(c) => c,
-                Err(e) => return glue::error(&ApiError::bad_request("invalid_body", e.to_string())),
-            };
-            let mut ids = vec![call.player.as_str()];
-            ids.extend(call.aliases.iter().map(String::as_str));
-            let handled = game::abandon_as(&mut store, &ids, &mut ctx);
-            let answer = self.run(async |o| o.after_abandon(handled).await).await;
+        if let Some(call) = call {
+            let answer = self.run(async |o| o.internal(call, &mut ctx).await).await;
             return glue::response(&answer);
         }
-        if api.path == WITHDRAW_PATH {
-            let handled = game::withdraw(&mut store, &mut ctx);
-            return self.after(handled).await;
-        }
+        let mut store = record_store(&self.sql);
         api.player = glue::forwarded_player(&req);
         crate::me_games::resolve_alias(&req, &mut api, &store);
 
@@ -134,7 +97,11 @@ impl DurableObject for GameObject {
             return self.upgrade(&req, &mut store, &mut ctx).await;
         }
         if route == Route::Rematch {
-            let handled = crate::rematch::handle(&self.env, &req, &api, &mut store, &mut ctx).await;
+            // The saga (`service::sagas::rematch`): the new game made by its own object.
+            let capacity = RequestCapacity { env: &self.env, req: &req };
+            let games = GameObjects(&self.env);
+            let handled =
+                service::sagas::rematch::request(&mut store, &api, &mut ctx, &games, &capacity).await;
             return self.after(handled).await;
         }
         if route == Route::Moves {
@@ -209,9 +176,9 @@ impl GameObject {
         match config::ai_engine(&self.env) {
             config::AiEngine::Random => Box::new(service::ai::PlaceholderAi),
             #[cfg(feature = "net")]
-            config::AiEngine::Network => Box::new(crate::net::NetAi),
+            config::AiEngine::Network => Box::new(service::net_ai::NetAi(crate::net::Isolate)),
             #[cfg(feature = "net")]
-            config::AiEngine::Hybrid => Box::new(crate::net::HybridNetAi),
+            config::AiEngine::Hybrid => Box::new(service::net_ai::HybridNetAi(crate::net::Isolate)),
             #[cfg(not(feature = "net"))]
             config::AiEngine::Hybrid => Box::new(service::ai::HybridAi),
             _ => Box::new(MctsAi),

@@ -15,16 +15,10 @@ use worker::{Env, Method, Request, RequestInit, Response};
 
 use crate::glue;
 
-/// The internal path of creation.
-pub const CREATE_PATH: &str = "/_internal/create";
-/// Ends a story stage game ("Exit Stage").
-pub const ABANDON_PATH: &str = "/_internal/abandon";
-/// Withdraws a stage game the Worker made and never handed out (`service::game::withdraw`).
-pub const WITHDRAW_PATH: &str = "/_internal/withdraw";
-/// Creates an agreed rematch's game in its new object.
-pub const REMATCH_PATH: &str = "/_internal/rematch";
-/// The housekeeping's safety net: re-arm the game's alarm and retry what it owes D1.
-pub const WAKE_PATH: &str = "/_internal/wake";
+pub use service::ports::paths::{
+    ABANDON as ABANDON_PATH, CREATE as CREATE_PATH, REMATCH as REMATCH_PATH, WAKE as WAKE_PATH,
+    WITHDRAW as WITHDRAW_PATH,
+};
 
 /// The Durable Object of game `id`.
 pub fn stub(env: &Env, id: &str) -> Result<worker::Stub, ApiError> {

@@ -1,12 +1,13 @@
 //! The API's outer guards (rules in `service::guard`): what a write must carry before
 //! any route reads it, and the security headers on every API answer.
 
-use service::create::MINUTE_MS;
+use service::admission;
 use service::game::Route;
-use service::guard::Rate;
-use service::model::{GameRecord, Mode};
+use service::model::GameRecord;
 use service::ApiError;
 use worker::{Env, Headers, Method, Request, Response, Result, State};
+
+use crate::games_client::Limiters;
 
 /// Headers on every API answer: no sniffing, no framing, no referrer, HTTPS only, and a
 /// policy that lets an API answer run nothing if it is ever opened as a page.
@@ -60,49 +61,31 @@ pub fn secure(resp: Response) -> Result<Response> {
     Ok(resp.with_headers(headers))
 }
 
-/// A public request to a game's Durable Object, before its body is read: the route must
-/// exist, and a write that needs a seat must carry a credential (a seat token, or the
-/// session's player that the router set). The token itself is checked against the seat
-/// before the body is parsed (`service::game::handle`).
-pub fn precheck(req: &Request, path: &str) -> std::result::Result<Route, ApiError> {
-    let method = match req.method() {
+/// The request's method in the service's form.
+pub fn method(req: &Request) -> service::http::Method {
+    match req.method() {
         Method::Get | Method::Head => service::http::Method::Get,
         Method::Post => service::http::Method::Post,
         _ => service::http::Method::Other,
-    };
-    let (_, route) = service::game::route(method, path)?;
-    let needs_seat = matches!(route, Route::Moves | Route::Resign | Route::Draw | Route::Abort);
+    }
+}
+
+/// A public request to a game's object, before its body is read (`service::admission`).
+pub fn precheck(req: &Request, path: &str) -> std::result::Result<Route, ApiError> {
     let h = req.headers();
     let credential = h.get("Authorization").ok().flatten().is_some()
         || h.get(crate::glue::PLAYER_HEADER).ok().flatten().is_some();
-    if needs_seat && !credential {
-        return Err(ApiError::new(
-            401,
-            "unauthorized",
-            "this request needs the seat token as 'Authorization: Bearer <token>'",
-        ));
-    }
-    Ok(route)
+    admission::precheck(method(req), path, credential)
 }
 
-/// A move in an AI game costs the server a search: limited per address bucket.
+/// A move in an unfinished AI game costs the server a search (`service::admission`).
 pub async fn ai_move_limit(
     env: &Env,
     req: &Request,
     rec: Option<&GameRecord>,
 ) -> std::result::Result<(), ApiError> {
-    if !rec.is_some_and(|r| r.mode == Mode::Ai && r.result.is_none()) {
-        return Ok(());
-    }
-    let rate = Rate { limit: crate::config::limits(env).ai_moves_per_ip_per_minute, window_ms: MINUTE_MS };
     let key = crate::limiter::ip_key(req, env);
-    crate::limiter::hit(
-        env,
-        &format!("ai:ip:{key}"),
-        rate,
-        "too many moves against the AI from your address this minute",
-    )
-    .await
+    admission::ai_move_limit(&Limiters(env), crate::config::limits(env), &key, rec).await
 }
 
 /// The caps on a game's open WebSockets, in total and per address bucket; returns the
@@ -112,8 +95,8 @@ pub fn websocket_caps(state: &State, env: &Env, req: &Request) -> std::result::R
     socket_caps(state, env, req, limits.ws_per_game, limits.ws_per_ip_per_game, "this game")
 }
 
-/// The caps on an object's open WebSockets (`what`: "this game", "the lobby"): `total`
-/// in all, `per_ip` per address bucket; returns the tag to accept the socket with.
+/// The caps on an object's open WebSockets (`service::admission::socket_caps`); returns
+/// the tag to accept the socket with.
 pub fn socket_caps(
     state: &State,
     env: &Env,
@@ -122,38 +105,14 @@ pub fn socket_caps(
     per_ip: u32,
     what: &str,
 ) -> std::result::Result<String, ApiError> {
-    let key = crate::limiter::ip_key(req, env);
-    let tag = format!("ip:{}", &key[..32]);
-    if state.get_websockets().len() >= total as usize {
-        return Err(service::guard::busy(&format!("too many connections to {what}"), 30));
-    }
-    if state.get_websockets_with_tag(&tag).len() >= per_ip as usize {
-        return Err(service::guard::busy(&format!("too many connections to {what} from your address"), 30));
-    }
+    let tag = admission::socket_tag(&crate::limiter::ip_key(req, env));
+    let (open, mine) = (state.get_websockets().len(), state.get_websockets_with_tag(&tag).len());
+    admission::socket_caps(open, mine, total, per_ip, what)?;
     Ok(tag)
 }
 
-/// In the router, before a game's object is woken: the route must exist (404/405), and
-/// joins and WebSocket opens count against the address bucket's per-minute rates.
+/// In the router, before a game's object is woken (`service::admission::route_limits`).
 pub async fn route_limits(req: &Request, env: &Env, path: &str) -> std::result::Result<(), ApiError> {
-    let method = match req.method() {
-        Method::Get | Method::Head => service::http::Method::Get,
-        Method::Post => service::http::Method::Post,
-        _ => service::http::Method::Other,
-    };
-    let (_, route) = service::game::route(method, path)?;
-    let limits = crate::config::limits(env);
-    let (kind, limit, why) = match route {
-        Route::Join => {
-            ("join", limits.joins_per_ip_per_minute, "too many joins from your address this minute")
-        }
-        Route::WebSocket => (
-            "ws",
-            limits.ws_per_ip_per_minute,
-            "too many live connections opened from your address this minute",
-        ),
-        _ => return Ok(()),
-    };
     let key = crate::limiter::ip_key(req, env);
-    crate::limiter::hit(env, &format!("{kind}:ip:{key}"), Rate { limit, window_ms: MINUTE_MS }, why).await
+    admission::route_limits(&Limiters(env), crate::config::limits(env), &key, method(req), path).await
 }

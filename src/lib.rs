@@ -32,7 +32,6 @@ mod me_games;
 mod net;
 mod players;
 mod push;
-mod rematch;
 mod router;
 
 use worker::{event, Context, Env, Request, Response, Result};

@@ -7,6 +7,7 @@
 //! idempotent retries, results, deadlines, capacity) is tested natively without a runtime.
 
 pub mod accounts;
+pub mod admission;
 pub mod ai;
 pub mod challenge;
 pub mod create;

@@ -6,8 +6,10 @@
 
 use crate::error::ApiError;
 use crate::game::{self, Ctx, Effects, Handled};
-use crate::http::ApiResponse;
-use crate::model::{GameRecord, StateMessage};
+use crate::http::{ApiResponse, Method};
+use crate::model::{GameRecord, Mode, StateMessage};
+use crate::ports::{paths, AbandonCall, CreateCall};
+use crate::rematch::RematchCall;
 use crate::sql::{Sql, StoreError};
 use crate::store::GameStore;
 use crate::upkeep::{self, Timers};
@@ -77,6 +79,50 @@ pub async fn write_owed(
 pub fn state_message(rec: &GameRecord) -> Option<String> {
     let game = rec.replay().ok()?;
     serde_json::to_string(&StateMessage { state: rec.view(&game) }).ok()
+}
+
+/// A call from the Worker to a game's object, by its internal path.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Internal {
+    Create(Box<CreateCall>),
+    Rematch(Box<RematchCall>),
+    Abandon(AbandonCall),
+    Withdraw,
+}
+
+fn body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(body).map_err(|e| ApiError::bad_request("invalid_body", e.to_string()))
+}
+
+/// The internal call at `path` with `body`; `Ok(None)` for any other path (a public
+/// route of the game).
+pub fn internal(path: &str, body_bytes: &[u8]) -> Result<Option<Internal>, ApiError> {
+    Ok(Some(match path {
+        paths::CREATE => Internal::Create(Box::new(body(body_bytes)?)),
+        paths::REMATCH => Internal::Rematch(Box::new(body(body_bytes)?)),
+        paths::ABANDON => Internal::Abandon(body(body_bytes)?),
+        paths::WITHDRAW => Internal::Withdraw,
+        _ => return Ok(None),
+    }))
+}
+
+/// Whether this request can make an AI move, so the network must be loaded first: a
+/// creation of an AI game (the AI opens when the creator takes North), a rematch's
+/// creation, and a move in an AI game (`stored` reads the game's mode, only then).
+pub fn may_move_ai(
+    call: Option<&Internal>,
+    method: Method,
+    path: &str,
+    stored: impl FnOnce() -> Option<Mode>,
+) -> bool {
+    match call {
+        Some(Internal::Create(c)) => c.game.mode == Mode::Ai,
+        Some(Internal::Rematch(_)) => true,
+        Some(_) => false,
+        None => {
+            matches!(game::route(method, path), Ok((_, game::Route::Moves))) && stored() == Some(Mode::Ai)
+        }
+    }
 }
 
 /// One game's object, for the length of a request or an alarm.
@@ -160,6 +206,36 @@ impl<R: Runtime, O: Owed> Object<'_, R, O> {
             self.runtime.log(&format!("saving the outbox failed for {}: {e}", rec.id));
         }
         self.arm(&fresh).await;
+    }
+
+    /// Runs an internal call from the Worker, its effects carried out.
+    pub async fn internal(&mut self, call: Internal, ctx: &mut Ctx<'_>) -> ApiResponse {
+        match call {
+            Internal::Create(c) => {
+                let extra = game::Extra {
+                    creator: c.creator,
+                    start: c.start,
+                    stage: c.stage,
+                    ip_hash: Some(c.ip_hash),
+                };
+                let handled = game::create_with(self.store, &c.id, &c.game, &extra, &c.origin, ctx);
+                self.after(handled).await
+            }
+            Internal::Rematch(c) => {
+                let handled = crate::rematch::create(self.store, &c, ctx);
+                self.after(handled).await
+            }
+            Internal::Abandon(c) => {
+                let mut ids = vec![c.player.as_str()];
+                ids.extend(c.aliases.iter().map(String::as_str));
+                let handled = game::abandon_as(self.store, &ids, ctx);
+                self.after_abandon(handled).await
+            }
+            Internal::Withdraw => {
+                let handled = game::withdraw(self.store, ctx);
+                self.after(handled).await
+            }
+        }
     }
 
     /// The answer to an Exit Stage. The caller forgets its stage game once this answers

@@ -15,6 +15,21 @@ use crate::http::{ApiResponse, PlayerRef};
 use crate::model::StageRef;
 use crate::rematch::RematchCall;
 
+/// The internal paths of a game object's calls from the Worker (never forwarded from a
+/// client: the router forwards only `/api/games/{id}/…`).
+pub mod paths {
+    /// Creation.
+    pub const CREATE: &str = "/_internal/create";
+    /// Ends a story stage game ("Exit Stage").
+    pub const ABANDON: &str = "/_internal/abandon";
+    /// Withdraws a stage game the Worker made and never handed out.
+    pub const WITHDRAW: &str = "/_internal/withdraw";
+    /// Creates an agreed rematch's game in its new object.
+    pub const REMATCH: &str = "/_internal/rematch";
+    /// The housekeeping's safety net: re-arm the alarm, retry what the game owes D1.
+    pub const WAKE: &str = "/_internal/wake";
+}
+
 /// The creation a fresh game object is asked for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CreateCall {

@@ -202,3 +202,33 @@ fn a_wake_up_for_a_game_that_does_not_exist_is_404_and_makes_nothing() {
     assert_eq!(run(o.wake()).status, 404);
     assert!(store.record.is_none() && rt.alarms.borrow().is_empty());
 }
+
+#[test]
+fn an_internal_call_is_read_by_its_path_and_only_ai_work_loads_the_network() {
+    use service::object::{internal, may_move_ai, Internal};
+    use service::ports::paths;
+    let create = |mode: &str| {
+        json!({
+            "id": pid(9), "origin": "https://a.example", "ip_hash": "ip", "creator": null, "start": null, "stage": null,
+            "game": {"south": "axiom", "north": "blades", "mode": mode},
+        })
+        .to_string()
+    };
+    let ai = internal(paths::CREATE, create("ai").as_bytes()).unwrap();
+    assert!(matches!(&ai, Some(Internal::Create(c)) if c.id == pid(9)));
+    assert!(may_move_ai(ai.as_ref(), Method::Post, paths::CREATE, || panic!("not read for a creation")));
+    let link = internal(paths::CREATE, create("link").as_bytes()).unwrap();
+    assert!(!may_move_ai(link.as_ref(), Method::Post, paths::CREATE, || None));
+    assert_eq!(internal(paths::CREATE, b"{}").unwrap_err().code, "invalid_body");
+    assert_eq!(
+        internal(paths::ABANDON, b"{\"player\": \"p\"}").unwrap(),
+        Some(Internal::Abandon(service::ports::AbandonCall { player: "p".into(), aliases: vec![] }))
+    );
+    assert_eq!(internal(paths::WITHDRAW, b"").unwrap(), Some(Internal::Withdraw));
+    let moves = format!("/api/games/{}/moves", pid(9));
+    assert_eq!(internal(&moves, b"{}").unwrap(), None, "a public route");
+    assert!(may_move_ai(None, Method::Post, &moves, || Some(Mode::Ai)));
+    assert!(!may_move_ai(None, Method::Post, &moves, || Some(Mode::Link)));
+    let state = format!("/api/games/{}", pid(9));
+    assert!(!may_move_ai(None, Method::Get, &state, || panic!("a read loads nothing")));
+}
