@@ -5,9 +5,9 @@
 //! cancel ([`notify`]), and the lobby reads the list from D1 and pushes it to every
 //! socket. Expiry is not pushed: a client refreshes at its list's earliest `expires_at`.
 
-use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
+use std::cell::RefCell;
 
+use service::lobby::{Deliver, Reads};
 use service::ApiError;
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State, WebSocket,
@@ -29,31 +29,28 @@ const MAX_SOCKETS: u32 = 10_000;
 pub struct Lobby {
     state: State,
     env: Env,
-    /// Lists read (`read`) and pushed to all (`pushed`), numbered in order: a read that
-    /// finishes after a newer one was pushed is stale and dropped (D1 reads interleave).
-    read: Cell<u64>,
-    pushed: Cell<u64>,
-    /// The reads for a push to all still under way.
-    pushing: RefCell<BTreeSet<u64>>,
+    /// The order of the lists read (`service::lobby`: D1 reads interleave).
+    reads: RefCell<Reads>,
 }
 
 impl DurableObject for Lobby {
     fn new(state: State, env: Env) -> Self {
-        Self { state, env, read: Cell::new(0), pushed: Cell::new(0), pushing: RefCell::default() }
+        Self { state, env, reads: RefCell::default() }
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
         if req.path() == NOTIFY_PATH {
-            let seq = self.read.get() + 1;
-            self.read.set(seq);
-            self.pushing.borrow_mut().insert(seq);
-            let read = self.message().await;
-            self.pushing.borrow_mut().remove(&seq);
-            let msg = match read {
+            let seq = self.reads.borrow_mut().begin_push();
+            let msg = match self.message().await {
                 Ok(m) => m,
-                Err(e) => return glue::error(&e),
+                Err(e) => {
+                    self.reads.borrow_mut().abandon_push(seq);
+                    return glue::error(&e);
+                }
             };
-            self.push_all(seq, &msg);
+            if self.reads.borrow_mut().end_push(seq) == Deliver::All {
+                self.push_all(&msg);
+            }
             return Response::ok("");
         }
         self.upgrade(&req).await
@@ -88,32 +85,26 @@ impl Lobby {
             .map_err(|e| ApiError::internal(e.to_string()))
     }
 
-    /// `msg` (read as number `seq`) to every socket, unless a newer list went out.
-    fn push_all(&self, seq: u64, msg: &str) {
-        if seq > self.pushed.get() {
-            self.pushed.set(seq);
-            for ws in self.state.get_websockets() {
-                let _ = ws.send_with_str(msg);
-            }
+    fn push_all(&self, msg: &str) {
+        for ws in self.state.get_websockets() {
+            let _ = ws.send_with_str(msg);
         }
     }
 
-    /// The current list to one socket (accepted before this read began). If a newer list
-    /// went to all meanwhile, this socket has it and this read may be stale: nothing. If
-    /// an older push to all is still under way, it would overtake this one with a stale
-    /// list: this list goes to all instead (and that push is dropped). If the list cannot
-    /// be read, the socket is closed (1011): the client reconnects.
+    /// The current list to one socket (accepted before this read began), or to all (see
+    /// `service::lobby::Reads::end_one`). If the list cannot be read, the socket is closed
+    /// (1011): the client reconnects.
     async fn send_to(&self, ws: &WebSocket) {
-        let seq = self.read.get() + 1;
-        self.read.set(seq);
-        match self.message().await {
-            Ok(msg) if self.pushing.borrow().first().is_some_and(|&older| older < seq) => {
-                self.push_all(seq, &msg);
-            }
-            Ok(msg) if self.pushed.get() < seq => {
-                let _ = ws.send_with_str(msg);
-            }
-            Ok(_) => {}
+        let seq = self.reads.borrow_mut().begin_one();
+        let read = self.message().await;
+        match read {
+            Ok(msg) => match self.reads.borrow_mut().end_one(seq) {
+                Deliver::All => self.push_all(&msg),
+                Deliver::One => {
+                    let _ = ws.send_with_str(msg);
+                }
+                Deliver::Nothing => {}
+            },
             Err(e) => {
                 worker::console_error!("lobby: the list could not be read: {}", e.message);
                 let _ = ws.close(Some(1011), Some("the list could not be read"));

@@ -19,6 +19,7 @@ pub mod game;
 pub mod guard;
 pub mod http;
 pub mod local;
+pub mod lobby;
 pub mod me_games;
 pub mod model;
 pub mod names;
