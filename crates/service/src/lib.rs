@@ -23,6 +23,10 @@ pub mod lobby;
 pub mod me_games;
 pub mod model;
 pub mod names;
+#[cfg(feature = "net")]
+pub mod net_ai;
+pub mod net_assets;
+pub mod net_bench;
 pub mod object;
 pub mod player_store;
 pub mod players;

@@ -1,0 +1,106 @@
+//! The network AIs (feature `net`: tract, through `ai/onnx`): the default hybrid of a
+//! module built with the network (`AI_ENGINE` unset, `"auto"` or `"hybrid"`) and MCTS over
+//! the network alone (`AI_ENGINE = "network"`), over the shipped ONNX model and learned
+//! leaf score. The Worker (`src/net.rs`) fetches both from its static assets and keeps
+//! them for the isolate's life; these engines find them through [`Loaded`].
+
+use std::rc::Rc;
+
+use ai::leafnet::LeafNet;
+use ai::network::{Network, NetworkEvaluator};
+use engine::{Game, Move};
+
+use crate::ai::{history, level_and_seed, Opponent};
+use crate::error::ApiError;
+use crate::net_assets::{leaf_not_prepared, network_not_prepared, unavailable, verified};
+use crate::tokens::Random;
+
+/// Where the network engines find the loaded network and leaf score (the Worker: its
+/// isolate's, loaded before a request that may make an AI move, since `choose` is
+/// synchronous and cannot wait for a fetch).
+pub trait Loaded {
+    /// The network, if it is loaded.
+    fn network(&self) -> Option<Network>;
+    /// The learned leaf score, if it is loaded.
+    fn leaf(&self) -> Option<Rc<LeafNet>>;
+}
+
+/// `loaded`'s network, or 500: the request did not load it.
+pub fn network(loaded: &dyn Loaded) -> Result<Network, ApiError> {
+    loaded.network().ok_or_else(network_not_prepared)
+}
+
+/// `loaded`'s leaf score, or 500: the request did not load it.
+pub fn leaf(loaded: &dyn Loaded) -> Result<Rc<LeafNet>, ApiError> {
+    loaded.leaf().ok_or_else(leaf_not_prepared)
+}
+
+/// The model from the asset `file`, checked against `sha256`, then parsed and optimised
+/// (about 0.3 s in wasm: never in a Worker's global scope, which has a 1 s startup limit).
+pub fn model(file: &str, bytes: &[u8], sha256: &str) -> Result<Network, ApiError> {
+    Network::load(verified(file, bytes, sha256)?, file).map_err(unavailable)
+}
+
+/// The network AI at a level's network budget: MCTS with the network at every leaf.
+#[derive(Debug, Default)]
+pub struct NetAi<L>(pub L);
+
+impl<L: Loaded> Opponent for NetAi<L> {
+    fn name(&self) -> &'static str {
+        "mcts-network"
+    }
+
+    fn is_placeholder(&self) -> bool {
+        false
+    }
+
+    fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
+        let (lv, seed) = level_and_seed(level, rng)?;
+        let mut eval = NetworkEvaluator::new(network(&self.0)?);
+        let r = ai::search(game.position(), &history(game), &mut eval, &lv.network_config(seed));
+        Ok(r.best)
+    }
+}
+
+/// The default AI of a `net` build (`AI_ENGINE` unset, `"auto"` or `"hybrid"`): the
+/// hybrid search (`ai::hybrid`: iterative-deepening alpha-beta, the level's equal-time
+/// node budget) whose leaves are scored by the learned leaf network (`ai::leafnet`: the
+/// heuristic plus a small network over piece-square features), with the policy network
+/// run once per move at the root by tract, where its policy orders the root's moves and
+/// weighs the choice among nearly equal ones. Measured stronger than the same search over
+/// the heuristic alone at equal time (`models/README.md`).
+#[derive(Debug, Default)]
+pub struct HybridNetAi<L>(pub L);
+
+impl<L: Loaded> Opponent for HybridNetAi<L> {
+    fn name(&self) -> &'static str {
+        "hybrid-network"
+    }
+
+    fn is_placeholder(&self) -> bool {
+        false
+    }
+
+    fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
+        let (lv, seed) = level_and_seed(level, rng)?;
+        let mut eval = NetworkEvaluator::new(network(&self.0)?);
+        let leaf = leaf(&self.0)?;
+        let cfg = lv.hybrid_leaf_config(seed, true);
+        let history = history(game);
+        let r = ai::hybrid::search_with_leaf(game.position(), &history, Some(&mut eval), Some(&leaf), &cfg);
+        Ok(r.best)
+    }
+}
+
+/// A model checked against a trainer's reference outputs (`Network::check_reference`),
+/// loaded as the Worker loads its own: the Workers module exports this (`checkModel`,
+/// `scripts/check-model.sh` runs it in workerd), so CI checks every shipped model with the
+/// wasm (simd128) build of tract that plays. Returns a one-line report.
+pub fn check_model(onnx: &[u8], reference: &str, name: &str) -> Result<String, String> {
+    let net = Network::load(onnx, name)?;
+    let c = net.check_reference(reference).map_err(|e| format!("{name}: {e}"))?;
+    Ok(format!(
+        "{name}: tract (wasm32, in workerd) matches the reference on {} samples (max abs difference {:.2e})",
+        c.samples, c.max_difference
+    ))
+}

@@ -1,0 +1,234 @@
+//! `POST /api/ai/bench` (net builds with `AI_BENCH = "on"` only; the Worker's route fetches
+//! what the benchmark needs and runs it here). Timed by the caller (a Worker's clock does
+//! not advance during computation): `scripts/bench-net.sh`.
+//!
+//! `{"evaluations": N, "session": bool, "model": "x.onnx"}`: N network evaluations of a
+//! fixed middlegame ([`evaluate`]); with `session` one tract run state serves all N (as
+//! the AI's evaluator does), else each run builds its own. `model` (optional) benchmarks
+//! another network instead of the shipped one, fetched from `AI_BENCH_MODELS` (a base URL:
+//! `scripts/bench-net-ab.sh` serves candidate ONNX files locally), so one module measures
+//! every candidate size in workerd (issue 10, lever 2) instead of one fat-LTO module build
+//! per network.
+//!
+//! `{"search": "heuristic" | "leaf" | "shipped" | "mcts", "level": N}` instead runs a level's
+//! hybrid (the default level unless `level` says) over `ai::bench::positions` as
+//! `iron-arena bench-leaf` does natively ([`search`]): with heuristic leaves or the learned
+//! leaf score at the level's heuristic node budget, the leaf search at its own budget (the
+//! level as it plays), or MCTS over the heuristic at the level's budget; it answers the
+//! positions visited (evaluated, for MCTS), so `scripts/bench-net.sh` divides the two leaf
+//! scores' time per node in workerd, measured alternately in one run.
+
+use ai::leafnet::LeafNet;
+use ai::level::Level;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+
+/// The most evaluations one request may ask for.
+pub const MAX_EVALUATIONS: u32 = 2000;
+
+/// A benchmark request, checked.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Bench {
+    /// A level's search on every benchmark position.
+    Search { kind: BenchSearch, level: Level },
+    /// Network evaluations: of the shipped model, or of `model` (a plain `.onnx` file name)
+    /// fetched from `AI_BENCH_MODELS`.
+    Evaluate { evaluations: u32, session: bool, model: Option<String> },
+}
+
+/// What `POST /api/ai/bench {"search": …}` searches with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BenchSearch {
+    /// The level's hybrid with heuristic leaves, at its heuristic node budget.
+    Heuristic,
+    /// The same search and budget with the learned leaf score.
+    Leaf,
+    /// The leaf search at the level's leaf budget: the level as it plays (without the root
+    /// network, whose one run per move `bench-net.sh` measures).
+    Shipped,
+    /// MCTS over the heuristic at the level's budget (`AI_ENGINE = "heuristic"`): the
+    /// opponent of issue 10's gate, timed in the same run.
+    Mcts,
+}
+
+/// Reads and checks a benchmark request's body: 422 `invalid_bench` for fields that do not
+/// go together, `invalid_level`, `invalid_evaluations` (over [`MAX_EVALUATIONS`]),
+/// `invalid_model` (not a plain file name ending in `.onnx`); 400 for a body that is not
+/// one.
+pub fn parse(body: &[u8]) -> Result<Bench, ApiError> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Body {
+        #[serde(default)]
+        evaluations: u32,
+        #[serde(default)]
+        session: bool,
+        #[serde(default)]
+        model: Option<String>,
+        #[serde(default)]
+        search: Option<BenchSearch>,
+        #[serde(default)]
+        level: Option<u8>,
+    }
+    let b: Body = crate::http::parse_json(body)?;
+    if let Some(kind) = b.search {
+        if b.evaluations > 0 || b.model.is_some() {
+            return Err(ApiError::new(422, "invalid_bench", "search goes without evaluations and model"));
+        }
+        let number = b.level.unwrap_or(ai::level::DEFAULT_LEVEL);
+        let level = ai::level::level(number)
+            .ok_or_else(|| ApiError::new(422, "invalid_level", format!("level {number}: no such level")))?;
+        return Ok(Bench::Search { kind, level });
+    }
+    if b.level.is_some() {
+        return Err(ApiError::new(422, "invalid_bench", "level goes with search"));
+    }
+    if b.evaluations > MAX_EVALUATIONS {
+        return Err(ApiError::new(422, "invalid_evaluations", "evaluations must be at most 2000"));
+    }
+    if let Some(name) = &b.model {
+        let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_');
+        if !name.ends_with(".onnx") || name.starts_with('.') || !name.chars().all(plain) {
+            return Err(ApiError::new(
+                422,
+                "invalid_model",
+                "model must be a plain file name ending in .onnx",
+            ));
+        }
+    }
+    Ok(Bench::Evaluate { evaluations: b.evaluations, session: b.session, model: b.model })
+}
+
+/// The answer of either benchmark (the route's JSON body).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum BenchAnswer {
+    Search(SearchAnswer),
+    Evaluate(EvaluateAnswer),
+}
+
+/// `{"search": …}`'s answer. (Fields in the order the earlier `json!` object wrote them.)
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SearchAnswer {
+    /// The level searched at.
+    pub level: u8,
+    /// Whether this request loaded the isolate's network and leaf score.
+    pub loaded_now: bool,
+    /// Positions the searches visited (evaluated, for MCTS).
+    pub nodes: u64,
+    /// How many benchmark positions were searched.
+    pub positions: usize,
+}
+
+/// `{"evaluations": …}`'s answer. (Fields in the order the earlier `json!` object wrote them.)
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EvaluateAnswer {
+    pub evaluations: u32,
+    /// Whether this request loaded the network it ran.
+    pub loaded_now: bool,
+    /// The model's file name.
+    pub model: String,
+    pub session: bool,
+    /// The last run's value (what `json!` made of the network's f32).
+    pub value: f64,
+}
+
+/// A level's search (`kind`) on every benchmark position, as `iron-arena bench-leaf`, with
+/// the isolate's leaf score (`loaded_now`: whether this request loaded it).
+pub fn search(kind: BenchSearch, level: Level, leaf: &LeafNet, loaded_now: bool) -> BenchAnswer {
+    let positions = ai::bench::positions();
+    let mut nodes = 0;
+    for (i, p) in positions.iter().enumerate() {
+        let seed = i as u64;
+        let (cfg, leaf) = match kind {
+            BenchSearch::Heuristic => (level.hybrid_config(seed, false), None),
+            BenchSearch::Leaf => (level.hybrid_config(seed, false), Some(leaf)),
+            BenchSearch::Shipped => (level.hybrid_leaf_config(seed, false), Some(leaf)),
+            BenchSearch::Mcts => {
+                // Positions evaluated, MCTS's counterpart of the hybrid's nodes.
+                let r = ai::search(p, &[p.hash()], &mut ai::Heuristic, &level.config(seed));
+                nodes += u64::from(r.evaluations);
+                continue;
+            }
+        };
+        nodes += ai::hybrid::search_with_leaf(p, &[p.hash()], None, leaf, &cfg).nodes;
+    }
+    BenchAnswer::Search(SearchAnswer { level: level.number, loaded_now, nodes, positions: positions.len() })
+}
+
+/// Where the benchmark's `model` is fetched: `AI_BENCH_MODELS` (`base`, unset: 422
+/// `invalid_model`) and the file name.
+pub fn model_url(base: Option<String>, name: &str) -> Result<String, ApiError> {
+    let base = base.ok_or_else(|| {
+        ApiError::new(422, "invalid_model", "AI_BENCH_MODELS is not set: no models to fetch")
+    })?;
+    Ok(format!("{}/{name}", base.trim_end_matches('/')))
+}
+
+/// 502 `model_fetch_failed`: fetching the benchmark's model from `url` failed (`why`).
+pub fn fetch_failed(url: &str, why: impl std::fmt::Display) -> ApiError {
+    ApiError::new(502, "model_fetch_failed", format!("{url}: {why}"))
+}
+
+/// The model server's answer for `url` (`status`): only a 200 carries the model.
+pub fn fetched(url: &str, status: u16) -> Result<(), ApiError> {
+    if status != 200 {
+        return Err(fetch_failed(url, format!("status {status}")));
+    }
+    Ok(())
+}
+
+/// The benchmark's fetched `model` (`name`), built by tract: 422 `invalid_model` if it is
+/// not a model tract can run.
+#[cfg(feature = "net")]
+pub fn load_model(bytes: &[u8], name: &str) -> Result<ai::network::Network, ApiError> {
+    ai::network::Network::load(bytes, name).map_err(|e| ApiError::new(422, "invalid_model", e))
+}
+
+/// `evaluations` runs of `net` (the model `model`; `loaded_now`: whether this request
+/// loaded it) on a fixed middlegame, in one tract session or each in its own.
+#[cfg(feature = "net")]
+pub fn evaluate(
+    net: &ai::network::Network,
+    model: String,
+    loaded_now: bool,
+    evaluations: u32,
+    session: bool,
+) -> Result<BenchAnswer, ApiError> {
+    let planes = ai::encoding::encode(&middlegame());
+    let mut value = 0.0;
+    if session {
+        let mut s = net.session().map_err(ApiError::internal)?;
+        for _ in 0..evaluations {
+            value = s.run(&planes).map_err(ApiError::internal)?.1;
+        }
+    } else {
+        for _ in 0..evaluations {
+            value = net.run(&planes).map_err(ApiError::internal)?.1;
+        }
+    }
+    Ok(BenchAnswer::Evaluate(EvaluateAnswer {
+        evaluations,
+        loaded_now,
+        model,
+        session,
+        value: f64::from(value),
+    }))
+}
+
+/// The evaluation benchmark's position: 12 seeded random plies of Clockwork against Axiom.
+pub fn middlegame() -> engine::Position {
+    let mut game =
+        engine::Game::new(engine::Position::start(engine::Faction::Clockwork, engine::Faction::Axiom));
+    let mut rng = ai::rng::Rng::new(5);
+    for _ in 0..12 {
+        let moves = game.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        let _ = game.play(moves[rng.below(moves.len())]);
+    }
+    *game.position()
+}

@@ -1,0 +1,222 @@
+#![allow(clippy::unwrap_used)]
+//! The network AI's decisions that need no tract (`service::net_assets`,
+//! `service::net_bench`), natively: the SHA-256 check of the Worker's shipped files, the
+//! learned leaf score built from them, and the benchmark route's request and answers.
+
+use serde_json::json;
+use service::net_assets;
+use service::net_bench::{self, Bench, BenchAnswer, BenchSearch, EvaluateAnswer};
+
+const ABC_SHA256: &str = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+
+fn repo(path: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
+}
+
+/// A `pub const NAME: &str = "…";` of the Worker's src/net.rs (as the build scripts read it).
+fn worker_const(name: &str) -> String {
+    let src = std::fs::read_to_string(repo("src/net.rs")).unwrap();
+    let prefix = format!("pub const {name}: &str = \"");
+    let line =
+        src.lines().find_map(|l| l.strip_prefix(&prefix)).unwrap_or_else(|| panic!("{name} in src/net.rs"));
+    line.strip_suffix("\";").unwrap().to_owned()
+}
+
+#[test]
+fn bytes_pass_only_with_their_own_sha256() {
+    assert_eq!(net_assets::verified("x.bin", b"abc", ABC_SHA256).unwrap(), b"abc");
+    let e = net_assets::verified("x.bin", b"abd", ABC_SHA256).unwrap_err();
+    assert_eq!((e.status, e.code), (503, "ai_unavailable"));
+    assert!(e
+        .message
+        .starts_with("the AI's network did not load: x.bin from the assets (3 bytes) has SHA-256 "));
+    assert!(e.message.ends_with(&format!(", not the module's {ABC_SHA256}")), "{}", e.message);
+    // The hash is compared as written: uppercase hex is another hash, and so is none.
+    assert!(net_assets::verified("x.bin", b"abc", &ABC_SHA256.to_uppercase()).is_err());
+    assert!(net_assets::verified("x.bin", b"abc", "").is_err());
+    // An empty asset (or the app's index.html) is refused like a damaged one.
+    assert!(net_assets::verified("x.bin", b"", ABC_SHA256).is_err());
+}
+
+#[test]
+fn only_a_200_from_the_assets_carries_the_file() {
+    assert!(net_assets::answered("net.onnx", 200).is_ok());
+    let e = net_assets::answered("net.onnx", 404).unwrap_err();
+    assert_eq!((e.status, e.code), (503, "ai_unavailable"));
+    assert_eq!(e.message, "the AI's network did not load: net.onnx: the assets answered 404");
+}
+
+#[test]
+fn the_shipped_leaf_score_loads_and_a_damaged_one_is_refused_before_it_is_parsed() {
+    let (file, sha) = (worker_const("LEAF_FILE"), worker_const("LEAF_SHA256"));
+    let bytes = std::fs::read(repo("models").join(&file)).unwrap();
+    assert!(net_assets::leaf(&file, &bytes, &sha).unwrap().hidden() > 0);
+
+    let mut bad = bytes.clone();
+    bad[bytes.len() / 2] ^= 0x5a;
+    let e = net_assets::leaf(&file, &bad, &sha).unwrap_err();
+    assert_eq!((e.status, e.code), (503, "ai_unavailable"));
+    assert!(e.message.contains("has SHA-256"), "{}", e.message);
+
+    // Bytes that hash right but are no leaf score (a module built with a wrong hash):
+    // still 503, naming the file and the parser's complaint.
+    let e = net_assets::leaf("leaf.bin", b"abc", ABC_SHA256).unwrap_err();
+    assert_eq!((e.status, e.code), (503, "ai_unavailable"));
+    assert_eq!(e.message, "the AI's network did not load: leaf.bin: not a leaf network (bad magic)");
+}
+
+#[test]
+fn an_engine_run_without_its_files_loaded_is_an_internal_error() {
+    let e = net_assets::network_not_prepared();
+    assert_eq!((e.status, e.code), (500, "internal"));
+    assert_eq!(e.message, "the AI's network was not prepared for this request");
+    assert_eq!(
+        net_assets::leaf_not_prepared().message,
+        "the AI's leaf score was not prepared for this request"
+    );
+}
+
+fn err(body: &str) -> (u16, &'static str, String) {
+    let e = net_bench::parse(body.as_bytes()).unwrap_err();
+    (e.status, e.code, e.message)
+}
+
+#[test]
+fn a_bench_request_is_a_search_or_evaluations_never_both() {
+    let level = |n| ai::level::level(n).unwrap();
+    assert_eq!(
+        net_bench::parse(br#"{"search": "leaf"}"#).unwrap(),
+        Bench::Search { kind: BenchSearch::Leaf, level: level(ai::level::DEFAULT_LEVEL) }
+    );
+    assert_eq!(
+        net_bench::parse(br#"{"search": "mcts", "level": 2}"#).unwrap(),
+        Bench::Search { kind: BenchSearch::Mcts, level: level(2) }
+    );
+    assert_eq!(
+        net_bench::parse(br#"{"search": "shipped"}"#).unwrap(),
+        Bench::Search { kind: BenchSearch::Shipped, level: level(4) }
+    );
+    assert_eq!(
+        net_bench::parse(b"{}").unwrap(),
+        Bench::Evaluate { evaluations: 0, session: false, model: None }
+    );
+    assert_eq!(
+        net_bench::parse(br#"{"evaluations": 2000, "session": true, "model": "net-64x6_v2.onnx"}"#).unwrap(),
+        Bench::Evaluate { evaluations: 2000, session: true, model: Some("net-64x6_v2.onnx".into()) }
+    );
+
+    let invalid_bench = |m: &str| (422, "invalid_bench", m.to_owned());
+    let mixed = invalid_bench("search goes without evaluations and model");
+    assert_eq!(err(r#"{"search": "leaf", "evaluations": 1}"#), mixed);
+    assert_eq!(err(r#"{"search": "leaf", "model": "a.onnx"}"#), mixed);
+    assert_eq!(err(r#"{"evaluations": 1, "level": 3}"#), invalid_bench("level goes with search"));
+    assert_eq!(
+        err(r#"{"search": "leaf", "level": 7}"#),
+        (422, "invalid_level", "level 7: no such level".into())
+    );
+    assert_eq!(
+        err(r#"{"evaluations": 2001}"#),
+        (422, "invalid_evaluations", "evaluations must be at most 2000".into())
+    );
+    // The evaluations are checked before the model's name.
+    assert_eq!(err(r#"{"evaluations": 2001, "model": "../x"}"#).1, "invalid_evaluations");
+    for bad in ["x.bin", ".onnx", ".x.onnx", "../x.onnx", "a/b.onnx", "a b.onnx", "é.onnx", ""] {
+        let body = json!({ "model": bad }).to_string();
+        assert_eq!(
+            err(&body),
+            (422, "invalid_model", "model must be a plain file name ending in .onnx".into()),
+            "{bad}"
+        );
+    }
+    // Not a request of either kind: 400 from the service's JSON reader.
+    assert_eq!(err(r#"{"search": "alphabeta"}"#).0, 400);
+    assert_eq!(err(r#"{"evaluations": 1, "extra": 1}"#).0, 400);
+    assert_eq!(err("").1, "invalid_json");
+}
+
+#[test]
+fn the_bench_model_is_fetched_from_its_base_url() {
+    assert_eq!(
+        net_bench::model_url(Some("http://127.0.0.1:8799/".into()), "a.onnx").unwrap(),
+        "http://127.0.0.1:8799/a.onnx"
+    );
+    assert_eq!(net_bench::model_url(Some("http://h/m".into()), "a.onnx").unwrap(), "http://h/m/a.onnx");
+    let e = net_bench::model_url(None, "a.onnx").unwrap_err();
+    assert_eq!((e.status, e.code), (422, "invalid_model"));
+    assert_eq!(e.message, "AI_BENCH_MODELS is not set: no models to fetch");
+    assert!(net_bench::fetched("http://h/a.onnx", 200).is_ok());
+    let e = net_bench::fetched("http://h/a.onnx", 404).unwrap_err();
+    assert_eq!(
+        (e.status, e.code, e.message.as_str()),
+        (502, "model_fetch_failed", "http://h/a.onnx: status 404")
+    );
+    assert_eq!(net_bench::fetch_failed("u", "refused").message, "u: refused");
+}
+
+#[test]
+fn the_search_bench_counts_every_positions_nodes_and_answers_as_before() {
+    let file = worker_const("LEAF_FILE");
+    let bytes = std::fs::read(repo("models").join(&file)).unwrap();
+    let leaf = net_assets::leaf(&file, &bytes, &worker_const("LEAF_SHA256")).unwrap();
+    let level = ai::level::level(1).unwrap();
+    let positions = ai::bench::positions().len() as u64;
+    let mut nodes = Vec::new();
+    for kind in [BenchSearch::Heuristic, BenchSearch::Leaf, BenchSearch::Shipped, BenchSearch::Mcts] {
+        let BenchAnswer::Search(a) = net_bench::search(kind, level, &leaf, true) else {
+            panic!("a search answer")
+        };
+        assert_eq!((a.level, a.loaded_now, a.positions as u64), (1, true, positions));
+        assert!(a.nodes >= positions, "{kind:?}: {a:?}");
+        // Seeded: the same search visits the same positions.
+        assert_eq!(
+            net_bench::search(kind, level, &leaf, false),
+            BenchAnswer::Search(a.clone().with_loaded(false))
+        );
+        nodes.push(a.nodes);
+        // The body the route sent before (a `json!` object, keys sorted).
+        let v = serde_json::to_string(&BenchAnswer::Search(a.clone())).unwrap();
+        let before =
+            json!({"loaded_now": true, "level": 1, "positions": a.positions, "nodes": a.nodes}).to_string();
+        assert_eq!(v, before);
+    }
+    // The heuristic and leaf searches share a budget; the shipped one's is divided by
+    // the leaf's node cost; MCTS counts evaluations (level 1: 16 a position at most).
+    assert!(nodes[2] < nodes[1], "{nodes:?}");
+    assert!(nodes[3] <= 16 * positions, "{nodes:?}");
+}
+
+trait WithLoaded {
+    fn with_loaded(self, loaded_now: bool) -> Self;
+}
+
+impl WithLoaded for net_bench::SearchAnswer {
+    fn with_loaded(self, loaded_now: bool) -> Self {
+        net_bench::SearchAnswer { loaded_now, ..self }
+    }
+}
+
+#[test]
+fn the_evaluation_answer_is_the_body_sent_before() {
+    let a = EvaluateAnswer {
+        evaluations: 3,
+        loaded_now: false,
+        model: "net-v2.onnx".into(),
+        session: true,
+        value: f64::from(-0.1_f32),
+    };
+    let before = json!({
+        "model": "net-v2.onnx",
+        "loaded_now": false,
+        "evaluations": 3,
+        "session": true,
+        "value": -0.1_f32,
+    });
+    assert_eq!(serde_json::to_string(&BenchAnswer::Evaluate(a)).unwrap(), before.to_string());
+}
+
+#[test]
+fn the_evaluation_bench_plays_a_live_middlegame() {
+    let p = net_bench::middlegame();
+    assert!(!p.legal_moves().is_empty());
+    assert_eq!(p.hash(), net_bench::middlegame().hash());
+}
