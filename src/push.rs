@@ -123,13 +123,7 @@ pub async fn after_change(env: &Env, sql: &SqlStorage, rec: &GameRecord) {
 
 /// The same notice as a Discord direct message, for players who opted in.
 async fn direct_message(env: &Env, db: &D1Database, n: &Notice) {
-    let v: serde_json::Value = serde_json::from_slice(&n.payload).unwrap_or_default();
-    let text = format!(
-        "Iron Arena: {}: {} ({})",
-        v["title"].as_str().unwrap_or_default(),
-        v["body"].as_str().unwrap_or_default(),
-        v["url"].as_str().unwrap_or_default()
-    );
+    let text = service::db::discord_dm::text(&n.payload);
     if let Err(e) = crate::discord_dm::send(env, db, &n.player, &text).await {
         worker::console_error!("Discord message ({}) failed: {e}", n.kind);
     }

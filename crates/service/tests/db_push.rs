@@ -271,3 +271,12 @@ fn a_seats_discord_message_goes_to_its_account_through_a_merge_if_it_asked_and_i
     // A player that does not exist cannot switch it on (the foreign key).
     assert!(block_on(discord_dm::set(&db, "ghost", true, T0)).is_err());
 }
+
+#[test]
+fn a_notices_direct_message_reads_its_push_payload() {
+    let payload = service::push::message("your_turn", "g1", "Your move", "Clockwork vs Blades");
+    let text = discord_dm::text(&payload);
+    assert!(text.starts_with("Iron Arena: Your move: Clockwork vs Blades ("), "{text}");
+    assert!(text.ends_with("/g/g1)"), "{text}");
+    assert_eq!(discord_dm::text(b"not json"), "Iron Arena: :  ()");
+}

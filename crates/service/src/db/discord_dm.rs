@@ -46,6 +46,18 @@ pub async fn recipient(db: &impl Sql, player: &str) -> StoreResult<Option<String
     Ok(row.map(|r| r.discord_id))
 }
 
+/// A notice's direct message: `Iron Arena: <title>: <body> (<url>)` from its Web Push
+/// payload ([`crate::push::message`]); a missing field reads as empty.
+pub fn text(payload: &[u8]) -> String {
+    let v: serde_json::Value = serde_json::from_slice(payload).unwrap_or_default();
+    format!(
+        "Iron Arena: {}: {} ({})",
+        v["title"].as_str().unwrap_or_default(),
+        v["body"].as_str().unwrap_or_default(),
+        v["url"].as_str().unwrap_or_default()
+    )
+}
+
 /// Offered: to a player signed in with Discord, when the server has a bot (`bot`).
 fn available(player: Option<&PlayerRef>, bot: bool) -> bool {
     player.is_some_and(|p| p.linked) && bot
