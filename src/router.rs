@@ -3,9 +3,10 @@
 
 use service::create::CreateGame;
 use service::game::valid_id;
+use service::routes::{self, Area};
 use service::tokens::Random;
 use service::ApiError;
-use worker::{Env, Method, Request, Response, Result};
+use worker::{Env, Request, Response, Result};
 
 use crate::games_client::{check_load, stub as game_stub, CREATE_PATH};
 use crate::glue::{self, OsRandom};
@@ -33,63 +34,54 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
 
 async fn api(mut req: Request, env: &Env, path: &str) -> std::result::Result<Response, ApiError> {
     let internal = |e: worker::Error| ApiError::internal(e.to_string());
-    let method = req.method();
-    match (method.clone(), path) {
-        (Method::Get, "/api/openapi.json") => {
+    match routes::area(crate::guard::method(&req), path)? {
+        Area::OpenApi => {
             let mut r = Response::ok(OPENAPI).map_err(internal)?;
             r.headers_mut().set("Content-Type", "application/json").map_err(internal)?;
             Ok(r)
         }
-        (Method::Get, "/api/health") => {
-            Response::from_json(&service::http::Health { ok: true }).map_err(internal)
-        }
-        (Method::Post, "/api/games") => create(&mut req, env).await,
+        Area::Health => Response::from_json(&service::http::Health { ok: true }).map_err(internal),
+        Area::CreateGame => create(&mut req, env).await,
         // A benchmark burns seconds of CPU: only where it is switched on (bench-net.sh).
         #[cfg(feature = "net")]
-        (Method::Post, "/api/ai/bench") if env.var("AI_BENCH").is_ok_and(|v| v.to_string() == "on") => {
+        Area::AiBench if env.var("AI_BENCH").is_ok_and(|v| v.to_string() == "on") => {
             let api = glue::api_request(&mut req).await?;
             Response::from_json(&crate::net::bench(&api.body, env).await?).map_err(internal)
         }
-        (Method::Get, "/api/me/games") => crate::me_games::list(&req, env).await,
-        (_, p) if p == "/api/challenges" || p.starts_with("/api/challenges/") => {
-            crate::challenges::handle(&mut req, env, p).await
-        }
-        (_, "/api/me/discord-dm") => crate::discord_dm::handle(&mut req, env).await,
-        (_, "/api/push/key" | "/api/me/push" | "/api/me/push/unsubscribe") => {
-            crate::push::handle(&mut req, env, path).await
-        }
-        (_, p) if p == "/api/me" || p.starts_with("/api/me/") || p.starts_with("/api/auth/") => {
-            crate::accounts::handle(&mut req, env, p).await
-        }
-        (_, "/api/games") => Err(ApiError::new(405, "method_not_allowed", "use POST to create a game")),
-        (_, p) if p.starts_with("/api/games/") => {
-            let id = p["/api/games/".len()..].split('/').next().unwrap_or_default().to_owned();
-            if !valid_id(&id) {
-                return Err(ApiError::not_found("no such game"));
-            }
-            // The route first (no object woken for a bad one); joins and WebSocket opens
-            // count against the address's rates.
-            crate::guard::route_limits(&req, env, p).await?;
-            // Only the Worker says who the player is: drop any client-sent claim, and for
-            // a join (which links the seat to the player) or a write without a seat token
-            // (the session acts for its own seat) set it from the session.
-            let player = crate::me_games::forwarded(&req, env, p.ends_with("/join")).await?;
-            let mut fwd = req.clone_mut().map_err(internal)?;
-            let headers = fwd.headers_mut().map_err(internal)?;
-            headers.delete(glue::PLAYER_HEADER).map_err(internal)?;
-            headers.delete(crate::me_games::ALIASES_HEADER).map_err(internal)?;
-            if let Some((player, aliases)) = player {
-                headers.set(glue::PLAYER_HEADER, &glue::player_header_value(&player)).map_err(internal)?;
-                headers.set(crate::me_games::ALIASES_HEADER, &aliases.join(",")).map_err(internal)?;
-            }
-            game_stub(env, &id)?.fetch_with_request(fwd).await.map_err(internal)
-        }
-        (_, p) if p.starts_with("/api/stories") || p.starts_with("/api/players/") => {
-            crate::players::handle(&mut req, env, p).await
-        }
-        (_, "/api/leaderboard" | "/api/stats/matchups") => crate::players::handle(&mut req, env, path).await,
-        _ => Err(ApiError::not_found(format!("no route {path}"))),
+        Area::AiBench => Err(ApiError::not_found(format!("no route {path}"))),
+        Area::MyGames => crate::me_games::list(&req, env).await,
+        Area::Challenges => crate::challenges::handle(&mut req, env, path).await,
+        Area::DiscordDm => crate::discord_dm::handle(&mut req, env).await,
+        Area::Push => crate::push::handle(&mut req, env, path).await,
+        Area::Accounts => crate::accounts::handle(&mut req, env, path).await,
+        Area::Game => forward(req, env, path).await,
+        Area::Players => crate::players::handle(&mut req, env, path).await,
     }
+}
+
+/// A request for game `/api/games/{id}/…`, forwarded to the game's object.
+async fn forward(req: Request, env: &Env, p: &str) -> std::result::Result<Response, ApiError> {
+    let internal = |e: worker::Error| ApiError::internal(e.to_string());
+    let id = p["/api/games/".len()..].split('/').next().unwrap_or_default().to_owned();
+    if !valid_id(&id) {
+        return Err(ApiError::not_found("no such game"));
+    }
+    // The route first (no object woken for a bad one); joins and WebSocket opens count
+    // against the address's rates.
+    crate::guard::route_limits(&req, env, p).await?;
+    // Only the Worker says who the player is: drop any client-sent claim, and for a join
+    // (which links the seat to the player) or a write without a seat token (the session
+    // acts for its own seat) set it from the session.
+    let player = crate::me_games::forwarded(&req, env, p.ends_with("/join")).await?;
+    let mut fwd = req.clone_mut().map_err(internal)?;
+    let headers = fwd.headers_mut().map_err(internal)?;
+    headers.delete(glue::PLAYER_HEADER).map_err(internal)?;
+    headers.delete(crate::me_games::ALIASES_HEADER).map_err(internal)?;
+    if let Some((player, aliases)) = player {
+        headers.set(glue::PLAYER_HEADER, &glue::player_header_value(&player)).map_err(internal)?;
+        headers.set(crate::me_games::ALIASES_HEADER, &aliases.join(",")).map_err(internal)?;
+    }
+    game_stub(env, &id)?.fetch_with_request(fwd).await.map_err(internal)
 }
 
 async fn create(req: &mut Request, env: &Env) -> std::result::Result<Response, ApiError> {
