@@ -5,9 +5,10 @@
 
 use serde::de::DeserializeOwned;
 use service::game::{Created, Joined};
-use service::guard::Rate;
 use service::http::{ApiResponse, PlayerRef};
-use service::ports::{AbandonCall, CallError, CallResult, Capacity, CreateCall, Games, Limiter, Notifier};
+use service::ports::{AbandonCall, CallError, CallResult, Capacity, CreateCall, Games, Notifier};
+
+use crate::limiter::Limiters;
 use service::rematch::RematchCall;
 use service::ApiError;
 use worker::wasm_bindgen::JsValue;
@@ -138,15 +139,6 @@ impl Games for GameObjects<'_> {
             return Err(no_answer("injected crash (FAULT_REMATCH)"));
         }
         status_in(self.call(&call.id, REMATCH_PATH, call).await?, &[201]).await
-    }
-}
-
-/// The rate limiters' objects as the [`Limiter`] port.
-pub struct Limiters<'a>(pub &'a Env);
-
-impl Limiter for Limiters<'_> {
-    async fn hit(&self, name: &str, rate: Rate, why: &str) -> Result<(), ApiError> {
-        crate::limiter::hit(self.0, name, rate, why).await
     }
 }
 

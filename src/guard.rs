@@ -7,7 +7,7 @@ use service::model::GameRecord;
 use service::ApiError;
 use worker::{Env, Headers, Method, Request, Response, Result, State};
 
-use crate::games_client::Limiters;
+use crate::limiter::Limiters;
 
 /// Headers on every API answer: no sniffing, no framing, no referrer, HTTPS only, and a
 /// policy that lets an API answer run nothing if it is ever opened as a page.

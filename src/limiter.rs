@@ -7,6 +7,7 @@
 //! parallel creates passed a limit of 20). The rule is `service::guard::hit`.
 
 use service::guard::{self, Decision, Rate, WS_LEASE_MS};
+use service::ports::Limiter as LimiterPort;
 use service::ApiError;
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, SqlStorage, State,
@@ -169,3 +170,12 @@ pub fn ip_key(req: &Request, env: &Env) -> String {
 
 /// Only for local runs without the `IP_HASH_KEY` secret.
 const DEV_IP_HASH_KEY: &str = "iron-arena-development-ip-hash-key";
+
+/// The rate limiters' objects as the service's `Limiter` port.
+pub struct Limiters<'a>(pub &'a Env);
+
+impl LimiterPort for Limiters<'_> {
+    async fn hit(&self, name: &str, rate: Rate, why: &str) -> Result<(), ApiError> {
+        hit(self.0, name, rate, why).await
+    }
+}
