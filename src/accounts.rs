@@ -4,14 +4,16 @@
 //! `players` (names, the guest merge), its SQL in `service::sql_players`, run on D1 by `crate::d1`.
 
 use serde::Deserialize;
-use service::accounts::{self as acc, query_param};
+use service::accounts as acc;
 use service::http::PlayerRef;
 use service::players::{self, Me};
-use service::tokens::{self, Random};
+use service::sagas::signin;
+use service::tokens;
 use service::ApiError;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Method, Request, RequestInit, Response};
 
+use crate::d1::D1;
 use crate::glue::{self, OsRandom, Res};
 use service::player_store::PlayerStore;
 
@@ -158,117 +160,75 @@ fn origin(req: &Request) -> Res<String> {
     Ok(req.url().map_err(|e| ApiError::bad_request("bad_url", e.to_string()))?.origin().ascii_serialization())
 }
 
-async fn login(req: &Request, env: &Env, db: &D1Database) -> Res<Response> {
-    let client_id = var(env, "DISCORD_CLIENT_ID", "");
-    if client_id.is_empty() {
-        return Err(ApiError::new(
-            503,
-            "discord_unconfigured",
-            "Sign in with Discord is not configured on this server",
-        ));
+/// The application as registered with Discord (wrangler vars and the secret).
+fn app(env: &Env) -> signin::App {
+    signin::App {
+        client_id: var(env, "DISCORD_CLIENT_ID", ""),
+        client_secret: secret(env, "DISCORD_CLIENT_SECRET").unwrap_or_default(),
+        authorize_url: var(env, "DISCORD_AUTHORIZE_URL", "https://discord.com/oauth2/authorize"),
     }
-    // The state is bound to this browser's cookie token. Without one, a new token is set
-    // (no player, no session row yet: the callback makes or finds the player).
-    let existing = acc::session_from_cookie(req.headers().get("Cookie").ok().flatten().as_deref());
-    let mut rng = OsRandom;
-    let (token, cookie) = match existing {
-        Some(t) => (t, None),
-        None => {
-            let t = rng.token()?;
-            let c = acc::session_cookie(&t);
-            (t, Some(c))
-        }
-    };
-    let (state, verifier) = (rng.token()?, rng.token()?);
-    service::db::oauth::remember(&crate::d1::D1(db), &state, &token, &verifier, glue::now_ms()).await?;
-    let redirect_uri = format!("{}/api/auth/discord/callback", origin(req)?);
-    let url = acc::authorize_url(
-        &var(env, "DISCORD_AUTHORIZE_URL", "https://discord.com/oauth2/authorize"),
-        &client_id,
-        &redirect_uri,
-        &state,
-        &verifier,
-    );
-    redirect(&url, cookie.as_deref())
+}
+
+fn cookie_token(req: &Request) -> Option<String> {
+    acc::session_from_cookie(req.headers().get("Cookie").ok().flatten().as_deref())
+}
+
+async fn login(req: &Request, env: &Env, db: &D1Database) -> Res<Response> {
+    let (token, origin) = (cookie_token(req), origin(req)?);
+    let login =
+        signin::login(&D1(db), &mut OsRandom, glue::now_ms(), &app(env), token.as_deref(), &origin).await?;
+    redirect(&login.url, login.new_token.map(|t| acc::session_cookie(&t)).as_deref())
 }
 
 async fn callback(req: &Request, env: &Env, db: &D1Database) -> Res<Response> {
     let url = req.url().map_err(|e| ApiError::bad_request("bad_url", e.to_string()))?;
-    let q = url.query().unwrap_or_default();
-    let state = query_param(q, "state")
-        .ok_or_else(|| ApiError::bad_request("bad_state", "the sign-in has no state"))?;
-    let token = acc::session_from_cookie(req.headers().get("Cookie").ok().flatten().as_deref())
-        .ok_or_else(|| ApiError::new(403, "bad_state", "this sign-in was not started from this browser"))?;
-    let token_hash = tokens::hash(&token);
-    // The state is single-use and bound to the session that started the sign-in.
-    let verifier =
-        service::db::oauth::take_checked(&crate::d1::D1(db), &state, &token_hash, glue::now_ms()).await?;
-    if let Some(err) = query_param(q, "error") {
-        return Err(ApiError::new(403, "discord_denied", format!("Discord sign-in was not granted: {err}")));
-    }
-    let code =
-        query_param(q, "code").ok_or_else(|| ApiError::bad_request("no_code", "Discord returned no code"))?;
-
-    // Exchange the code (with the PKCE verifier), then read the user.
-    let api_base = var(env, "DISCORD_API_BASE", "https://discord.com/api/v10");
-    let client_id = var(env, "DISCORD_CLIENT_ID", "");
-    let client_secret = secret(env, "DISCORD_CLIENT_SECRET").unwrap_or_default();
-    let redirect_uri = format!("{}/api/auth/discord/callback", origin(req)?);
-    let form = acc::token_form(&client_id, &client_secret, &code, &redirect_uri, &verifier);
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post).with_body(Some(JsValue::from_str(&form)));
-    let token_req =
-        Request::new_with_init(&format!("{api_base}/oauth2/token"), &init).map_err(glue::storage)?;
-    token_req
-        .headers()
-        .set("Content-Type", "application/x-www-form-urlencoded")
-        .map_err(|e| ApiError::internal(e.to_string()))?;
-    let bad_gateway = |why: String| ApiError::new(502, "discord_failed", why);
-    let mut resp = worker::Fetch::Request(token_req).send().await.map_err(|e| bad_gateway(e.to_string()))?;
-    if resp.status_code() != 200 {
-        return Err(ApiError::new(
-            403,
-            "discord_code_rejected",
-            "Discord refused the sign-in code (expired or already used)",
-        ));
-    }
-    #[derive(Deserialize)]
-    struct Token {
-        access_token: String,
-    }
-    let token: Token = resp.json().await.map_err(|e| bad_gateway(e.to_string()))?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Get);
-    let user_req = Request::new_with_init(&format!("{api_base}/users/@me"), &init).map_err(glue::storage)?;
-    user_req
-        .headers()
-        .set("Authorization", &format!("Bearer {}", token.access_token))
-        .map_err(|e| ApiError::internal(e.to_string()))?;
-    let mut uresp = worker::Fetch::Request(user_req).send().await.map_err(|e| bad_gateway(e.to_string()))?;
-    if uresp.status_code() != 200 {
-        return Err(bad_gateway(format!("Discord users/@me answered {}", uresp.status_code())));
-    }
-    #[derive(Deserialize)]
-    struct User {
-        id: String,
-        username: String,
-        global_name: Option<String>,
-    }
-    let user: User = uresp.json().await.map_err(|e| bad_gateway(e.to_string()))?;
-    let current = session(req, db).await?.map(|s| s.player);
-    let name = user.global_name.as_deref().unwrap_or(&user.username);
-    let player = players::link(
-        &crate::d1::players(db),
+    let discord = DiscordApi(var(env, "DISCORD_API_BASE", "https://discord.com/api/v10"));
+    let (token, origin, q) = (cookie_token(req), origin(req)?, url.query().unwrap_or_default().to_owned());
+    let fresh = signin::callback(
+        &D1(db),
+        &discord,
         &mut OsRandom,
-        current.as_deref(),
-        &user.id,
-        name,
         glue::now_ms(),
+        &app(env),
+        &q,
+        token.as_deref(),
+        &origin,
     )
     .await?;
-    // A fresh session at sign-in: the token the browser held before ends here.
-    let fresh =
-        players::fresh_session(&crate::d1::players(db), &mut OsRandom, &player, &token_hash, glue::now_ms())
-            .await?;
     redirect("/", Some(&acc::session_cookie(&fresh)))
+}
+
+/// Discord's API at a base URL (a local stand-in in the tests).
+struct DiscordApi(String);
+
+impl signin::Discord for DiscordApi {
+    async fn token(&self, form: String) -> Result<String, signin::Exchange> {
+        #[derive(Deserialize)]
+        struct Token {
+            access_token: String,
+        }
+        let failed = |e: worker::Error| signin::Exchange::Failed(e.to_string());
+        let mut init = RequestInit::new();
+        init.with_method(Method::Post).with_body(Some(JsValue::from_str(&form)));
+        let req = Request::new_with_init(&format!("{}/oauth2/token", self.0), &init).map_err(failed)?;
+        req.headers().set("Content-Type", "application/x-www-form-urlencoded").map_err(failed)?;
+        let mut resp = worker::Fetch::Request(req).send().await.map_err(failed)?;
+        if resp.status_code() != 200 {
+            return Err(signin::Exchange::Rejected);
+        }
+        Ok(resp.json::<Token>().await.map_err(failed)?.access_token)
+    }
+
+    async fn user(&self, access_token: &str) -> Result<signin::DiscordUser, String> {
+        let mut init = RequestInit::new();
+        init.with_method(Method::Get);
+        let req =
+            Request::new_with_init(&format!("{}/users/@me", self.0), &init).map_err(|e| e.to_string())?;
+        req.headers().set("Authorization", &format!("Bearer {access_token}")).map_err(|e| e.to_string())?;
+        let mut resp = worker::Fetch::Request(req).send().await.map_err(|e| e.to_string())?;
+        if resp.status_code() != 200 {
+            return Err(format!("Discord users/@me answered {}", resp.status_code()));
+        }
+        resp.json().await.map_err(|e| e.to_string())
+    }
 }

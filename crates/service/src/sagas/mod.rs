@@ -6,4 +6,5 @@
 pub mod capacity;
 pub mod challenges;
 pub mod rematch;
+pub mod signin;
 pub mod stages;
