@@ -55,7 +55,8 @@ fn graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
                     refer(item.trim());
                 }
             } else {
-                let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(rest.len());
+                let end =
+                    rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(rest.len());
                 refer(rest[..end].trim_end_matches(':'));
             }
         }
@@ -121,7 +122,11 @@ fn the_worker_runs_no_sql_of_its_own() {
     for f in files {
         let text = code(&std::fs::read_to_string(&f).unwrap_or_default());
         for word in ["SELECT ", "INSERT ", "UPDATE ", "DELETE FROM", "CREATE TABLE"] {
-            assert!(!text.contains(word), "{} holds SQL ({word:?}): statements are the service's", f.display());
+            assert!(
+                !text.contains(word),
+                "{} holds SQL ({word:?}): statements are the service's",
+                f.display()
+            );
         }
     }
 }
