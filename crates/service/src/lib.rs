@@ -10,6 +10,7 @@ pub mod accounts;
 pub mod admission;
 pub mod ai;
 pub mod challenge;
+pub mod config;
 pub mod create;
 pub mod db;
 pub mod db_challenges;
