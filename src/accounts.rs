@@ -9,7 +9,7 @@ use service::http::PlayerRef;
 use service::players::{self, Me};
 use service::sagas::signin;
 use service::tokens;
-use service::ApiError;
+use service::{ApiError, ErrorCode};
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Method, Request, RequestInit, Response};
 
@@ -157,7 +157,7 @@ fn redirect(to: &str, cookie: Option<&str>) -> Res<Response> {
 }
 
 fn origin(req: &Request) -> Res<String> {
-    Ok(req.url().map_err(|e| ApiError::bad_request("bad_url", e.to_string()))?.origin().ascii_serialization())
+    Ok(req.url().map_err(|e| ApiError::new(ErrorCode::BadUrl, e.to_string()))?.origin().ascii_serialization())
 }
 
 /// The application as registered with Discord (wrangler vars and the secret).
@@ -181,7 +181,7 @@ async fn login(req: &Request, env: &Env, db: &D1Database) -> Res<Response> {
 }
 
 async fn callback(req: &Request, env: &Env, db: &D1Database) -> Res<Response> {
-    let url = req.url().map_err(|e| ApiError::bad_request("bad_url", e.to_string()))?;
+    let url = req.url().map_err(|e| ApiError::new(ErrorCode::BadUrl, e.to_string()))?;
     let discord = DiscordApi(var(env, "DISCORD_API_BASE", "https://discord.com/api/v10"));
     let (token, origin, q) = (cookie_token(req), origin(req)?, url.query().unwrap_or_default().to_owned());
     let fresh = signin::callback(

@@ -7,7 +7,7 @@ use service::challenge::{self, ChallengeList, PostChallenge};
 use service::http::PlayerRef;
 use service::ports::Notifier;
 use service::sagas::challenges::{self as saga, AcceptPorts};
-use service::ApiError;
+use service::{ApiError, ErrorCode};
 use worker::{Env, Method, Request, Response};
 
 use crate::d1::D1;
@@ -51,7 +51,7 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
             Err(ApiError::not_found("no such challenge"))
         }
         (_, [] | ["ws"] | [_, "accept" | "cancel"]) => {
-            Err(ApiError::new(405, "method_not_allowed", "wrong method for this route"))
+            Err(ApiError::new(ErrorCode::MethodNotAllowed, "wrong method for this route"))
         }
         _ => Err(ApiError::not_found("no such challenge")),
     }

@@ -9,7 +9,7 @@
 
 use serde_json::json;
 use service::db::discord_dm as store;
-use service::ApiError;
+use service::{ApiError, ErrorCode};
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Method, Request, RequestInit, Response};
 
@@ -40,7 +40,7 @@ pub async fn handle(req: &mut Request, env: &Env) -> Res<Response> {
             let api = glue::api_request(req).await?;
             store::post(&D1(&db), player.as_ref(), bot, &api.body, glue::now_ms()).await?
         }
-        _ => return Err(ApiError::new(405, "method_not_allowed", "use GET or POST")),
+        _ => return Err(ApiError::new(ErrorCode::MethodNotAllowed, "use GET or POST")),
     };
     Response::from_json(&dm).map_err(|e| ApiError::internal(e.to_string()))
 }
@@ -54,13 +54,14 @@ pub async fn send(env: &Env, db: &D1Database, player: &str, text: &str) -> Res<(
     let base = api_base(env);
     let channel =
         call(&token, &format!("{base}/users/@me/channels"), &json!({ "recipient_id": discord_id })).await?;
-    let id = channel["id"].as_str().ok_or_else(|| ApiError::new(502, "discord_failed", "no DM channel"))?;
+    let id =
+        channel["id"].as_str().ok_or_else(|| ApiError::new(ErrorCode::DiscordFailed, "no DM channel"))?;
     call(&token, &format!("{base}/channels/{id}/messages"), &json!({ "content": text })).await?;
     Ok(())
 }
 
 async fn call(token: &str, url: &str, body: &serde_json::Value) -> Res<serde_json::Value> {
-    let bad = |why: String| ApiError::new(502, "discord_failed", why);
+    let bad = |why: String| ApiError::new(ErrorCode::DiscordFailed, why);
     let mut init = RequestInit::new();
     init.with_method(Method::Post).with_body(Some(JsValue::from_str(&body.to_string())));
     let req = Request::new_with_init(url, &init).map_err(internal)?;

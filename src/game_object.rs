@@ -7,7 +7,7 @@ use service::ai::{MctsAi, Opponent};
 use service::game::{self, Ctx, Handled, Route};
 use service::model::GameRecord;
 use service::store::GameStore;
-use service::ApiError;
+use service::{ApiError, ErrorCode};
 use worker::{
     durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, State, WebSocket,
     WebSocketIncomingMessage, WebSocketPair,
@@ -194,7 +194,10 @@ impl GameObject {
         let is_ws =
             req.headers().get("Upgrade").ok().flatten().is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
         if !is_ws {
-            return glue::error(&ApiError::new(426, "upgrade_required", "this route speaks WebSocket only"));
+            return glue::error(&ApiError::new(
+                ErrorCode::UpgradeRequired,
+                "this route speaks WebSocket only",
+            ));
         }
         // 404 for a game that does not exist, before accepting anything.
         let handled = game::handle(
@@ -231,7 +234,7 @@ impl GameObject {
             Err(e) => {
                 // Nothing accepted: hand the slot back.
                 crate::limiter::ws_report(&self.env, &tag, &self.game_key(), have).await;
-                return glue::error(&ApiError::new(503, "no_randomness", format!("{e}")));
+                return glue::error(&ApiError::new(ErrorCode::NoRandomness, format!("{e}")));
             }
         };
         let pair = WebSocketPair::new()?;

@@ -2,7 +2,7 @@
 
 use service::http::{bearer, too_large, ApiRequest, ApiResponse, Body, Method, MAX_BODY_BYTES};
 use service::tokens::Random;
-use service::ApiError;
+use service::{ApiError, ErrorCode};
 use worker::{Headers, Request, Response, Result};
 
 /// Randomness from the platform (crypto.getRandomValues through getrandom).
@@ -11,7 +11,7 @@ pub struct OsRandom;
 impl Random for OsRandom {
     fn fill(&mut self, buf: &mut [u8]) -> std::result::Result<(), ApiError> {
         getrandom::fill(buf).map_err(|e| {
-            ApiError::new(503, "no_randomness", format!("secure randomness is unavailable: {e}"))
+            ApiError::new(ErrorCode::NoRandomness, format!("secure randomness is unavailable: {e}"))
         })
     }
 }
@@ -23,7 +23,7 @@ pub type Res<T> = std::result::Result<T, ApiError>;
 /// A D1 (or other storage binding) failure: 503 `storage_unavailable`. Its detail (SQL,
 /// binding text) goes to the log only: the client sees the generic message.
 pub fn storage(e: worker::Error) -> ApiError {
-    ApiError::new(503, "storage_unavailable", e.to_string())
+    ApiError::new(ErrorCode::StorageUnavailable, e.to_string())
 }
 
 pub fn now_ms() -> i64 {
@@ -41,7 +41,7 @@ pub async fn api_request(req: &mut Request) -> std::result::Result<ApiRequest, A
     };
     let body = if method == Method::Post { read_body(req).await? } else { Vec::new() };
     let auth = req.headers().get("Authorization").ok().flatten();
-    let url = req.url().map_err(|e| ApiError::bad_request("bad_url", e.to_string()))?;
+    let url = req.url().map_err(|e| ApiError::new(ErrorCode::BadUrl, e.to_string()))?;
     Ok(ApiRequest {
         method,
         path: url.path().to_owned(),
@@ -63,7 +63,7 @@ pub async fn read_body(req: &mut Request) -> std::result::Result<Vec<u8>, ApiErr
     let Ok(mut stream) = req.stream() else { return Ok(Vec::new()) };
     let mut body = service::guard::CappedBody::api();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| ApiError::bad_request("unreadable_body", e.to_string()))?;
+        let chunk = chunk.map_err(|e| ApiError::new(ErrorCode::UnreadableBody, e.to_string()))?;
         body.push(&chunk)?;
     }
     Ok(body.into_bytes())

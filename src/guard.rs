@@ -4,7 +4,7 @@
 use service::admission;
 use service::game::Route;
 use service::model::GameRecord;
-use service::ApiError;
+use service::{ApiError, ErrorCode};
 use worker::{Env, Headers, Method, Request, Response, Result, State};
 
 use crate::limiter::Limiters;
@@ -29,7 +29,7 @@ pub fn check_write(req: &Request) -> std::result::Result<(), ApiError> {
     let header = |name: &str| h.get(name).ok().flatten();
     let own = req
         .url()
-        .map_err(|e| ApiError::bad_request("bad_url", e.to_string()))?
+        .map_err(|e| ApiError::new(ErrorCode::BadUrl, e.to_string()))?
         .origin()
         .ascii_serialization();
     let has_cookie = service::accounts::session_from_cookie(header("Cookie").as_deref()).is_some();

@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 
 use service::lobby::{Deliver, Reads};
-use service::ApiError;
+use service::{ApiError, ErrorCode};
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State, WebSocket,
     WebSocketIncomingMessage, WebSocketPair,
@@ -116,7 +116,10 @@ impl Lobby {
         let is_ws =
             req.headers().get("Upgrade").ok().flatten().is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
         if !is_ws {
-            return glue::error(&ApiError::new(426, "upgrade_required", "this route speaks WebSocket only"));
+            return glue::error(&ApiError::new(
+                ErrorCode::UpgradeRequired,
+                "this route speaks WebSocket only",
+            ));
         }
         let limits = crate::config::limits(&self.env);
         let tag = match crate::guard::socket_caps(

@@ -10,7 +10,7 @@ use service::http::PlayerRef;
 use service::player_store::PlayerStore;
 use service::players::{self as rules, find_story};
 use service::story::Story;
-use service::ApiError;
+use service::{ApiError, ErrorCode};
 use worker::{Env, Method, Request, Response};
 
 use crate::accounts::{current_player, player_if_any, player_or_guest, with_cookie};
@@ -49,7 +49,7 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
         (Method::Get, ["leaderboard"]) => json_response(&rules::leaderboard(&store).await?, None),
         (Method::Get, ["stats", "matchups"]) => json_response(&rules::matchups(&store).await?, None),
         (_, ["stories", ..] | ["players", ..] | ["leaderboard"] | ["stats", "matchups"]) => {
-            Err(ApiError::new(405, "method_not_allowed", "this method is not allowed on this route"))
+            Err(ApiError::new(ErrorCode::MethodNotAllowed, "this method is not allowed on this route"))
         }
         _ => Err(ApiError::not_found(format!("no route {path}"))),
     }

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use service::db::push::{self as store, Delivery};
 use service::model::GameRecord;
 use service::push::{self, Notice, PushKey, Subscribed, Subscription, Vapid};
-use service::ApiError;
+use service::{ApiError, ErrorCode};
 use worker::js_sys::Uint8Array;
 use worker::{D1Database, Env, Method, Request, RequestInit, Response, SqlStorage};
 
@@ -95,7 +95,7 @@ pub async fn handle(req: &mut Request, env: &Env, path: &str) -> Res<Response> {
             json(&done, None)
         }
         (_, "/api/push/key" | "/api/me/push" | "/api/me/push/unsubscribe") => {
-            Err(ApiError::new(405, "method_not_allowed", "wrong method for this route"))
+            Err(ApiError::new(ErrorCode::MethodNotAllowed, "wrong method for this route"))
         }
         _ => Err(ApiError::not_found(format!("no route {path}"))),
     }
@@ -171,6 +171,6 @@ async fn send(env: &Env, vapid: &Vapid, sub: &Subscription, payload: &[u8]) -> R
     let resp = worker::Fetch::Request(req)
         .send()
         .await
-        .map_err(|e| ApiError::new(502, "push_failed", e.to_string()))?;
+        .map_err(|e| ApiError::new(ErrorCode::PushFailed, e.to_string()))?;
     Ok(resp.status_code())
 }

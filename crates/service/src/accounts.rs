@@ -109,7 +109,7 @@ pub fn check_pending(
     token_hash: &str,
     now: i64,
 ) -> Result<(), crate::ApiError> {
-    let bad = |why: &str| crate::ApiError::new(403, "bad_state", why.to_owned());
+    let bad = |why: &str| crate::ApiError::new(crate::ErrorCode::BadState, why.to_owned());
     let (session_hash, created_at) = pending.ok_or_else(|| bad("unknown or already used sign-in state"))?;
     if !crate::tokens::same(session_hash, token_hash) {
         return Err(bad("this sign-in was started by another browser"));
@@ -169,7 +169,7 @@ mod tests {
                 1_000 + STATE_MAX_AGE_MS,
             )
             .unwrap_err();
-            assert_eq!((e.status, e.code), (403, "bad_state"));
+            assert_eq!((e.status(), e.code), (403, crate::ErrorCode::BadState));
             assert!(e.message.contains(why), "{}", e.message);
         }
     }

@@ -3,7 +3,7 @@
 //! and AI moves (each a search on the server), and the caps on open sockets.
 
 use crate::create::{Limits, MINUTE_MS};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::game::{self, Route};
 use crate::guard::Rate;
 use crate::http::Method;
@@ -19,8 +19,7 @@ pub fn precheck(method: Method, path: &str, has_credential: bool) -> Result<Rout
     let needs_seat = matches!(route, Route::Moves | Route::Resign | Route::Draw | Route::Abort);
     if needs_seat && !has_credential {
         return Err(ApiError::new(
-            401,
-            "unauthorized",
+            ErrorCode::Unauthorized,
             "this request needs the seat token as 'Authorization: Bearer <token>'",
         ));
     }
@@ -102,7 +101,11 @@ mod tests {
     fn writes_that_need_a_seat_need_a_credential_and_unknown_routes_are_refused() {
         for tail in ["/moves", "/resign", "/draw", "/abort"] {
             let path = format!("{GAME}{tail}");
-            assert_eq!(precheck(Method::Post, &path, false).unwrap_err().code, "unauthorized", "{tail}");
+            assert_eq!(
+                precheck(Method::Post, &path, false).unwrap_err().code,
+                ErrorCode::Unauthorized,
+                "{tail}"
+            );
             assert!(precheck(Method::Post, &path, true).is_ok(), "{tail}");
         }
         assert_eq!(precheck(Method::Get, GAME, false).unwrap(), Route::State);

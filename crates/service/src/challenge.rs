@@ -8,7 +8,7 @@ use engine::Faction;
 use serde::{Deserialize, Serialize};
 
 use crate::create::{CreateGame, SeatChoice};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::model::{Mode, DAYS_PER_MOVE};
 use crate::tokens::Random;
 
@@ -120,8 +120,7 @@ impl PostChallenge {
         let c: PostChallenge = crate::http::parse_json(body)?;
         if let Some(d) = c.days_per_move.filter(|d| !DAYS_PER_MOVE.contains(d)) {
             return Err(ApiError::new(
-                422,
-                "invalid_time_control",
+                ErrorCode::InvalidTimeControl,
                 format!("days_per_move must be one of {DAYS_PER_MOVE:?}, not {d}"),
             ));
         }
@@ -153,22 +152,18 @@ impl PostChallenge {
 pub fn may_post(open: u32, posted_last_hour: u32) -> Result<(), ApiError> {
     if open >= MAX_OPEN_PER_PLAYER {
         return Err(ApiError::new(
-            409,
-            "too_many_challenges",
+            ErrorCode::TooManyChallenges,
             format!(
                 "you already have {open} open challenges (at most {MAX_OPEN_PER_PLAYER}); cancel one first"
             ),
         ));
     }
     if posted_last_hour >= MAX_POSTS_PER_HOUR {
-        return Err(ApiError {
-            retry_after: Some(3600),
-            ..ApiError::new(
-                429,
-                "rate_limited",
-                "too many challenges posted this hour; please try again later",
-            )
-        });
+        return Err(ApiError::new(
+            ErrorCode::RateLimited,
+            "too many challenges posted this hour; please try again later",
+        )
+        .with_retry_after(3600));
     }
     Ok(())
 }
@@ -176,12 +171,11 @@ pub fn may_post(open: u32, posted_last_hour: u32) -> Result<(), ApiError> {
 /// Who may accept: not the poster; a rated challenge only a player signed in with Discord.
 pub fn may_accept(poster: &str, player: &str, rated: bool, linked: bool) -> Result<(), ApiError> {
     if poster == player {
-        return Err(ApiError::new(422, "own_challenge", "you cannot accept your own challenge"));
+        return Err(ApiError::new(ErrorCode::OwnChallenge, "you cannot accept your own challenge"));
     }
     if rated && !linked {
         return Err(ApiError::new(
-            403,
-            "sign_in_required",
+            ErrorCode::SignInRequired,
             "this is a rated challenge: sign in with Discord to accept it",
         ));
     }
@@ -208,12 +202,12 @@ mod tests {
         let c =
             PostChallenge::parse(br#"{"south": "random", "north": "axiom", "days_per_move": 3}"#).unwrap();
         assert_eq!((c.seat, c.rated), (SeatChoice::Random, false));
-        assert_eq!(PostChallenge::parse(br#"{"south": "x", "north": "axiom"}"#).unwrap_err().status, 400);
+        assert_eq!(PostChallenge::parse(br#"{"south": "x", "north": "axiom"}"#).unwrap_err().status(), 400);
         assert_eq!(
             PostChallenge::parse(br#"{"south": "axiom", "north": "axiom", "days_per_move": 4}"#)
                 .unwrap_err()
                 .code,
-            "invalid_time_control"
+            ErrorCode::InvalidTimeControl
         );
         let g = c.game(&mut Fixed(vec![0; 16])).unwrap();
         assert_eq!((g.mode, g.north, g.days_per_move), (Mode::Link, Faction::Axiom, Some(3)));
@@ -223,11 +217,11 @@ mod tests {
     #[test]
     fn bounds_and_who_may_accept() {
         assert!(may_post(2, 9).is_ok());
-        assert_eq!(may_post(3, 0).unwrap_err().code, "too_many_challenges");
+        assert_eq!(may_post(3, 0).unwrap_err().code, ErrorCode::TooManyChallenges);
         let busy = may_post(0, 10).unwrap_err();
-        assert_eq!((busy.status, busy.code, busy.retry_after), (429, "rate_limited", Some(3600)));
-        assert_eq!(may_accept("a", "a", false, false).unwrap_err().code, "own_challenge");
-        assert_eq!(may_accept("a", "b", true, false).unwrap_err().code, "sign_in_required");
+        assert_eq!((busy.status(), busy.code, busy.retry_after), (429, ErrorCode::RateLimited, Some(3600)));
+        assert_eq!(may_accept("a", "a", false, false).unwrap_err().code, ErrorCode::OwnChallenge);
+        assert_eq!(may_accept("a", "b", true, false).unwrap_err().code, ErrorCode::SignInRequired);
         assert!(may_accept("a", "b", true, true).is_ok());
         assert!(may_accept("a", "b", false, false).is_ok());
     }

@@ -3,7 +3,7 @@
 use engine::{Faction, Side};
 use serde::{Deserialize, Serialize};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::model::{Mode, DAYS_PER_MOVE};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,8 +43,7 @@ impl CreateGame {
         if let Some(d) = c.days_per_move {
             if !DAYS_PER_MOVE.contains(&d) {
                 return Err(ApiError::new(
-                    422,
-                    "invalid_time_control",
+                    ErrorCode::InvalidTimeControl,
                     format!("days_per_move must be one of {DAYS_PER_MOVE:?}, not {d}"),
                 ));
             }
@@ -52,14 +51,13 @@ impl CreateGame {
         if let Some(l) = c.level {
             if ai::level::level(l).is_none() {
                 return Err(ApiError::new(
-                    422,
-                    "invalid_level",
+                    ErrorCode::InvalidLevel,
                     format!("level must be 1 to {}, not {l}", ai::level::LEVELS.len()),
                 ));
             }
         }
         if c.rated && c.mode != Mode::Link {
-            return Err(ApiError::new(422, "rated_needs_link", "only link games can be rated"));
+            return Err(ApiError::new(ErrorCode::RatedNeedsLink, "only link games can be rated"));
         }
         Ok(c)
     }
@@ -158,19 +156,19 @@ mod tests {
         let e =
             CreateGame::parse(br#"{"south":"clockwork","north":"axiom","mode":"link","days_per_move":4}"#)
                 .unwrap_err();
-        assert_eq!((e.status, e.code), (422, "invalid_time_control"));
+        assert_eq!((e.status(), e.code), (422, ErrorCode::InvalidTimeControl));
         let e = CreateGame::parse(br#"{"south":"robots","north":"axiom","mode":"ai"}"#).unwrap_err();
-        assert_eq!(e.code, "invalid_body");
+        assert_eq!(e.code, ErrorCode::InvalidBody);
         assert!(e.message.contains("robots"), "{}", e.message);
         let e = CreateGame::parse(br#"{"south":"clockwork""#).unwrap_err();
-        assert_eq!(e.code, "invalid_json");
+        assert_eq!(e.code, ErrorCode::InvalidJson);
         let e = CreateGame::parse(br#"{"south":"clockwork","north":"axiom","mode":"ai","x":1}"#).unwrap_err();
         assert!(e.message.contains("unknown field"));
         let e = CreateGame::parse(&vec![b' '; 10_000]).unwrap_err();
-        assert_eq!(e.status, 413);
+        assert_eq!(e.status(), 413);
         let e = CreateGame::parse(br#"{"south":"clockwork","north":"axiom","mode":"ai","rated":true}"#)
             .unwrap_err();
-        assert_eq!((e.status, e.code), (422, "rated_needs_link"));
+        assert_eq!((e.status(), e.code), (422, ErrorCode::RatedNeedsLink));
         assert!(
             CreateGame::parse(br#"{"south":"clockwork","north":"axiom","mode":"link","rated":true}"#)
                 .unwrap()
@@ -187,7 +185,7 @@ mod tests {
             [Load { open_by_creator: 3, ..Load::default() }, Load { active_games: 10, ..Load::default() }]
         {
             let e = check_capacity(load, limits).unwrap_err();
-            assert_eq!((e.status, e.code), (503, "server_busy"));
+            assert_eq!((e.status(), e.code), (503, ErrorCode::ServerBusy));
             assert!(e.retry_after.is_some());
         }
     }

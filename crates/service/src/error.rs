@@ -1,40 +1,52 @@
-//! The API's one error type: a status, a stable machine code, a human message, and for
-//! conflicts the current game state. Mapped once to JSON `{ "error", "message" }`.
+//! The API's one error type: a machine code (whose table gives the status, see
+//! [`ErrorCode`]), a human message, and for conflicts the current game state. Mapped
+//! once to JSON `{ "error", "message" }`.
 
 use serde::Serialize;
 
+pub use crate::error_code::ErrorCode;
 use crate::model::GameView;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{} {code}: {message}", code.status())]
 pub struct ApiError {
-    pub status: u16,
-    pub code: &'static str,
+    /// The machine code; the answer's status is its [`ErrorCode::status`].
+    pub code: ErrorCode,
     pub message: String,
     /// The current state, sent with 409s so a client can resynchronise at once.
     pub state: Option<Box<GameView>>,
-    /// Seconds, for `Retry-After` (503 server_busy).
+    /// Seconds, for `Retry-After` (503 server_busy, 429 rate_limited).
     pub retry_after: Option<u32>,
 }
 
 impl ApiError {
-    pub fn new(status: u16, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into(), state: None, retry_after: None }
-    }
-
-    pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(400, code, message)
-    }
-
-    pub fn conflict(code: &'static str, message: impl Into<String>, state: GameView) -> ApiError {
-        ApiError { state: Some(Box::new(state)), ..ApiError::new(409, code, message) }
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError { code, message: message.into(), state: None, retry_after: None }
     }
 
     pub fn not_found(message: impl Into<String>) -> ApiError {
-        ApiError::new(404, "not_found", message)
+        ApiError::new(ErrorCode::NotFound, message)
     }
 
     pub fn internal(message: impl Into<String>) -> ApiError {
-        ApiError::new(500, "internal", message)
+        ApiError::new(ErrorCode::Internal, message)
+    }
+
+    /// A conflict over a game's state (a 409 code), answered with the current `state`
+    /// so the client can resynchronise at once.
+    pub fn conflict(code: ErrorCode, message: impl Into<String>, state: GameView) -> ApiError {
+        debug_assert_eq!(code.status(), 409, "{code} is not a conflict");
+        ApiError { state: Some(Box::new(state)), ..ApiError::new(code, message) }
+    }
+
+    /// With a `Retry-After` of `seconds`.
+    pub fn with_retry_after(self, seconds: u32) -> ApiError {
+        ApiError { retry_after: Some(seconds), ..self }
+    }
+
+    /// The answer's HTTP status: the code's.
+    pub fn status(&self) -> u16 {
+        self.code.status()
     }
 
     /// The JSON body (`Error` in the OpenAPI document).
@@ -47,28 +59,11 @@ impl ApiError {
 /// game its current `state`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ErrorBody<'a> {
-    pub error: &'a str,
+    pub error: ErrorCode,
     pub message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<&'a GameView>,
 }
 
-/// 5xx codes whose messages are written for players and carry no internal detail.
-const PUBLIC_5XX: [&str; 2] = ["server_busy", "discord_unconfigured"];
-
 /// What a client is told of a server-side failure.
 pub const GENERIC_MESSAGE: &str = "Something went wrong on the server; please try again.";
-
-/// Whether an error answer with this status and code must lose its message (see
-/// [`crate::http::ApiResponse::for_client`]).
-pub fn needs_redaction(status: u16, code: &str) -> bool {
-    status >= 500 && !PUBLIC_5XX.contains(&code)
-}
-
-impl core::fmt::Display for ApiError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{} {}: {}", self.status, self.code, self.message)
-    }
-}
-
-impl std::error::Error for ApiError {}

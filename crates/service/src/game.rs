@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ai::Opponent;
 use crate::create::CreateGame;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::http::{parse_json, ApiRequest, ApiResponse, Method, PlayerRef};
 use crate::model::{
     Controller, Finish, FinishReason, GameRecord, GameView, LastReply, Mode, MoveEntry, Seat, StageRef,
@@ -93,8 +93,7 @@ pub fn route(method: Method, path: &str) -> Result<(String, Route), ApiError> {
         (Method::Post, "rematch") => Route::Rematch,
         (_, "" | "join" | "moves" | "resign" | "draw" | "record" | "ws" | "abort" | "rematch") => {
             return Err(ApiError::new(
-                405,
-                "method_not_allowed",
+                ErrorCode::MethodNotAllowed,
                 format!("{method:?} is not allowed on this route"),
             ));
         }
@@ -120,8 +119,7 @@ fn load(store: &dyn GameStore) -> Result<(GameRecord, Game), ApiError> {
 fn save(store: &mut dyn GameStore, rec: &GameRecord) -> Result<(), ApiError> {
     store.save(rec).map_err(|e| {
         ApiError::new(
-            503,
-            "storage_unavailable",
+            ErrorCode::StorageUnavailable,
             format!("the game could not be saved, nothing changed: {e}"),
         )
     })
@@ -285,12 +283,11 @@ pub fn create_with(
 ) -> Handled {
     let result = (|| {
         if store.load().map_err(ApiError::internal)?.is_some() {
-            return Err(ApiError::new(409, "exists", "a game with this id already exists"));
+            return Err(ApiError::new(ErrorCode::Exists, "a game with this id already exists"));
         }
         if req.rated && !extra.creator.as_ref().is_some_and(|c| c.linked) {
             return Err(ApiError::new(
-                403,
-                "sign_in_required",
+                ErrorCode::SignInRequired,
                 "rated games are for players signed in with Discord",
             ));
         }
@@ -384,8 +381,7 @@ pub(crate) fn authorise_request(rec: &GameRecord, req: &ApiRequest, turn: Side) 
 fn authorise(rec: &GameRecord, bearer: Option<&str>) -> Result<Side, ApiError> {
     let token = bearer.ok_or_else(|| {
         ApiError::new(
-            401,
-            "unauthorized",
+            ErrorCode::Unauthorized,
             "this request needs the seat token as 'Authorization: Bearer <token>'",
         )
     })?;
@@ -397,7 +393,7 @@ fn authorise(rec: &GameRecord, bearer: Option<&str>) -> Result<Side, ApiError> {
             }
         }
     }
-    found.ok_or_else(|| ApiError::new(403, "forbidden", "this token holds no seat in this game"))
+    found.ok_or_else(|| ApiError::new(ErrorCode::Forbidden, "this token holds no seat in this game"))
 }
 
 #[derive(Deserialize)]
@@ -443,26 +439,28 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
             Route::Join => {
                 let body: JoinBody = parse_json(&req.body)?;
                 if rec.mode != Mode::Link {
-                    return Err(ApiError::new(409, "not_a_link_game", "only link games have a seat to join"));
+                    return Err(ApiError::new(
+                        ErrorCode::NotALinkGame,
+                        "only link games have a seat to join",
+                    ));
                 }
                 if rec.result.is_some() {
                     return Err(ApiError::conflict(
-                        "game_over",
+                        ErrorCode::GameOver,
                         "the game is over: no one can join it",
                         rec.view(&game),
                     ));
                 }
                 let Some(invite_hash) = rec.invite_hash.clone() else {
                     return Err(ApiError::conflict(
-                        "seat_taken",
+                        ErrorCode::SeatTaken,
                         "the invited seat has already been claimed",
                         rec.view(&game),
                     ));
                 };
                 if !tokens::matches(&body.invite, &invite_hash) {
                     return Err(ApiError::new(
-                        403,
-                        "bad_invite",
+                        ErrorCode::BadInvite,
                         "this invite token is not valid for this game",
                     ));
                 }
@@ -473,15 +471,13 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 if rec.rated {
                     let joiner = req.player.as_ref().filter(|p| p.linked).ok_or_else(|| {
                         ApiError::new(
-                            403,
-                            "sign_in_required",
+                            ErrorCode::SignInRequired,
                             "this is a rated game: sign in with Discord to join it",
                         )
                     })?;
                     if rec.seat(side.opponent()).player.as_deref() == Some(joiner.id.as_str()) {
                         return Err(ApiError::new(
-                            422,
-                            "same_player",
+                            ErrorCode::SamePlayer,
                             "you cannot play a rated game against yourself",
                         ));
                     }
@@ -500,8 +496,8 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 let side = authorise_request(&rec, req, game.position().turn())?;
                 let body: MoveBody = parse_json(&req.body)?;
                 let mv = Move::parse(&body.mv).map_err(|e| {
-                    ApiError::bad_request(
-                        "bad_move_notation",
+                    ApiError::new(
+                        ErrorCode::BadMoveNotation,
                         format!("'{}': {e}", body.mv.chars().take(40).collect::<String>()),
                     )
                 })?;
@@ -515,11 +511,11 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                     return Ok(late);
                 }
                 if rec.result.is_some() {
-                    return Err(ApiError::conflict("game_over", "the game is over", rec.view(&game)));
+                    return Err(ApiError::conflict(ErrorCode::GameOver, "the game is over", rec.view(&game)));
                 }
                 if !rec.seats_filled() {
                     return Err(ApiError::conflict(
-                        "waiting_for_opponent",
+                        ErrorCode::WaitingForOpponent,
                         "the invited player has not joined yet",
                         rec.view(&game),
                     ));
@@ -527,19 +523,19 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 let pos = *game.position();
                 if pos.turn() != side {
                     return Err(ApiError::conflict(
-                        "not_your_turn",
+                        ErrorCode::NotYourTurn,
                         format!("it is {}'s turn", pos.turn()),
                         rec.view(&game),
                     ));
                 }
                 if body.ply != pos.ply() {
                     return Err(ApiError::conflict(
-                        "stale_ply",
+                        ErrorCode::StalePly,
                         format!("the game is at ply {}, not {}", pos.ply(), body.ply),
                         rec.view(&game),
                     ));
                 }
-                game.play(mv).map_err(|e| ApiError::new(422, "illegal_move", e.to_string()))?;
+                game.play(mv).map_err(|e| ApiError::new(ErrorCode::IllegalMove, e.to_string()))?;
                 rec.moves.push(MoveEntry { mv, by: side, at: ctx.now });
                 if rec.draw_offer == Some(side.opponent()) {
                     rec.draw_offer = None; // moving declines the opponent's offer
@@ -566,18 +562,18 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                     return Ok(late);
                 }
                 if rec.result.is_some() {
-                    return Err(ApiError::conflict("game_over", "the game is over", rec.view(&game)));
+                    return Err(ApiError::conflict(ErrorCode::GameOver, "the game is over", rec.view(&game)));
                 }
                 if rec.stage.is_some() {
                     return Err(ApiError::conflict(
-                        "not_abortable",
+                        ErrorCode::NotAbortable,
                         "a story stage is left with Exit Stage",
                         rec.view(&game),
                     ));
                 }
                 if !abortable(&rec) {
                     return Err(ApiError::conflict(
-                        "too_late_to_abort",
+                        ErrorCode::TooLateToAbort,
                         "a game can be aborted only until either side has played its second move; resign instead",
                         rec.view(&game),
                     ));
@@ -594,7 +590,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                     return Ok(late);
                 }
                 if rec.result.is_some() {
-                    return Err(ApiError::conflict("game_over", "the game is over", rec.view(&game)));
+                    return Err(ApiError::conflict(ErrorCode::GameOver, "the game is over", rec.view(&game)));
                 }
                 rec.result = Some(Finish::win(side.opponent(), FinishReason::Resignation, ctx.now));
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
@@ -609,12 +605,11 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                     return Ok(late);
                 }
                 if rec.result.is_some() {
-                    return Err(ApiError::conflict("game_over", "the game is over", rec.view(&game)));
+                    return Err(ApiError::conflict(ErrorCode::GameOver, "the game is over", rec.view(&game)));
                 }
                 if rec.mode == Mode::Ai {
                     return Err(ApiError::new(
-                        422,
-                        "draw_unavailable",
+                        ErrorCode::DrawUnavailable,
                         "the AI does not agree to draws; play on or resign",
                     ));
                 }
@@ -626,14 +621,14 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                     DrawAction::Offer => {
                         if !rec.seats_filled() {
                             return Err(ApiError::conflict(
-                                "waiting_for_opponent",
+                                ErrorCode::WaitingForOpponent,
                                 "the invited player has not joined yet",
                                 rec.view(&game),
                             ));
                         }
                         if rec.draw_offer == Some(side) {
                             return Err(ApiError::conflict(
-                                "draw_already_offered",
+                                ErrorCode::DrawAlreadyOffered,
                                 "you have already offered a draw",
                                 rec.view(&game),
                             ));
@@ -643,7 +638,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                     DrawAction::Accept | DrawAction::Decline => {
                         if !offered_to_me {
                             return Err(ApiError::conflict(
-                                "no_draw_offer",
+                                ErrorCode::NoDrawOffer,
                                 "your opponent has not offered a draw",
                                 rec.view(&game),
                             ));
@@ -707,11 +702,11 @@ fn end_stage(
         let (mut rec, game) = load(store)?;
         let was_finished = rec.result.is_some();
         let Some(st) = rec.stage.clone() else {
-            return Err(ApiError::new(409, "not_a_stage", "this game is not a story stage"));
+            return Err(ApiError::new(ErrorCode::NotAStage, "this game is not a story stage"));
         };
         if let Some(players) = players {
             if !rec.seat(st.player).player.as_deref().is_some_and(|p| players.contains(&p)) {
-                return Err(ApiError::new(403, "forbidden", "this stage is another player's"));
+                return Err(ApiError::new(ErrorCode::Forbidden, "this stage is another player's"));
             }
         }
         if was_finished {
@@ -770,7 +765,10 @@ fn forfeit_first(
     // Only the deadline is considered here (idle timers are the alarm's).
     upkeep::expire(rec, now, &Timers::deadline_only());
     save(store, rec)?;
-    let err =
-        ApiError::conflict("game_over", "the game is over: time ran out before this request", rec.view(game));
+    let err = ApiError::conflict(
+        ErrorCode::GameOver,
+        "the game is over: time ran out before this request",
+        rec.view(game),
+    );
     Ok(Some((ApiResponse::error(&err), effects(false, rec), rec.clone())))
 }

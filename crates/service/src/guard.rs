@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::http::MAX_BODY_BYTES;
 
 /// Whether a `Content-Type` header value is JSON (`application/json`, any parameters).
@@ -30,15 +30,13 @@ pub fn check_write(
 ) -> Result<(), ApiError> {
     if !is_json(content_type) {
         return Err(ApiError::new(
-            415,
-            "unsupported_media_type",
+            ErrorCode::UnsupportedMediaType,
             "writes must be sent as 'Content-Type: application/json'",
         ));
     }
     if has_cookie && origin.map(str::trim) != Some(own_origin) {
         return Err(ApiError::new(
-            403,
-            "bad_origin",
+            ErrorCode::BadOrigin,
             "a request that carries the session cookie must come from this site (Origin)",
         ));
     }
@@ -171,10 +169,8 @@ pub fn ws_report(leases: &mut Vec<SocketLease>, game: &str, count: u32, now: i64
 
 /// 503 `server_busy` with `Retry-After`, for a refused limiter hit.
 pub fn busy(why: &str, retry_after_s: u32) -> ApiError {
-    ApiError {
-        retry_after: Some(retry_after_s.max(1)),
-        ..ApiError::new(503, "server_busy", format!("Too many requests ({why}); please try again later."))
-    }
+    ApiError::new(ErrorCode::ServerBusy, format!("Too many requests ({why}); please try again later."))
+        .with_retry_after(retry_after_s.max(1))
 }
 
 /// Accumulates a streamed body and refuses it (413) as soon as it passes `cap` bytes,
@@ -225,12 +221,12 @@ mod tests {
             Some("application/jsonx"),
         ] {
             let e = check_write(ct, Some(own), own, true).unwrap_err();
-            assert_eq!((e.status, e.code), (415, "unsupported_media_type"), "{ct:?}");
+            assert_eq!((e.status(), e.code), (415, ErrorCode::UnsupportedMediaType), "{ct:?}");
         }
         assert!(check_write(Some("application/json"), Some(own), own, true).is_ok());
         for origin in [None, Some("https://evil.example"), Some("null"), Some("https://arena.example.evil")] {
             let e = check_write(Some("application/json"), origin, own, true).unwrap_err();
-            assert_eq!((e.status, e.code), (403, "bad_origin"), "{origin:?}");
+            assert_eq!((e.status(), e.code), (403, ErrorCode::BadOrigin), "{origin:?}");
         }
         // Without a cookie there is no ambient authority to misuse: no Origin needed.
         assert!(check_write(Some("application/json"), Some("https://evil.example"), own, false).is_ok());
@@ -323,9 +319,9 @@ mod tests {
         b.push(b"12345").unwrap();
         b.push(b"67890").unwrap();
         let e = b.push(b"x").unwrap_err();
-        assert_eq!(e.status, 413);
+        assert_eq!(e.status(), 413);
         let mut b = CappedBody::new(10);
-        assert_eq!(b.push(&[0; 11]).unwrap_err().code, "body_too_large");
+        assert_eq!(b.push(&[0; 11]).unwrap_err().code, ErrorCode::BodyTooLarge);
         let mut b = CappedBody::api();
         b.push(b"{}").unwrap();
         assert_eq!(b.into_bytes(), b"{}");

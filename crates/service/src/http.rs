@@ -2,9 +2,10 @@
 //! to `worker::Request` / `worker::Response`.
 
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 /// Bodies above this are refused with 413 before parsing.
 pub const MAX_BODY_BYTES: usize = 8 * 1024;
@@ -72,18 +73,20 @@ impl ApiResponse {
     pub fn error(e: &ApiError) -> ApiResponse {
         let body = serde_json::to_value(e.body())
             .unwrap_or_else(|_| serde_json::json!({ "error": e.code, "message": e.message }));
-        ApiResponse { status: e.status, body: Body::Json(body), retry_after: e.retry_after }
+        ApiResponse { status: e.status(), body: Body::Json(body), retry_after: e.retry_after }
     }
 
     /// The answer as a client may see it, and the line to log. A server-side failure (5xx,
-    /// see [`crate::error::needs_redaction`]) keeps its status and code but its message,
+    /// see [`crate::ErrorCode::message_is_public`]) keeps its status and code but its message,
     /// which can carry storage, network or internal text, is logged and replaced by
     /// [`crate::error::GENERIC_MESSAGE`] (and a state is dropped). Everything else passes
     /// unchanged. The Worker calls this on every answer, its own and its objects'.
     pub fn for_client(self) -> (ApiResponse, Option<String>) {
         let Body::Json(v) = &self.body else { return (self, None) };
-        let Some(code) = v.get("error").and_then(Value::as_str) else { return (self, None) };
-        if !crate::error::needs_redaction(self.status, code) {
+        let Some(code) = v.get("error").and_then(|c| ErrorCode::deserialize(c).ok()) else {
+            return (self, None);
+        };
+        if code.message_is_public() {
             return (self, None);
         }
         let message = v.get("message").and_then(Value::as_str).unwrap_or_default();
@@ -118,21 +121,21 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
         return Err(too_large());
     }
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::bad_request("invalid_json", "the request needs a JSON body"));
+        return Err(ApiError::new(ErrorCode::InvalidJson, "the request needs a JSON body"));
     }
     // Two steps so the error says which is wrong: the JSON itself, or its shape. (serde
     // alone would also read a struct from an array, and calls some type errors syntax.)
     let value: Value = serde_json::from_slice(body)
-        .map_err(|e| ApiError::bad_request("invalid_json", format!("request body is not JSON: {e}")))?;
+        .map_err(|e| ApiError::new(ErrorCode::InvalidJson, format!("request body is not JSON: {e}")))?;
     if !value.is_object() {
-        return Err(ApiError::bad_request("invalid_body", "request body must be a JSON object"));
+        return Err(ApiError::new(ErrorCode::InvalidBody, "request body must be a JSON object"));
     }
     serde_json::from_value(value)
-        .map_err(|e| ApiError::bad_request("invalid_body", format!("request body: {e}")))
+        .map_err(|e| ApiError::new(ErrorCode::InvalidBody, format!("request body: {e}")))
 }
 
 pub fn too_large() -> ApiError {
-    ApiError::new(413, "body_too_large", format!("request bodies are limited to {MAX_BODY_BYTES} bytes"))
+    ApiError::new(ErrorCode::BodyTooLarge, format!("request bodies are limited to {MAX_BODY_BYTES} bytes"))
 }
 
 /// The bearer token of an `Authorization` header value.
@@ -149,7 +152,7 @@ mod tests {
 
     #[test]
     fn server_failures_lose_their_detail_but_keep_their_code() {
-        let e = ApiError::new(503, "storage_unavailable", "D1_ERROR: no such table: players at line 3");
+        let e = ApiError::new(ErrorCode::StorageUnavailable, "D1_ERROR: no such table: players at line 3");
         let (r, log) = ApiResponse::error(&e).for_client();
         let body = r.json_body().unwrap();
         assert_eq!((r.status, body["error"].as_str()), (503, Some("storage_unavailable")));
@@ -159,14 +162,14 @@ mod tests {
         let (r, _) = ApiResponse::error(&ApiError::internal("stored record unreadable: x")).for_client();
         assert_eq!(r.json_body().unwrap()["message"], crate::error::GENERIC_MESSAGE);
         // Written for players: unchanged, Retry-After kept.
-        let busy = ApiError { retry_after: Some(60), ..ApiError::new(503, "server_busy", "too many") };
+        let busy = ApiError::new(ErrorCode::ServerBusy, "too many").with_retry_after(60);
         let (r, log) = ApiResponse::error(&busy).for_client();
         assert_eq!(
             (r.json_body().unwrap()["message"].as_str(), r.retry_after, log),
             (Some("too many"), Some(60), None)
         );
         // A 4xx names the problem.
-        let bad = ApiError::bad_request("invalid_json", "expected value at line 1");
+        let bad = ApiError::new(ErrorCode::InvalidJson, "expected value at line 1");
         assert_eq!(ApiResponse::error(&bad).for_client().0, ApiResponse::error(&bad));
         // Text bodies and successes pass.
         let ok = ApiResponse::text(200, "record".into());

@@ -15,6 +15,7 @@ pub mod create;
 pub mod db;
 pub mod db_challenges;
 pub mod error;
+pub mod error_code;
 pub mod finish;
 pub mod game;
 pub mod guard;
@@ -48,4 +49,4 @@ pub mod time;
 pub mod tokens;
 pub mod upkeep;
 
-pub use error::ApiError;
+pub use error::{ApiError, ErrorCode};

@@ -5,7 +5,7 @@
 use engine::{Faction, Side};
 use serde::{Deserialize, Serialize};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::model::{Controller, FinishReason, GameRecord, Mode};
 
 /// The seat that `player`'s session holds in `rec`: a human seat bound to that player
@@ -25,8 +25,7 @@ pub fn session_seat(rec: &GameRecord, player: &str, turn: Side) -> Result<Side, 
         [one] => Ok(*one),
         [_, _] => Ok(turn),
         _ => Err(ApiError::new(
-            403,
-            "forbidden",
+            ErrorCode::Forbidden,
             "your session holds no seat in this game (send the seat token as 'Authorization: Bearer <token>')",
         )),
     }

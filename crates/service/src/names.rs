@@ -1,7 +1,7 @@
 //! Display names: validated at the edge, stored as given, always rendered as text (never
 //! HTML) by the client, and only ever bound as SQL parameters.
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 pub const MIN_LEN: usize = 2;
 pub const MAX_LEN: usize = 24;
@@ -9,7 +9,7 @@ pub const MAX_LEN: usize = 24;
 /// A valid display name: 2–24 characters of letters (any script), digits, spaces and
 /// `-_.'`, no leading, trailing or repeated spaces, no control characters.
 pub fn validate(raw: &str) -> Result<String, ApiError> {
-    let bad = |why: &str| ApiError::new(422, "invalid_name", format!("display name {why}"));
+    let bad = |why: &str| ApiError::new(ErrorCode::InvalidName, format!("display name {why}"));
     let n = raw.chars().count();
     if !(MIN_LEN..=MAX_LEN).contains(&n) {
         return Err(bad(&format!("must be {MIN_LEN} to {MAX_LEN} characters long")));
@@ -77,7 +77,10 @@ pub fn is_chosen(name: &str) -> bool {
 pub fn validate_chosen(raw: &str) -> Result<String, ApiError> {
     let name = validate(raw)?;
     if !is_chosen(&name) {
-        return Err(ApiError::new(422, "invalid_name", "names starting with 'Guest-' are kept for guests"));
+        return Err(ApiError::new(
+            ErrorCode::InvalidName,
+            "names starting with 'Guest-' are kept for guests",
+        ));
     }
     Ok(name)
 }
@@ -99,7 +102,7 @@ mod tests {
     fn chosen_names_may_not_pose_as_guests_and_tags_fit() {
         assert_eq!(validate_chosen("Ada").unwrap(), "Ada");
         for bad in ["Guest-1a2b3c", "guest-x", "GUEST-Ada"] {
-            assert_eq!(validate_chosen(bad).unwrap_err().code, "invalid_name", "{bad}");
+            assert_eq!(validate_chosen(bad).unwrap_err().code, ErrorCode::InvalidName, "{bad}");
             assert!(!is_chosen(bad), "{bad}");
         }
         assert!(is_chosen("Ada") && is_chosen("Guest") && is_chosen("Guestx"));
@@ -125,7 +128,7 @@ mod tests {
             "Ada\u{17B4}",         // Khmer inherent vowel
         ] {
             let e = validate(bad).unwrap_err();
-            assert_eq!((e.status, e.code), (422, "invalid_name"), "{bad:?}");
+            assert_eq!((e.status(), e.code), (422, ErrorCode::InvalidName), "{bad:?}");
         }
         assert!(invisible('\u{3164}') && !invisible('a') && !invisible('東'));
     }
@@ -163,7 +166,7 @@ mod tests {
             "emoji 🙂",
         ] {
             let e = validate(bad).unwrap_err();
-            assert_eq!((e.status, e.code), (422, "invalid_name"), "{bad}");
+            assert_eq!((e.status(), e.code), (422, ErrorCode::InvalidName), "{bad}");
         }
     }
 }

@@ -8,11 +8,11 @@
 use ai::leafnet::LeafNet;
 use sha2::{Digest, Sha256};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 /// 503 `ai_unavailable`: the AI's files did not load (`why`), so no AI move is made.
 pub fn unavailable(why: String) -> ApiError {
-    ApiError::new(503, "ai_unavailable", format!("the AI's network did not load: {why}"))
+    ApiError::new(ErrorCode::AiUnavailable, format!("the AI's network did not load: {why}"))
 }
 
 /// The assets' answer for `file` (`status`): only a 200 carries the file.

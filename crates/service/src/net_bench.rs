@@ -22,7 +22,7 @@ use ai::leafnet::LeafNet;
 use ai::level::Level;
 use serde::{Deserialize, Serialize};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 /// The most evaluations one request may ask for.
 pub const MAX_EVALUATIONS: u32 = 2000;
@@ -75,25 +75,25 @@ pub fn parse(body: &[u8]) -> Result<Bench, ApiError> {
     let b: Body = crate::http::parse_json(body)?;
     if let Some(kind) = b.search {
         if b.evaluations > 0 || b.model.is_some() {
-            return Err(ApiError::new(422, "invalid_bench", "search goes without evaluations and model"));
+            return Err(ApiError::new(ErrorCode::InvalidBench, "search goes without evaluations and model"));
         }
         let number = b.level.unwrap_or(ai::level::DEFAULT_LEVEL);
-        let level = ai::level::level(number)
-            .ok_or_else(|| ApiError::new(422, "invalid_level", format!("level {number}: no such level")))?;
+        let level = ai::level::level(number).ok_or_else(|| {
+            ApiError::new(ErrorCode::InvalidLevel, format!("level {number}: no such level"))
+        })?;
         return Ok(Bench::Search { kind, level });
     }
     if b.level.is_some() {
-        return Err(ApiError::new(422, "invalid_bench", "level goes with search"));
+        return Err(ApiError::new(ErrorCode::InvalidBench, "level goes with search"));
     }
     if b.evaluations > MAX_EVALUATIONS {
-        return Err(ApiError::new(422, "invalid_evaluations", "evaluations must be at most 2000"));
+        return Err(ApiError::new(ErrorCode::InvalidEvaluations, "evaluations must be at most 2000"));
     }
     if let Some(name) = &b.model {
         let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_');
         if !name.ends_with(".onnx") || name.starts_with('.') || !name.chars().all(plain) {
             return Err(ApiError::new(
-                422,
-                "invalid_model",
+                ErrorCode::InvalidModel,
                 "model must be a plain file name ending in .onnx",
             ));
         }
@@ -162,14 +162,14 @@ pub fn search(kind: BenchSearch, level: Level, leaf: &LeafNet, loaded_now: bool)
 /// `invalid_model`) and the file name.
 pub fn model_url(base: Option<String>, name: &str) -> Result<String, ApiError> {
     let base = base.ok_or_else(|| {
-        ApiError::new(422, "invalid_model", "AI_BENCH_MODELS is not set: no models to fetch")
+        ApiError::new(ErrorCode::InvalidModel, "AI_BENCH_MODELS is not set: no models to fetch")
     })?;
     Ok(format!("{}/{name}", base.trim_end_matches('/')))
 }
 
 /// 502 `model_fetch_failed`: fetching the benchmark's model from `url` failed (`why`).
 pub fn fetch_failed(url: &str, why: impl std::fmt::Display) -> ApiError {
-    ApiError::new(502, "model_fetch_failed", format!("{url}: {why}"))
+    ApiError::new(ErrorCode::ModelFetchFailed, format!("{url}: {why}"))
 }
 
 /// The model server's answer for `url` (`status`): only a 200 carries the model.
@@ -184,7 +184,7 @@ pub fn fetched(url: &str, status: u16) -> Result<(), ApiError> {
 /// not a model tract can run.
 #[cfg(feature = "net")]
 pub fn load_model(bytes: &[u8], name: &str) -> Result<ai::network::Network, ApiError> {
-    ai::network::Network::load(bytes, name).map_err(|e| ApiError::new(422, "invalid_model", e))
+    ai::network::Network::load(bytes, name).map_err(|e| ApiError::new(ErrorCode::InvalidModel, e))
 }
 
 /// `evaluations` runs of `net` (the model `model`; `loaded_now`: whether this request

@@ -4,7 +4,7 @@
 //! (`src/game_object.rs`) binds [`Runtime`] (its alarm, its sockets, the notifications)
 //! and [`Owed`] (D1), and runs these; the native tests bind memory and SQLite.
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::game::{self, Ctx, Effects, Handled};
 use crate::http::{ApiResponse, Method};
 use crate::model::{GameRecord, Mode, StateMessage};
@@ -91,7 +91,7 @@ pub enum Internal {
 }
 
 fn body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
-    serde_json::from_slice(body).map_err(|e| ApiError::bad_request("invalid_body", e.to_string()))
+    serde_json::from_slice(body).map_err(|e| ApiError::new(ErrorCode::InvalidBody, e.to_string()))
 }
 
 /// The internal call at `path` with `body`; `Ok(None)` for any other path (a public
@@ -260,8 +260,7 @@ impl<R: Runtime, O: Owed> Object<'_, R, O> {
         }
         if owed.outbox.is_some() {
             return ApiResponse::error(&ApiError::new(
-                503,
-                "result_not_recorded",
+                ErrorCode::ResultNotRecorded,
                 "the stage game's result is not recorded yet; it will be retried",
             ));
         }

@@ -10,7 +10,7 @@
 
 use engine::{Faction, Side};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::model::{FinishReason, Mode};
 use crate::rating::Rating;
 use crate::story::Badge;
@@ -19,7 +19,7 @@ pub use crate::sql::{StoreError, StoreResult};
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
-        ApiError::new(503, "storage_unavailable", e.0)
+        ApiError::new(ErrorCode::StorageUnavailable, e.0)
     }
 }
 

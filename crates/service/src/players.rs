@@ -11,7 +11,7 @@ use engine::{Faction, Position, Side};
 use serde::Serialize;
 
 use crate::create::{CreateGame, SeatChoice};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::model::{FinishReason, GameRecord, Mode, StageRef};
 use crate::names;
 use crate::player_store::{
@@ -272,8 +272,7 @@ pub async fn check_unlocked<S: PlayerStore>(
     let p = store.progress(player, &st.id).await?;
     if i > p.completed {
         return Err(ApiError::new(
-            403,
-            "stage_locked",
+            ErrorCode::StageLocked,
             format!("stage {} unlocks when stage {} is completed", i + 1, i),
         ));
     }
@@ -334,8 +333,7 @@ pub fn check_reset_confirmation(body: &[u8]) -> Result<(), ApiError> {
     let c: Confirm = crate::http::parse_json(body)?;
     if !c.confirm {
         return Err(ApiError::new(
-            422,
-            "confirmation_required",
+            ErrorCode::ConfirmationRequired,
             "resetting a story's progress needs {\"confirm\": true}",
         ));
     }
@@ -671,7 +669,7 @@ fn claim(name: String) -> NameClaim {
 }
 
 fn name_taken_error(name: &str) -> ApiError {
-    ApiError::new(409, "name_taken", format!("another player already shows the name '{name}'"))
+    ApiError::new(ErrorCode::NameTaken, format!("another player already shows the name '{name}'"))
 }
 
 /// `POST /api/me/name`: a valid chosen name that no other player shows (names are

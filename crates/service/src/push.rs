@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use crate::accounts::base64url;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::tokens::Random;
 
 /// The record size announced in the header (one record carries the whole message).
@@ -27,16 +27,9 @@ pub const MAX_PLAINTEXT: usize = RECORD_SIZE as usize - 17;
 pub const VAPID_TTL_S: i64 = 12 * 3600;
 
 /// Why a push could not be built or read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct PushError(pub String);
-
-impl core::fmt::Display for PushError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for PushError {}
 
 fn err(s: impl Into<String>) -> PushError {
     PushError(s.into())
@@ -83,7 +76,7 @@ impl Subscription {
     /// Validates a subscription from a client: an `https` endpoint (or, where `allow_http`
     /// is set for local tests, `http`), a valid P-256 point and a 16-byte secret.
     pub fn validate(self, allow_http: bool) -> Result<Subscription, ApiError> {
-        let bad = |m: &str| ApiError::new(422, "invalid_subscription", m.to_owned());
+        let bad = |m: &str| ApiError::new(ErrorCode::InvalidSubscription, m.to_owned());
         if self.endpoint.len() > 1024 {
             return Err(bad("the endpoint is too long"));
         }

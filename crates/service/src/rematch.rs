@@ -13,7 +13,7 @@ use engine::Side;
 use serde::{Deserialize, Serialize};
 
 use crate::create::{CreateGame, SeatChoice};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::game::{self, Ctx, Effects, Handled};
 use crate::http::{parse_json, ApiRequest, ApiResponse};
 use crate::model::{Controller, GameRecord, GameView, Mode, Seat};
@@ -78,7 +78,7 @@ fn load(store: &dyn GameStore) -> Result<(GameRecord, engine::Game), ApiError> {
 }
 
 fn save(store: &mut dyn GameStore, rec: &GameRecord) -> Result<(), ApiError> {
-    store.save(rec).map_err(|e| ApiError::new(503, "storage_unavailable", format!("nothing changed: {e}")))
+    store.save(rec).map_err(|e| ApiError::new(ErrorCode::StorageUnavailable, format!("nothing changed: {e}")))
 }
 
 /// The answer to `POST …/rematch` (`RematchResponse`).
@@ -127,17 +127,20 @@ fn request_inner(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> 
     let side = game::authorise_request(&rec, req, game.position().turn())?;
     let body: Body = parse_json(&req.body)?;
     if rec.result.is_none() {
-        return Err(ApiError::conflict("game_not_over", "a rematch comes after the game", rec.view(&game)));
+        return Err(ApiError::conflict(
+            ErrorCode::GameNotOver,
+            "a rematch comes after the game",
+            rec.view(&game),
+        ));
     }
     if rec.stage.is_some() {
         return Err(ApiError::new(
-            422,
-            "rematch_unavailable",
+            ErrorCode::RematchUnavailable,
             "a story stage is replayed from the story screen",
         ));
     }
     if !rec.seats.iter().all(|s| s.controller == Controller::Ai || s.token_hash.is_some()) {
-        return Err(ApiError::new(422, "rematch_unavailable", "no one joined this game"));
+        return Err(ApiError::new(ErrorCode::RematchUnavailable, "no one joined this game"));
     }
     let mut state = rec.rematch.clone().unwrap_or_default();
     if let Some(id) = state.game.clone() {
@@ -151,12 +154,12 @@ fn request_inner(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> 
     let create = match (rec.mode, body.action) {
         (Mode::Ai, Action::Offer | Action::Accept) => true,
         (Mode::Ai, Action::Decline) => {
-            return Err(ApiError::new(422, "no_rematch_offer", "the AI offers no rematch to decline"));
+            return Err(ApiError::new(ErrorCode::CannotDeclineAi, "the AI offers no rematch to decline"));
         }
         (Mode::Link, Action::Offer | Action::Accept) if state.offered_by == Some(side.opponent()) => true,
         (Mode::Link, Action::Offer) if state.offered_by == Some(side) => {
             return Err(ApiError::conflict(
-                "rematch_already_offered",
+                ErrorCode::RematchAlreadyOffered,
                 "you have already offered a rematch",
                 rec.view(&game),
             ));
@@ -171,7 +174,7 @@ fn request_inner(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> 
         }
         (Mode::Link, Action::Accept | Action::Decline) => {
             return Err(ApiError::conflict(
-                "no_rematch_offer",
+                ErrorCode::NoRematchOffer,
                 "your opponent has not offered a rematch",
                 rec.view(&game),
             ));

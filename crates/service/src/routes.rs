@@ -1,7 +1,7 @@
 //! The API's first level of routes: which handler a request goes to, by method and path
 //! (matchit, the router axum is built on). Each area routes its own rest.
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::http::Method;
 
 /// Where a request goes.
@@ -79,7 +79,7 @@ pub fn area(method: Method, path: &str) -> Result<Area, ApiError> {
         Ok(Entry::Only(m, a, _)) if m == method => Ok(a),
         Ok(Entry::Only(_, _, Some(fallback))) => Ok(fallback),
         Ok(Entry::Only(_, Area::CreateGame, None)) => {
-            Err(ApiError::new(405, "method_not_allowed", "use POST to create a game"))
+            Err(ApiError::new(ErrorCode::MethodNotAllowed, "use POST to create a game"))
         }
         // The bench is not a route where it is not switched on, nor with another method.
         Ok(Entry::Only(_, _, None)) | Err(_) => Err(ApiError::not_found(format!("no route {path}"))),
@@ -125,10 +125,10 @@ mod tests {
     fn unknown_paths_are_404_and_wrong_methods_405() {
         for path in ["/api", "/api/", "/api/nope", "/api/games/", "/api/statsx", "/api/stats/other"] {
             let e = area(Method::Get, path).unwrap_err();
-            assert_eq!((e.status, e.code), (404, "not_found"), "{path}");
+            assert_eq!((e.status(), e.code), (404, ErrorCode::NotFound), "{path}");
         }
-        assert_eq!(area(Method::Get, "/api/games").unwrap_err().status, 405);
-        assert_eq!(area(Method::Post, "/api/health").unwrap_err().status, 404);
-        assert_eq!(area(Method::Get, "/api/ai/bench").unwrap_err().status, 404);
+        assert_eq!(area(Method::Get, "/api/games").unwrap_err().status(), 405);
+        assert_eq!(area(Method::Post, "/api/health").unwrap_err().status(), 404);
+        assert_eq!(area(Method::Get, "/api/ai/bench").unwrap_err().status(), 404);
     }
 }

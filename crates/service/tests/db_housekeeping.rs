@@ -11,6 +11,7 @@ use service::db::oauth;
 use service::sql::{Sql, Stmt};
 use service::sqlite::{block_on, Sqlite};
 use service::tokens;
+use service::ErrorCode;
 
 const NOW: i64 = 1_700_000_000_000;
 const HOUR: i64 = 3_600_000;
@@ -269,9 +270,9 @@ fn a_sign_in_state_is_stored_by_hash_single_use_bound_to_its_browser_and_its_age
     assert_eq!((row[0]["verifier"].as_str(), row[0]["created_at"].as_i64()), (Some(verifier), Some(NOW)));
     // Another browser: refused, and the state is spent all the same.
     let other = block_on(oauth::take_checked(&db, state, &tokens::hash("another"), NOW + 1)).unwrap_err();
-    assert_eq!((other.status, other.code), (403, "bad_state"));
+    assert_eq!((other.status(), other.code), (403, ErrorCode::BadState));
     let spent = block_on(oauth::take_checked(&db, state, &tokens::hash(token), NOW + 1)).unwrap_err();
-    assert_eq!((spent.status, spent.code), (403, "bad_state"));
+    assert_eq!((spent.status(), spent.code), (403, ErrorCode::BadState));
     // The right browser in time: the verifier, once.
     block_on(oauth::remember(&db, "state-2", token, verifier, NOW)).unwrap();
     let v =
@@ -282,7 +283,7 @@ fn a_sign_in_state_is_stored_by_hash_single_use_bound_to_its_browser_and_its_age
     block_on(oauth::remember(&db, "state-3", token, verifier, NOW)).unwrap();
     let late =
         block_on(oauth::take_checked(&db, "state-3", &tokens::hash(token), NOW + STATE_MAX_AGE_MS + 1));
-    assert_eq!(late.unwrap_err().code, "bad_state");
+    assert_eq!(late.unwrap_err().code, ErrorCode::BadState);
     assert!(column(&db, "SELECT state_hash FROM oauth_states").is_empty());
     // The same state twice is a key clash, never two pending sign-ins.
     block_on(oauth::remember(&db, "state-4", token, verifier, NOW)).unwrap();

@@ -13,6 +13,7 @@ use service::model::{Controller, GameRecord, Mode, Seat};
 use service::push::{DiscordDm, Keys, Seen, Subscription, Unsubscribed};
 use service::sql::{Sql, Stmt};
 use service::sqlite::{block_on, Sqlite};
+use service::ErrorCode;
 
 const T0: i64 = 1_700_000_000_000;
 
@@ -231,11 +232,11 @@ fn discord_messages_are_switched_by_players_signed_in_with_discord_when_a_bot_is
     assert_eq!(get(Some(&linked("d")), true), DiscordDm { available: true, enabled: false });
     assert_eq!(get(Some(&linked("d")), false), DiscordDm { available: false, enabled: false });
     // The body first (400), then who asks (403), then whether it is offered (404).
-    assert_eq!(post(None, false, "{\"on\": true}").unwrap_err().status, 400);
-    assert_eq!(post(None, true, "{\"enabled\": true}").unwrap_err().status, 403);
+    assert_eq!(post(None, false, "{\"on\": true}").unwrap_err().status(), 400);
+    assert_eq!(post(None, true, "{\"enabled\": true}").unwrap_err().status(), 403);
     let e = post(Some(&guest), true, "{\"enabled\": true}").unwrap_err();
-    assert_eq!((e.status, e.code), (403, "sign_in_required"));
-    assert_eq!(post(Some(&linked("d")), false, "{\"enabled\": true}").unwrap_err().status, 404);
+    assert_eq!((e.status(), e.code), (403, ErrorCode::SignInRequired));
+    assert_eq!(post(Some(&linked("d")), false, "{\"enabled\": true}").unwrap_err().status(), 404);
     assert!(!get(Some(&linked("d")), true).enabled, "nothing written by a refused switch");
     // On (twice: the first time stays), then off.
     assert_eq!(

@@ -8,7 +8,7 @@ use engine::{Faction, Game, Move, Side};
 use serde_json::{json, Value};
 use service::ai::{Opponent, PlaceholderAi};
 use service::create::{CreateGame, SeatChoice};
-use service::error::ApiError;
+use service::error::{ApiError, ErrorCode};
 use service::game::{self, Ctx, Effects, Handled, Route};
 use service::http::{ApiRequest, Body, Method, PlayerRef};
 use service::model::{Controller, GameRecord, Mode};
@@ -46,7 +46,7 @@ struct BrokenRng;
 
 impl Random for BrokenRng {
     fn fill(&mut self, _buf: &mut [u8]) -> Result<(), ApiError> {
-        Err(ApiError::new(503, "no_randomness", "randomness unavailable"))
+        Err(ApiError::new(ErrorCode::NoRandomness, "randomness unavailable"))
     }
 }
 
@@ -273,7 +273,7 @@ fn route_parses_ids_and_routes() {
         (Method::Other, "/moves"),
     ] {
         let e = game::route(m, &p(tail)).unwrap_err();
-        assert_eq!((e.status, e.code), (405, "method_not_allowed"), "{m:?} {tail}");
+        assert_eq!((e.status(), e.code), (405, ErrorCode::MethodNotAllowed), "{m:?} {tail}");
     }
     // Unknown routes and bad ids: 404.
     let bad_paths = [
@@ -293,7 +293,7 @@ fn route_parses_ids_and_routes() {
     for path in bad_paths {
         for m in [Method::Get, Method::Post] {
             let e = game::route(m, &path).unwrap_err();
-            assert_eq!((e.status, e.code), (404, "not_found"), "{path}");
+            assert_eq!((e.status(), e.code), (404, ErrorCode::NotFound), "{path}");
         }
     }
     assert!(game::valid_id(ID));
@@ -1414,4 +1414,41 @@ fn an_unrated_join_records_the_joining_player_when_there_is_one() {
     env.player = Some(player("c3", false));
     ok(&env.post("/join", None, &json!({ "invite": invite })));
     assert_eq!(env.rec().seats[1].player.as_deref(), Some(player("c3", false).id.as_str()));
+}
+
+/// `POST …/rematch` (the old game's side, as the Durable Object runs it), answered at once.
+fn rematch(env: &mut Env, token: &str, action: &str) -> Handled {
+    let req = ApiRequest {
+        method: Method::Post,
+        path: format!("/api/games/{ID}/rematch"),
+        bearer: Some(token.to_owned()),
+        body: json!({ "action": action }).to_string().into_bytes(),
+        origin: ORIGIN.to_owned(),
+        player: None,
+    };
+    let mut ctx = Ctx { now: env.now, rng: env.rng.as_mut(), ai: env.ai.as_mut(), day_ms: env.day_ms };
+    match service::rematch::request(&mut env.store, &req, &mut ctx) {
+        service::rematch::Step::Done(h) => h,
+        service::rematch::Step::Create(..) => panic!("{action}: a rematch game was planned"),
+    }
+}
+
+/// Each rematch refusal has its code's one status: declining the AI, which never offers,
+/// is 422 `cannot_decline_ai`; accepting or declining an offer nobody made is 409
+/// `no_rematch_offer`, with the current state.
+#[test]
+fn rematch_refusals_answer_their_codes_status() {
+    let mut env = Env::new();
+    let (token, _) = create_ai(&mut env, SeatChoice::South);
+    ok(&env.post("/resign", Some(&token), &json!({})));
+    let b = env.rejected(422, "cannot_decline_ai", |e| rematch(e, &token, "decline"));
+    assert!(b.get("state").is_none(), "{b}");
+
+    let mut env = Env::new();
+    let (south, north) = joined(&mut env, None);
+    ok(&env.post("/resign", Some(&south), &json!({})));
+    for (token, action) in [(&south, "accept"), (&north, "decline")] {
+        let b = env.rejected(409, "no_rematch_offer", |e| rematch(e, token, action));
+        assert!(b["state"].is_object(), "{b}");
+    }
 }

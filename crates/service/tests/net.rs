@@ -6,6 +6,7 @@
 use serde_json::json;
 use service::net_assets;
 use service::net_bench::{self, Bench, BenchAnswer, BenchSearch, EvaluateAnswer};
+use service::ErrorCode;
 
 const ABC_SHA256: &str = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 
@@ -26,7 +27,7 @@ fn worker_const(name: &str) -> String {
 fn bytes_pass_only_with_their_own_sha256() {
     assert_eq!(net_assets::verified("x.bin", b"abc", ABC_SHA256).unwrap(), b"abc");
     let e = net_assets::verified("x.bin", b"abd", ABC_SHA256).unwrap_err();
-    assert_eq!((e.status, e.code), (503, "ai_unavailable"));
+    assert_eq!((e.status(), e.code), (503, ErrorCode::AiUnavailable));
     assert!(e
         .message
         .starts_with("the AI's network did not load: x.bin from the assets (3 bytes) has SHA-256 "));
@@ -42,7 +43,7 @@ fn bytes_pass_only_with_their_own_sha256() {
 fn only_a_200_from_the_assets_carries_the_file() {
     assert!(net_assets::answered("net.onnx", 200).is_ok());
     let e = net_assets::answered("net.onnx", 404).unwrap_err();
-    assert_eq!((e.status, e.code), (503, "ai_unavailable"));
+    assert_eq!((e.status(), e.code), (503, ErrorCode::AiUnavailable));
     assert_eq!(e.message, "the AI's network did not load: net.onnx: the assets answered 404");
 }
 
@@ -55,20 +56,20 @@ fn the_shipped_leaf_score_loads_and_a_damaged_one_is_refused_before_it_is_parsed
     let mut bad = bytes.clone();
     bad[bytes.len() / 2] ^= 0x5a;
     let e = net_assets::leaf(&file, &bad, &sha).unwrap_err();
-    assert_eq!((e.status, e.code), (503, "ai_unavailable"));
+    assert_eq!((e.status(), e.code), (503, ErrorCode::AiUnavailable));
     assert!(e.message.contains("has SHA-256"), "{}", e.message);
 
     // Bytes that hash right but are no leaf score (a module built with a wrong hash):
     // still 503, naming the file and the parser's complaint.
     let e = net_assets::leaf("leaf.bin", b"abc", ABC_SHA256).unwrap_err();
-    assert_eq!((e.status, e.code), (503, "ai_unavailable"));
+    assert_eq!((e.status(), e.code), (503, ErrorCode::AiUnavailable));
     assert_eq!(e.message, "the AI's network did not load: leaf.bin: not a leaf network (bad magic)");
 }
 
 #[test]
 fn an_engine_run_without_its_files_loaded_is_an_internal_error() {
     let e = net_assets::network_not_prepared();
-    assert_eq!((e.status, e.code), (500, "internal"));
+    assert_eq!((e.status(), e.code), (500, ErrorCode::Internal));
     assert_eq!(e.message, "the AI's network was not prepared for this request");
     assert_eq!(
         net_assets::leaf_not_prepared().message,
@@ -76,9 +77,9 @@ fn an_engine_run_without_its_files_loaded_is_an_internal_error() {
     );
 }
 
-fn err(body: &str) -> (u16, &'static str, String) {
+fn err(body: &str) -> (u16, ErrorCode, String) {
     let e = net_bench::parse(body.as_bytes()).unwrap_err();
-    (e.status, e.code, e.message)
+    (e.status(), e.code, e.message)
 }
 
 #[test]
@@ -105,33 +106,33 @@ fn a_bench_request_is_a_search_or_evaluations_never_both() {
         Bench::Evaluate { evaluations: 2000, session: true, model: Some("net-64x6_v2.onnx".into()) }
     );
 
-    let invalid_bench = |m: &str| (422, "invalid_bench", m.to_owned());
+    let invalid_bench = |m: &str| (422, ErrorCode::InvalidBench, m.to_owned());
     let mixed = invalid_bench("search goes without evaluations and model");
     assert_eq!(err(r#"{"search": "leaf", "evaluations": 1}"#), mixed);
     assert_eq!(err(r#"{"search": "leaf", "model": "a.onnx"}"#), mixed);
     assert_eq!(err(r#"{"evaluations": 1, "level": 3}"#), invalid_bench("level goes with search"));
     assert_eq!(
         err(r#"{"search": "leaf", "level": 7}"#),
-        (422, "invalid_level", "level 7: no such level".into())
+        (422, ErrorCode::InvalidLevel, "level 7: no such level".into())
     );
     assert_eq!(
         err(r#"{"evaluations": 2001}"#),
-        (422, "invalid_evaluations", "evaluations must be at most 2000".into())
+        (422, ErrorCode::InvalidEvaluations, "evaluations must be at most 2000".into())
     );
     // The evaluations are checked before the model's name.
-    assert_eq!(err(r#"{"evaluations": 2001, "model": "../x"}"#).1, "invalid_evaluations");
+    assert_eq!(err(r#"{"evaluations": 2001, "model": "../x"}"#).1, ErrorCode::InvalidEvaluations);
     for bad in ["x.bin", ".onnx", ".x.onnx", "../x.onnx", "a/b.onnx", "a b.onnx", "é.onnx", ""] {
         let body = json!({ "model": bad }).to_string();
         assert_eq!(
             err(&body),
-            (422, "invalid_model", "model must be a plain file name ending in .onnx".into()),
+            (422, ErrorCode::InvalidModel, "model must be a plain file name ending in .onnx".into()),
             "{bad}"
         );
     }
     // Not a request of either kind: 400 from the service's JSON reader.
     assert_eq!(err(r#"{"search": "alphabeta"}"#).0, 400);
     assert_eq!(err(r#"{"evaluations": 1, "extra": 1}"#).0, 400);
-    assert_eq!(err("").1, "invalid_json");
+    assert_eq!(err("").1, ErrorCode::InvalidJson);
 }
 
 #[test]
@@ -142,13 +143,13 @@ fn the_bench_model_is_fetched_from_its_base_url() {
     );
     assert_eq!(net_bench::model_url(Some("http://h/m".into()), "a.onnx").unwrap(), "http://h/m/a.onnx");
     let e = net_bench::model_url(None, "a.onnx").unwrap_err();
-    assert_eq!((e.status, e.code), (422, "invalid_model"));
+    assert_eq!((e.status(), e.code), (422, ErrorCode::InvalidModel));
     assert_eq!(e.message, "AI_BENCH_MODELS is not set: no models to fetch");
     assert!(net_bench::fetched("http://h/a.onnx", 200).is_ok());
     let e = net_bench::fetched("http://h/a.onnx", 404).unwrap_err();
     assert_eq!(
-        (e.status, e.code, e.message.as_str()),
-        (502, "model_fetch_failed", "http://h/a.onnx: status 404")
+        (e.status(), e.code, e.message.as_str()),
+        (502, ErrorCode::ModelFetchFailed, "http://h/a.onnx: status 404")
     );
     assert_eq!(net_bench::fetch_failed("u", "refused").message, "u: refused");
 }

@@ -11,7 +11,7 @@ use rusqlite::OptionalExtension;
 use serde_json::json;
 use service::ai::PlaceholderAi;
 use service::create::{CreateGame, SeatChoice};
-use service::error::ApiError;
+use service::error::{ApiError, ErrorCode};
 use service::game::{self, Ctx, Extra, Route};
 use service::http::{ApiRequest, Method, PlayerRef};
 use service::model::{GameRecord, Mode};
@@ -219,7 +219,7 @@ fn an_internal_call_is_read_by_its_path_and_only_ai_work_loads_the_network() {
     assert!(may_move_ai(ai.as_ref(), Method::Post, paths::CREATE, || panic!("not read for a creation")));
     let link = internal(paths::CREATE, create("link").as_bytes()).unwrap();
     assert!(!may_move_ai(link.as_ref(), Method::Post, paths::CREATE, || None));
-    assert_eq!(internal(paths::CREATE, b"{}").unwrap_err().code, "invalid_body");
+    assert_eq!(internal(paths::CREATE, b"{}").unwrap_err().code, ErrorCode::InvalidBody);
     assert_eq!(
         internal(paths::ABANDON, b"{\"player\": \"p\"}").unwrap(),
         Some(Internal::Abandon(service::ports::AbandonCall { player: "p".into(), aliases: vec![] }))

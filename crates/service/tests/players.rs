@@ -23,7 +23,7 @@ use service::sql_players::SqlPlayers;
 use service::sqlite::Sqlite;
 use service::story::{self, Badge};
 use service::tokens::Random;
-use service::ApiError;
+use service::{ApiError, ErrorCode};
 use support::*;
 
 /// A deterministic id source for the sign-in's new players.
@@ -137,10 +137,10 @@ fn stages_unlock_in_order_and_missing_stages_are_404() {
     assert!(v.stages[0].unlocked && !v.stages[0].completed);
     assert!(v.stages[1..].iter().all(|s| !s.unlocked && !s.completed));
     let e = start(&store, &a, 1, &pid(100)).unwrap_err();
-    assert_eq!((e.status, e.code), (403, "stage_locked"));
+    assert_eq!((e.status(), e.code), (403, ErrorCode::StageLocked));
     assert!(e.message.contains("stage 2 unlocks when stage 1 is completed"), "{}", e.message);
-    assert_eq!(players::find_stage(st, "x").unwrap_err().status, 404);
-    assert_eq!(players::find_stage(st, &st.stages.len().to_string()).unwrap_err().status, 404);
+    assert_eq!(players::find_stage(st, "x").unwrap_err().status(), 404);
+    assert_eq!(players::find_stage(st, &st.stages.len().to_string()).unwrap_err().status(), 404);
 
     start(&store, &a, 0, &pid(100)).unwrap();
     run(players::record_stage(&store, &stage_record(&pid(100), &a, 0), true, 20)).unwrap();
@@ -230,7 +230,7 @@ fn only_the_current_stage_game_counts_and_a_retry_changes_nothing() {
     assert_eq!(progress(&store, &a).current_game, None);
     // Reset: back to the first stage.
     run(store.reset_story(&a, &first_story().id, 60)).unwrap();
-    assert_eq!(start(&store, &a, 1, &pid(106)).unwrap_err().code, "stage_locked");
+    assert_eq!(start(&store, &a, 1, &pid(106)).unwrap_err().code, ErrorCode::StageLocked);
 }
 
 #[test]
@@ -487,7 +487,7 @@ fn player_info_counts_games_by_faction_and_matchup_without_self_play_or_aborts()
 
     for bad in ["nope", &pid(77)] {
         let e = run(players::player_info(&store, bad)).unwrap_err();
-        assert_eq!((e.status, e.message.as_str()), (404, "no such player"));
+        assert_eq!((e.status(), e.message.as_str()), (404, "no such player"));
     }
 }
 
@@ -574,10 +574,10 @@ fn names_are_unique_by_their_nfkc_lowercase_key() {
     assert_eq!((me.id.as_deref(), me.name.as_deref()), (Some(a.as_str()), Some("Alice")));
     for look_alike in ["alice", "ALICE", "ＡＬＩＣＥ"] {
         let e = run(players::choose_name(&store, &b, look_alike)).unwrap_err();
-        assert_eq!((e.status, e.code), (409, "name_taken"), "{look_alike}");
+        assert_eq!((e.status(), e.code), (409, ErrorCode::NameTaken), "{look_alike}");
     }
     // A name set before keys existed (no key row) still clashes, ASCII case ignored.
-    assert_eq!(run(players::choose_name(&store, &b, "legacy")).unwrap_err().code, "name_taken");
+    assert_eq!(run(players::choose_name(&store, &b, "legacy")).unwrap_err().code, ErrorCode::NameTaken);
     // One's own name, in another case: allowed; the old key is released.
     assert_eq!(run(players::choose_name(&store, &a, "ALICE")).unwrap().name.as_deref(), Some("ALICE"));
     run(players::choose_name(&store, &a, "Alicia")).unwrap();
@@ -586,7 +586,7 @@ fn names_are_unique_by_their_nfkc_lowercase_key() {
     // Invalid names and guests' names: 422, nothing stored.
     for bad in ["x", "Guest-123456", "a\u{200B}b", "<b>"] {
         let e = run(players::choose_name(&store, &c, bad)).unwrap_err();
-        assert_eq!((e.status, e.code), (422, "invalid_name"), "{bad:?}");
+        assert_eq!((e.status(), e.code), (422, ErrorCode::InvalidName), "{bad:?}");
     }
     assert_eq!(display_name(&db, &c).as_deref(), Some("Legacy"));
     // Two players choosing look-alikes at once: the store's key decides (the race the
@@ -701,7 +701,7 @@ fn me_shows_the_player_and_its_badges() {
     let me = run(players::me(&store, &a)).unwrap();
     let v = serde_json::to_value(&me).unwrap();
     assert_eq!(v, json!({ "id": a, "name": "Ann", "discord_linked": false, "badges": [st.badge] }));
-    assert_eq!(run(players::me(&store, &pid(2))).unwrap_err().status, 404);
+    assert_eq!(run(players::me(&store, &pid(2))).unwrap_err().status(), 404);
     let anon = players::Me { discord_available: Some(true), ..players::Me::default() };
     assert_eq!(
         serde_json::to_value(&anon).unwrap(),
@@ -710,9 +710,9 @@ fn me_shows_the_player_and_its_badges() {
     assert!(players::check_reset_confirmation(br#"{"confirm": true}"#).is_ok());
     assert_eq!(
         players::check_reset_confirmation(br#"{"confirm": false}"#).unwrap_err().code,
-        "confirmation_required"
+        ErrorCode::ConfirmationRequired
     );
-    assert_eq!(players::check_reset_confirmation(br#"{"confirm": true, "x": 1}"#).unwrap_err().status, 400);
+    assert_eq!(players::check_reset_confirmation(br#"{"confirm": true, "x": 1}"#).unwrap_err().status(), 400);
 }
 
 #[test]

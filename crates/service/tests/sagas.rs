@@ -14,7 +14,7 @@ use serde_json::json;
 use service::ai::PlaceholderAi;
 use service::challenge::PostChallenge;
 use service::create::{CreateGame, SeatChoice};
-use service::error::ApiError;
+use service::error::{ApiError, ErrorCode};
 use service::game::{self, Created, Ctx, Extra, Joined, Route};
 use service::http::{ApiRequest, ApiResponse, Method, PlayerRef};
 use service::model::{GameRecord, Mode};
@@ -102,7 +102,7 @@ impl Objects {
         match fault {
             Some(Fault::NotSent) => return Err(CallError::NoAnswer("injected: never sent".into())),
             Some(Fault::Refuse) => {
-                let e = ApiError::new(503, "storage_unavailable", "injected refusal");
+                let e = ApiError::new(ErrorCode::StorageUnavailable, "injected refusal");
                 return Err(CallError::Refused(ApiResponse::error(&e)));
             }
             _ => {}
@@ -261,7 +261,7 @@ fn an_accepted_challenge_is_a_game_the_poster_created_and_the_accepter_joined() 
     assert_eq!(*told.0.borrow(), [format!("{} {}", pid(1), a.game)]);
     // A second accepter finds it gone, and nothing more is made.
     let e = accept(&db, &games, &gate, &told, &mut rng, &id, &PlayerRef { id: pid(3), linked: false });
-    assert_eq!(e.unwrap_err().code, "challenge_gone");
+    assert_eq!(e.unwrap_err().code, ErrorCode::ChallengeGone);
     assert_eq!(games.games.borrow().len(), 1);
 }
 
@@ -275,7 +275,7 @@ fn regression_5c6a628_accepting_a_challenge_is_a_creation_within_the_capacity_li
     let id = posted(&db, &mut rng, &who(1));
     gate.refuse.set(true);
     let e = accept(&db, &games, &gate, &told, &mut rng, &id, &who(2)).unwrap_err();
-    assert_eq!((e.status, e.code, e.retry_after), (503, "server_busy", Some(300)));
+    assert_eq!((e.status(), e.code, e.retry_after), (503, ErrorCode::ServerBusy, Some(300)));
     assert_eq!(gate.calls.get(), 1);
     assert!(games.calls.borrow().is_empty(), "no game object was asked for anything");
     assert_eq!(open_ids(&db), vec![id.clone()], "still open");
@@ -299,7 +299,7 @@ fn a_challenge_whose_game_fails_at_any_step_is_released_and_can_be_accepted_agai
         let id = posted(&db, &mut rng, &who(1));
         games.fail_next(op, fault);
         let e = accept(&db, &games, &gate, &told, &mut rng, &id, &who(2)).unwrap_err();
-        assert_eq!((e.status, e.code), (503, "challenge_failed"), "{op:?} {fault:?}");
+        assert_eq!((e.status(), e.code), (503, ErrorCode::ChallengeFailed), "{op:?} {fault:?}");
         assert_eq!(open_ids(&db), vec![id.clone()], "{op:?} {fault:?}: released");
         assert!(told.0.borrow().is_empty(), "{op:?} {fault:?}: the poster is not told");
         // The next accept makes a game of its own (another id), which both can play.
@@ -315,12 +315,12 @@ fn posting_is_bounded_per_player_and_only_the_poster_cancels() {
     let ids: Vec<String> = (0..3).map(|_| posted(&db, &mut rng, &who(1))).collect();
     let spec = PostChallenge::parse(br#"{"south": "axiom", "north": "axiom"}"#).unwrap();
     let e = run(challenges::post(&db, &mut rng, T0, 1000, &who(1), "ip-hash", &spec)).unwrap_err();
-    assert_eq!(e.code, "too_many_challenges");
+    assert_eq!(e.code, ErrorCode::TooManyChallenges);
     let rated = PostChallenge::parse(br#"{"south": "axiom", "north": "axiom", "rated": true}"#).unwrap();
     let e = run(challenges::post(&db, &mut rng, T0, 1000, &who(2), "ip-hash", &rated)).unwrap_err();
-    assert_eq!(e.code, "sign_in_required");
-    assert_eq!(run(challenges::cancel(&db, &ids[0], Some(&pid(2)))).unwrap_err().code, "not_found");
-    assert_eq!(run(challenges::cancel(&db, &ids[0], None)).unwrap_err().code, "not_found");
+    assert_eq!(e.code, ErrorCode::SignInRequired);
+    assert_eq!(run(challenges::cancel(&db, &ids[0], Some(&pid(2)))).unwrap_err().code, ErrorCode::NotFound);
+    assert_eq!(run(challenges::cancel(&db, &ids[0], None)).unwrap_err().code, ErrorCode::NotFound);
     assert!(run(challenges::cancel(&db, &ids[0], Some(&pid(1)))).unwrap().cancelled);
     assert_eq!(open_ids(&db).len(), 2);
 }
@@ -456,7 +456,7 @@ fn a_stage_starts_its_new_game_before_it_ends_the_one_being_played() {
     // The old one cannot be ended: the error is the answer, the new game is withdrawn.
     games.fail_next(Op::Abandon, Fault::Refuse);
     let e = start_stage(&db, &games, &gate, &mut rng).unwrap_err();
-    assert_eq!(e.code, "stage_not_ended");
+    assert_eq!(e.code, ErrorCode::StageNotEnded);
     assert_eq!(current_game(&db).as_deref(), Some(playing.as_str()));
     let withdrawn = games.calls.borrow().iter().rev().find(|(op, _)| *op == Op::Withdraw).unwrap().1.clone();
     assert_ne!(withdrawn, playing);
@@ -470,7 +470,7 @@ fn a_stage_starts_its_new_game_before_it_ends_the_one_being_played() {
     // Capacity refused: nothing is made or ended.
     gate.refuse.set(true);
     let calls = games.calls.borrow().len();
-    assert_eq!(start_stage(&db, &games, &gate, &mut rng).unwrap_err().code, "server_busy");
+    assert_eq!(start_stage(&db, &games, &gate, &mut rng).unwrap_err().code, ErrorCode::ServerBusy);
     assert_eq!(games.calls.borrow().len(), calls);
     assert_eq!(current_game(&db), Some(now));
 }
@@ -511,7 +511,7 @@ fn a_creation_is_admitted_by_the_address_rate_the_overall_rate_then_the_unfinish
     g.north_player = None;
     support::insert_game(&db, &g);
     let e = run(admit(&buckets, &db, limits, "ipA", Some(&pid(1)))).unwrap_err();
-    assert_eq!((e.code, e.retry_after), ("server_busy", Some(300)));
+    assert_eq!((e.code, e.retry_after), (ErrorCode::ServerBusy, Some(300)));
     assert!(e.message.contains("unfinished games"), "{}", e.message);
     assert!(run(admit(&buckets, &db, limits, "ipB", Some(&pid(2)))).is_ok());
     // Two unfinished games in all: everybody waits.

@@ -8,7 +8,7 @@ mod support;
 use std::cell::RefCell;
 
 use service::accounts::query_param;
-use service::error::ApiError;
+use service::error::{ApiError, ErrorCode};
 use service::sagas::signin::{self, App, Discord, DiscordUser, Exchange};
 use service::sqlite::Sqlite;
 use service::tokens::Random;
@@ -96,7 +96,7 @@ fn a_sign_in_makes_the_discord_player_and_a_fresh_session_once() {
     );
     // The state is single-use.
     let again = run(signin::callback(&db, &discord, &mut rng, T0 + 2, &app(), &q, Some(&token), ORIGIN));
-    assert_eq!(again.unwrap_err().code, "bad_state");
+    assert_eq!(again.unwrap_err().code, ErrorCode::BadState);
     assert_eq!(discord.forms.borrow().len(), 1);
 }
 
@@ -108,23 +108,23 @@ fn a_callback_from_another_browser_or_without_state_or_code_is_refused_and_chang
         run(signin::callback(&db, &discord, rng, T0 + 1, &app(), q, t, ORIGIN)).unwrap_err()
     };
     let e = cb("code=x", Some(&token), &mut rng);
-    assert_eq!((e.status, e.code), (400, "bad_state"));
+    assert_eq!((e.status(), e.code), (400, ErrorCode::NoState));
     let e = cb(&format!("state={state}&code=x"), None, &mut rng);
-    assert_eq!((e.status, e.code), (403, "bad_state"));
+    assert_eq!((e.status(), e.code), (403, ErrorCode::BadState));
     let e = cb(&format!("state={state}&code=x"), Some("browser-b-token"), &mut rng);
-    assert_eq!((e.status, e.code), (403, "bad_state"));
+    assert_eq!((e.status(), e.code), (403, ErrorCode::BadState));
     assert!(players(&db).is_empty() && discord.forms.borrow().is_empty());
     let (state, token) = start(&db, &mut rng, Some(&token));
     let e = cb(&format!("state={state}&error=access_denied"), Some(&token), &mut rng);
-    assert_eq!((e.status, e.code), (403, "discord_denied"));
+    assert_eq!((e.status(), e.code), (403, ErrorCode::DiscordDenied));
     let (state, token) = start(&db, &mut rng, Some(&token));
-    assert_eq!(cb(&format!("state={state}"), Some(&token), &mut rng).code, "no_code");
+    assert_eq!(cb(&format!("state={state}"), Some(&token), &mut rng).code, ErrorCode::NoCode);
     let rejecting = StandIn { reject: true, ..StandIn::default() };
     let (state, token) = start(&db, &mut rng, Some(&token));
     let q = format!("state={state}&code=old");
     let e = run(signin::callback(&db, &rejecting, &mut rng, T0 + 1, &app(), &q, Some(&token), ORIGIN))
         .unwrap_err();
-    assert_eq!((e.status, e.code), (403, "discord_code_rejected"));
+    assert_eq!((e.status(), e.code), (403, ErrorCode::DiscordCodeRejected));
     assert!(players(&db).is_empty());
 }
 
@@ -132,5 +132,5 @@ fn a_callback_from_another_browser_or_without_state_or_code_is_refused_and_chang
 fn an_unconfigured_server_refuses_the_login() {
     let (db, mut rng) = (db(), Counter(0));
     let e = run(signin::login(&db, &mut rng, T0, &App::default(), None, ORIGIN)).unwrap_err();
-    assert_eq!((e.status, e.code), (503, "discord_unconfigured"));
+    assert_eq!((e.status(), e.code), (503, ErrorCode::DiscordUnconfigured));
 }

@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::http::PlayerRef;
 use crate::push::DiscordDm;
 use crate::sql::{self, Sql, Stmt, StoreResult};
@@ -90,7 +90,7 @@ pub async fn post(
     let body: Body = crate::http::parse_json(body)?;
     let available = available(player, bot);
     let p = player.filter(|p| p.linked).ok_or_else(|| {
-        ApiError::new(403, "sign_in_required", "Discord messages are for players signed in with Discord")
+        ApiError::new(ErrorCode::SignInRequired, "Discord messages are for players signed in with Discord")
     })?;
     if !bot {
         return Err(ApiError::not_found("Discord messages are not offered by this server"));

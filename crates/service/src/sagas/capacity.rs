@@ -2,7 +2,7 @@
 //! accepted challenge, a stage, a rematch).
 
 use crate::create::{check_capacity, Limits, MINUTE_MS};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::guard::Rate;
 use crate::ports::Limiter;
 use crate::sql::Sql;
@@ -28,6 +28,6 @@ pub async fn admit(
     limiter.hit("create:all", minute(limits.overall_per_minute), "too many new games this minute").await?;
     let load = crate::db::index::load(db, ip_hash, creator)
         .await
-        .map_err(|e| ApiError::new(503, "index_unavailable", e.to_string()))?;
+        .map_err(|e| ApiError::new(ErrorCode::IndexUnavailable, e.to_string()))?;
     check_capacity(load, limits)
 }

@@ -4,7 +4,7 @@
 
 use crate::challenge::{self, Accepted, Cancelled, ChallengeView, PostChallenge, Posted};
 use crate::db_challenges::{self as db, ChallengeRow, NewChallenge};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::game::Created;
 use crate::http::PlayerRef;
 use crate::ports::{CallError, Capacity, CreateCall, Games, Notifier};
@@ -34,8 +34,7 @@ pub async fn post(
 ) -> Result<Posted, ApiError> {
     if spec.rated && !poster.linked {
         return Err(ApiError::new(
-            403,
-            "sign_in_required",
+            ErrorCode::SignInRequired,
             "rated challenges are for players signed in with Discord",
         ));
     }
@@ -78,11 +77,11 @@ pub async fn cancel(db: &impl Sql, id: &str, player: Option<&str>) -> Result<Can
 }
 
 fn gone() -> ApiError {
-    ApiError::new(409, "challenge_gone", "this challenge was accepted, cancelled or has expired")
+    ApiError::new(ErrorCode::ChallengeGone, "this challenge was accepted, cancelled or has expired")
 }
 
 fn failed(what: &str) -> ApiError {
-    ApiError::new(503, "challenge_failed", format!("the game could not be {what}; try again"))
+    ApiError::new(ErrorCode::ChallengeFailed, format!("the game could not be {what}; try again"))
 }
 
 /// What an acceptance needs beyond D1.

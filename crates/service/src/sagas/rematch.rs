@@ -7,14 +7,14 @@ use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{CallError, Capacity, Games};
 use crate::rematch::{self, Reservation, Step};
 use crate::store::GameStore;
-use crate::ApiError;
+use crate::{ApiError, ErrorCode};
 
 fn failed(e: &ApiError) -> Handled {
     Handled { response: ApiResponse::error(e), effects: crate::game::Effects::default(), record: None }
 }
 
 fn try_again() -> ApiError {
-    ApiError::new(503, "rematch_failed", "the rematch could not be created; try again")
+    ApiError::new(ErrorCode::RematchFailed, "the rematch could not be created; try again")
 }
 
 /// The saga. The returned [`Handled`] is applied like any other (the old game's state

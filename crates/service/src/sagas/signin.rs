@@ -7,7 +7,7 @@
 use serde::Deserialize;
 
 use crate::accounts::{self as acc, query_param};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::players;
 use crate::sql::Sql;
 use crate::sql_players::SqlPlayers;
@@ -72,8 +72,7 @@ pub async fn login(
 ) -> Result<Login, ApiError> {
     if app.client_id.is_empty() {
         return Err(ApiError::new(
-            503,
-            "discord_unconfigured",
+            ErrorCode::DiscordUnconfigured,
             "Sign in with Discord is not configured on this server",
         ));
     }
@@ -105,27 +104,30 @@ pub async fn callback(
     origin: &str,
 ) -> Result<String, ApiError> {
     let state = query_param(query, "state")
-        .ok_or_else(|| ApiError::bad_request("bad_state", "the sign-in has no state"))?;
-    let token = cookie_token
-        .ok_or_else(|| ApiError::new(403, "bad_state", "this sign-in was not started from this browser"))?;
+        .ok_or_else(|| ApiError::new(ErrorCode::NoState, "the sign-in has no state"))?;
+    let token = cookie_token.ok_or_else(|| {
+        ApiError::new(ErrorCode::BadState, "this sign-in was not started from this browser")
+    })?;
     let token_hash = tokens::hash(token);
     // The state is single-use and bound to the session that started the sign-in.
     let verifier = crate::db::oauth::take_checked(db, &state, &token_hash, now).await?;
     if let Some(err) = query_param(query, "error") {
-        return Err(ApiError::new(403, "discord_denied", format!("Discord sign-in was not granted: {err}")));
+        return Err(ApiError::new(
+            ErrorCode::DiscordDenied,
+            format!("Discord sign-in was not granted: {err}"),
+        ));
     }
     let code = query_param(query, "code")
-        .ok_or_else(|| ApiError::bad_request("no_code", "Discord returned no code"))?;
+        .ok_or_else(|| ApiError::new(ErrorCode::NoCode, "Discord returned no code"))?;
     let form = acc::token_form(&app.client_id, &app.client_secret, &code, &redirect_uri(origin), &verifier);
     let access = discord.token(form).await.map_err(|e| match e {
         Exchange::Rejected => ApiError::new(
-            403,
-            "discord_code_rejected",
+            ErrorCode::DiscordCodeRejected,
             "Discord refused the sign-in code (expired or already used)",
         ),
-        Exchange::Failed(why) => ApiError::new(502, "discord_failed", why),
+        Exchange::Failed(why) => ApiError::new(ErrorCode::DiscordFailed, why),
     })?;
-    let user = discord.user(&access).await.map_err(|why| ApiError::new(502, "discord_failed", why))?;
+    let user = discord.user(&access).await.map_err(|why| ApiError::new(ErrorCode::DiscordFailed, why))?;
     let store = SqlPlayers(db);
     let current = players::session(&store, token, now).await?.map(|(player, _)| player);
     let name = user.global_name.as_deref().unwrap_or(&user.username);

@@ -2,7 +2,7 @@
 //! Stage, Reset). A stage's game is an ordinary `ai` game in its own object, whose result
 //! alone advances the story ([`crate::players::record_stage`]).
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::http::{ApiResponse, PlayerRef};
 use crate::player_store::PlayerStore;
 use crate::players::{self as rules};
@@ -23,7 +23,7 @@ pub async fn end_current(
     if current.valid {
         let call = AbandonCall { player: player.to_owned(), aliases: current.aliases };
         if games.abandon(&current.game, &call).await.is_err() {
-            return Err(ApiError::new(503, "stage_not_ended", "the stage being played could not be ended"));
+            return Err(ApiError::new(ErrorCode::StageNotEnded, "the stage being played could not be ended"));
         }
     }
     store.clear_current_game(player, story, &current.game).await?;
