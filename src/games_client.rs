@@ -94,8 +94,8 @@ async fn typed<T: DeserializeOwned>(mut resp: Response, ok: u16) -> CallResult<T
 /// An object's answer in the service's form, to pass on.
 async fn answer(resp: &mut Response) -> CallResult<ApiResponse> {
     let status = resp.status_code();
-    let body: serde_json::Value = resp.json().await.map_err(no_answer)?;
-    Ok(ApiResponse::json(status, body))
+    let body = resp.text().await.map_err(no_answer)?;
+    ApiResponse::relayed(status, body).map_err(no_answer)
 }
 
 /// Refused unless the status is one of `ok`.
@@ -130,7 +130,7 @@ impl Games for GameObjects<'_> {
     }
 
     async fn withdraw(&self, game: &str) -> CallResult<()> {
-        status_in(self.call(game, WITHDRAW_PATH, &serde_json::json!({})).await?, &[200]).await
+        status_in(self.call(game, WITHDRAW_PATH, &service::http::Empty {}).await?, &[200]).await
     }
 
     async fn create_rematch(&self, call: &RematchCall) -> CallResult<()> {

@@ -1,6 +1,6 @@
 //! Conversions between the `worker` runtime and the pure `service` types.
 
-use service::http::{bearer, too_large, ApiRequest, ApiResponse, Body, Method, MAX_BODY_BYTES};
+use service::http::{bearer, too_large, ApiRequest, ApiResponse, Method, MAX_BODY_BYTES};
 use service::tokens::Random;
 use service::{ApiError, ErrorCode};
 use worker::{Headers, Request, Response, Result};
@@ -101,16 +101,10 @@ pub fn response(r: &ApiResponse) -> Result<Response> {
     if let Some(line) = log {
         worker::console_error!("{line}");
     }
-    let mut resp = match &r.body {
-        Body::Json(v) => Response::from_json(v)?,
-        Body::Text(t) => {
-            let mut resp = Response::ok(t.clone())?;
-            resp.headers_mut().set("Content-Type", "text/plain; charset=utf-8")?;
-            resp
-        }
-    }
-    .with_status(r.status);
+    let (content_type, text) = r.content();
+    let mut resp = Response::from_bytes(text.into_owned().into_bytes())?.with_status(r.status);
     let h: &mut Headers = resp.headers_mut();
+    h.set("Content-Type", content_type)?;
     h.set("Cache-Control", "no-store")?;
     h.set("X-Content-Type-Options", "nosniff")?;
     if let Some(s) = r.retry_after {

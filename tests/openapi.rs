@@ -217,7 +217,7 @@ fn the_service_answers_validate_against_the_document() {
         (h.response.status, h.response.json_body().unwrap()["error"].as_str()),
         (409, Some("stale_ply"))
     );
-    validate_component("Error", h.response.json_body().unwrap());
+    validate_component("Error", &h.response.json_body().unwrap());
     assert!(h.response.json_body().unwrap()["state"].is_object());
 
     let rec = store.record.clone().unwrap();

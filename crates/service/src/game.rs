@@ -504,7 +504,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 // A retried identical submission gets the same answer and moves nothing.
                 if let Some(last) = &rec.last_replies[side.index()] {
                     if last.ply == body.ply && last.mv == mv {
-                        return Ok((ApiResponse::json(200, last.body.clone()), Effects::default(), rec));
+                        return Ok((ApiResponse::of(200, &last.body), Effects::default(), rec));
                     }
                 }
                 if let Some(late) = forfeit_first(store, &mut rec, &game, ctx.now)? {
@@ -549,12 +549,12 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                     ai_move,
                     ai: (rec.mode == Mode::Ai).then(|| ai_info(ctx.ai, rec.level)),
                 };
-                let reply = serde_json::to_value(&reply)
+                let stored = serde_json::to_value(&reply)
                     .map_err(|e| ApiError::internal(format!("move reply not serialisable: {e}")))?;
-                rec.last_replies[side.index()] = Some(LastReply { ply: body.ply, mv, body: reply.clone() });
+                rec.last_replies[side.index()] = Some(LastReply { ply: body.ply, mv, body: stored });
                 owe_result(&mut rec, was_finished, ctx.now);
                 save(store, &rec)?;
-                Ok((ApiResponse::json(200, reply), effects(was_finished, &rec), rec))
+                Ok((ApiResponse::of(200, &reply), effects(was_finished, &rec), rec))
             }
             Route::Abort => {
                 authorise_request(&rec, req, game.position().turn())?;
@@ -735,7 +735,7 @@ pub fn alarm_with(store: &mut dyn GameStore, ctx: &mut Ctx, timers: &Timers) -> 
         let (mut rec, game) = load(store)?;
         if !upkeep::expire(&mut rec, ctx.now, timers) {
             let fx = Effects { alarm: rec.deadline.filter(|_| rec.result.is_none()), ..Effects::default() };
-            return Ok((ApiResponse::json(200, serde_json::json!({})), fx, rec));
+            return Ok((ApiResponse::of(200, &crate::http::Empty {}), fx, rec));
         }
         save(store, &rec)?;
         Ok((envelope(rec.view(&game)), effects(false, &rec), rec))

@@ -1,11 +1,13 @@
 //! The API's request and response in plain Rust: what the Worker glue converts from and
 //! to `worker::Request` / `worker::Response`.
 
+use std::borrow::Cow;
+
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
+use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::{ApiError, ErrorCode};
+use crate::error::{ApiError, ErrorBody, ErrorCode, GENERIC_MESSAGE};
 
 /// Bodies above this are refused with 413 before parsing.
 pub const MAX_BODY_BYTES: usize = 8 * 1024;
@@ -40,9 +42,15 @@ pub struct PlayerRef {
     pub linked: bool,
 }
 
+/// A response's body. JSON is only ever made from a typed value: [`ApiResponse::of`]
+/// serialises it once, and an error stays an [`ApiError`] until it is written.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
-    Json(Value),
+    /// A JSON document, as [`ApiResponse::of`] serialised it.
+    Json(String),
+    /// An error answer (`Error` in the OpenAPI document, see [`ApiError::body`]), kept
+    /// typed so that [`ApiResponse::for_client`] redacts it by its code.
+    Error(Box<ApiError>),
     Text(String),
 }
 
@@ -54,26 +62,46 @@ pub struct ApiResponse {
 }
 
 impl ApiResponse {
-    pub fn json(status: u16, v: Value) -> ApiResponse {
-        ApiResponse { status, body: Body::Json(v), retry_after: None }
-    }
-
     pub fn text(status: u16, s: String) -> ApiResponse {
         ApiResponse { status, body: Body::Text(s), retry_after: None }
     }
 
-    /// A typed body, serialised (a body that cannot be is a 500, never a panic).
-    pub fn of<T: serde::Serialize>(status: u16, body: &T) -> ApiResponse {
-        match serde_json::to_value(body) {
-            Ok(v) => ApiResponse::json(status, v),
+    /// A typed body, serialised once (a body that cannot be is a 500, never a panic).
+    pub fn of<T: Serialize + ?Sized>(status: u16, body: &T) -> ApiResponse {
+        match serde_json::to_string(body) {
+            Ok(json) => ApiResponse { status, body: Body::Json(json), retry_after: None },
             Err(e) => ApiResponse::error(&ApiError::internal(format!("response not serialisable: {e}"))),
         }
     }
 
+    /// An answer another part of the API wrote (a game object's, which the Worker passes
+    /// on): an `Error` body is read back into its [`ApiError`], so that its code still
+    /// decides what a client sees ([`ApiResponse::for_client`]); any other JSON is kept as
+    /// the text it is. Not JSON at all: the error of reading it.
+    pub fn relayed(status: u16, json: String) -> Result<ApiResponse, serde_json::Error> {
+        /// An `Error` body as written.
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Written {
+            error: ErrorCode,
+            message: String,
+            #[serde(default)]
+            state: Option<Box<crate::model::GameView>>,
+        }
+        serde_json::from_str::<serde::de::IgnoredAny>(&json)?;
+        let body = match serde_json::from_str::<Written>(&json) {
+            Ok(w) if status >= 400 => {
+                let e = ApiError { state: w.state, ..ApiError::new(w.error, w.message) };
+                Body::Error(Box::new(e))
+            }
+            _ => Body::Json(json),
+        };
+        Ok(ApiResponse { status, body, retry_after: None })
+    }
+
+    /// The answer to an error: its code's status, its `Error` body, its `Retry-After`.
     pub fn error(e: &ApiError) -> ApiResponse {
-        let body = serde_json::to_value(e.body())
-            .unwrap_or_else(|_| serde_json::json!({ "error": e.code, "message": e.message }));
-        ApiResponse { status: e.status(), body: Body::Json(body), retry_after: e.retry_after }
+        ApiResponse { status: e.status(), body: Body::Error(Box::new(e.clone())), retry_after: e.retry_after }
     }
 
     /// The answer as a client may see it, and the line to log. A server-side failure (5xx,
@@ -82,26 +110,50 @@ impl ApiResponse {
     /// [`crate::error::GENERIC_MESSAGE`] (and a state is dropped). Everything else passes
     /// unchanged. The Worker calls this on every answer, its own and its objects'.
     pub fn for_client(self) -> (ApiResponse, Option<String>) {
-        let Body::Json(v) = &self.body else { return (self, None) };
-        let Some(code) = v.get("error").and_then(|c| ErrorCode::deserialize(c).ok()) else {
-            return (self, None);
-        };
-        if code.message_is_public() {
-            return (self, None);
+        match self.body {
+            Body::Error(e) if !e.code.message_is_public() => {
+                let log = e.to_string();
+                let redacted = ApiError { message: GENERIC_MESSAGE.to_owned(), state: None, ..*e };
+                (ApiResponse { body: Body::Error(Box::new(redacted)), ..self }, Some(log))
+            }
+            body => (ApiResponse { body, ..self }, None),
         }
-        let message = v.get("message").and_then(Value::as_str).unwrap_or_default();
-        let log = format!("{} {code}: {message}", self.status);
-        let body = serde_json::json!({ "error": code, "message": crate::error::GENERIC_MESSAGE });
-        (ApiResponse { body: Body::Json(body), ..self }, Some(log))
     }
 
-    pub fn json_body(&self) -> Option<&Value> {
+    /// The body as it is written: its `Content-Type` and text.
+    pub fn content(&self) -> (&'static str, Cow<'_, str>) {
         match &self.body {
-            Body::Json(v) => Some(v),
-            Body::Text(_) => None,
+            Body::Json(json) => (JSON, Cow::Borrowed(json)),
+            Body::Error(e) => (JSON, Cow::Owned(error_json(e))),
+            Body::Text(text) => ("text/plain; charset=utf-8", Cow::Borrowed(text)),
+        }
+    }
+
+    /// The JSON body parsed, to inspect it (tests); `None` for a text body.
+    pub fn json_body(&self) -> Option<Value> {
+        let (content_type, text) = self.content();
+        if content_type == JSON {
+            serde_json::from_str(&text).ok()
+        } else {
+            None
         }
     }
 }
+
+const JSON: &str = "application/json";
+
+/// An error's `Error` JSON. Its parts always serialise (a code, strings, a game view); if
+/// the view ever did not, the error is still written, without it.
+fn error_json(e: &ApiError) -> String {
+    serde_json::to_string(&e.body())
+        .or_else(|_| serde_json::to_string(&ErrorBody { state: None, ..e.body() }))
+        .unwrap_or_default()
+}
+
+/// An empty JSON object, `{}`: the answer that has nothing to say (the alarm's, when no
+/// timer was due).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Empty {}
 
 impl From<Result<ApiResponse, ApiError>> for ApiResponse {
     fn from(r: Result<ApiResponse, ApiError>) -> ApiResponse {
@@ -174,5 +226,38 @@ mod tests {
         // Text bodies and successes pass.
         let ok = ApiResponse::text(200, "record".into());
         assert_eq!(ok.clone().for_client(), (ok, None));
+        let ok = ApiResponse::of(200, &Health { ok: true });
+        assert_eq!(ok.clone().for_client(), (ok, None));
+    }
+
+    #[test]
+    fn relayed_answers_pass_as_written_and_errors_stay_typed() {
+        let created = r#"{"id":"x","token":"t"}"#;
+        let r = ApiResponse::relayed(201, created.to_owned()).unwrap();
+        assert_eq!((r.status, r.body), (201, Body::Json(created.to_owned())));
+        let written = ApiResponse::error(&ApiError::new(ErrorCode::NotYourTurn, "it is north's turn"));
+        let r = ApiResponse::relayed(409, written.content().1.into_owned()).unwrap();
+        assert_eq!(r, written);
+        // A relayed server failure is redacted by its code, like the Worker's own.
+        let failed = r#"{"error":"storage_unavailable","message":"D1_ERROR: x"}"#;
+        let (r, log) = ApiResponse::relayed(503, failed.to_owned()).unwrap().for_client();
+        assert_eq!(r.json_body().unwrap()["message"], GENERIC_MESSAGE);
+        assert!(log.unwrap().contains("D1_ERROR"));
+        assert!(ApiResponse::relayed(500, "Internal Server Error".to_owned()).is_err());
+    }
+
+    #[test]
+    fn bodies_are_written_once_from_typed_values() {
+        let r = ApiResponse::of(201, &Health { ok: true });
+        assert_eq!((r.status, r.body.clone()), (201, Body::Json(r#"{"ok":true}"#.into())));
+        assert_eq!(r.content(), ("application/json", r#"{"ok":true}"#.into()));
+        assert_eq!(ApiResponse::of(200, &Empty {}).content().1, "{}");
+        let e = ApiResponse::error(&ApiError::new(ErrorCode::NotYourTurn, "it is north's turn"));
+        assert_eq!(e.status, 409, "the code's status");
+        assert_eq!(e.content().1, r#"{"error":"not_your_turn","message":"it is north's turn"}"#);
+        assert_eq!(e.json_body().unwrap()["error"], "not_your_turn");
+        let t = ApiResponse::text(200, "south wins".into());
+        assert_eq!(t.content(), ("text/plain; charset=utf-8", "south wins".into()));
+        assert_eq!(t.json_body(), None);
     }
 }

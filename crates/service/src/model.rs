@@ -90,6 +90,9 @@ pub struct LastReply {
     pub ply: u16,
     #[serde(rename = "move")]
     pub mv: Move,
+    /// The answer (a `Moved`, made typed) as the JSON it was: stored so, it replays as it
+    /// was sent even from a record an earlier version wrote, whose view may lack a field
+    /// the typed view has now.
     pub body: Value,
 }
 

@@ -68,7 +68,7 @@ impl T {
         };
         let mut ctx = Ctx { now: self.now, rng: &mut self.rng, ai: &mut self.ai, day_ms: 86_400_000 };
         let h = game::handle(&mut self.store, route, &req, &mut ctx);
-        (h.response.status, h.response.json_body().cloned().unwrap_or_default())
+        (h.response.status, h.response.json_body().unwrap_or_default())
     }
 
     fn legal(&self) -> Move {

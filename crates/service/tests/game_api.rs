@@ -167,11 +167,11 @@ impl Env {
     }
 }
 
-fn body(h: &Handled) -> &Value {
+fn body(h: &Handled) -> Value {
     h.response.json_body().unwrap()
 }
 
-fn ok(h: &Handled) -> &Value {
+fn ok(h: &Handled) -> Value {
     let b = body(h);
     assert_eq!(h.response.status, 200, "{b}");
     b
@@ -707,7 +707,7 @@ fn a_retried_submission_gets_the_same_answer_and_moves_nothing() {
     for _ in 0..3 {
         env.now += 1000;
         let h = env.submit(&south, "e2d3", 0);
-        assert_eq!(ok(&h), &first, "exactly the same body");
+        assert_eq!(ok(&h), first, "exactly the same body");
         assert_eq!(h.effects, Effects::default());
         assert_eq!(env.store.record, before);
         assert_eq!(env.store.saves, saves);
@@ -721,8 +721,8 @@ fn a_retried_submission_gets_the_same_answer_and_moves_nothing() {
     let s = env.state();
     let reply = s["legal_moves"][0].as_str().unwrap().to_owned();
     let second = ok(&env.submit(&north, &reply, 1)).clone();
-    assert_eq!(ok(&env.submit(&south, "e2d3", 0)), &first);
-    assert_eq!(ok(&env.submit(&north, &reply, 1)), &second);
+    assert_eq!(ok(&env.submit(&south, "e2d3", 0)), first);
+    assert_eq!(ok(&env.submit(&north, &reply, 1)), second);
     assert_eq!(env.rec().moves.len(), 2);
     assert_eq!(env.state()["ply"], 2);
 }
@@ -750,7 +750,7 @@ fn ai_games_answer_with_the_ai_move() {
     game.play(expected).unwrap();
     assert_eq!(rec.position, *game.position());
     // The retry of the first move answers the same, AI move included.
-    assert_eq!(ok(&env.submit(&token, "e2d3", 0)), &b);
+    assert_eq!(ok(&env.submit(&token, "e2d3", 0)), b);
     assert_eq!(env.rec().moves.len(), 2);
     // A different move at the old ply is stale.
     env.rejected(409, "stale_ply", |e| e.submit(&token, "c2d3", 0));
@@ -809,7 +809,7 @@ fn a_game_played_to_a_rules_result_from_a_custom_start() {
     assert_eq!(h.effects, Effects::default());
     assert_eq!(env.store.record, before);
     // The winning move's retry still answers the same.
-    assert_eq!(ok(&env.submit(&south, "e8e9", 0)), &win);
+    assert_eq!(ok(&env.submit(&south, "e8e9", 0)), win);
     assert_eq!(env.rec().moves.len(), 1);
     // The record text replays to the same result.
     let text = record_text(&mut env);
@@ -825,7 +825,7 @@ fn record_text(env: &mut Env) -> String {
     assert_eq!(h.effects, Effects::default());
     match &h.response.body {
         Body::Text(t) => t.clone(),
-        Body::Json(v) => panic!("the record is text, not {v}"),
+        other => panic!("the record is text, not {other:?}"),
     }
 }
 
@@ -868,7 +868,7 @@ fn an_ai_game_played_to_the_end_with_first_legal_moves() {
     // Further moves: game_over (a fresh submission), the same answer (a retry).
     let ply = s["ply"].as_u64().unwrap();
     env.rejected(409, "game_over", |e| e.submit(&token, "e2d3", ply));
-    assert_eq!(ok(&env.submit(&token, &last_submit.0, last_submit.1)), &last);
+    assert_eq!(ok(&env.submit(&token, &last_submit.0, last_submit.1)), last);
     env.rejected(409, "game_over", |e| e.post("/resign", Some(&token), &json!({})));
     let r = Record::parse(&record_text(&mut env)).unwrap();
     assert_eq!(r.result, text);

@@ -153,7 +153,7 @@ impl Env {
 
 fn result(h: &Handled) -> Value {
     let b = h.response.json_body().unwrap();
-    b.get("state").unwrap_or(b)["result"].clone()
+    b.get("state").unwrap_or(&b)["result"].clone()
 }
 
 #[test]
