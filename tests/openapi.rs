@@ -150,6 +150,63 @@ fn finish_reasons_are_documented_as_the_service_writes_them() {
     assert_eq!(documented, &Value::Array(written));
 }
 
+/// The document's error codes are the service's, in both directions: `Error.error`'s
+/// enum is `ErrorCode::ALL` (so the response check refuses a code no answer carries and
+/// accepts every code the Worker sends), its description names each code, and each
+/// code's status is a documented response status of some operation (404 and 405 are
+/// also the document's answer to any other path or method, as its description says).
+#[test]
+fn error_codes_are_documented_as_the_service_answers_them() {
+    use service::ErrorCode;
+
+    let doc = document();
+    let error = &doc["components"]["schemas"]["Error"]["properties"]["error"];
+    let documented: Vec<&str> =
+        error["enum"].as_array().expect("Error.error has an enum").iter().filter_map(Value::as_str).collect();
+    let sent: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+    let undocumented: Vec<&&str> = sent.iter().filter(|c| !documented.contains(c)).collect();
+    let unknown: Vec<&&str> = documented.iter().filter(|c| !sent.contains(c)).collect();
+    assert!(
+        undocumented.is_empty() && unknown.is_empty(),
+        "codes missing from the document's enum: {undocumented:?}; enum values that are no ErrorCode: {unknown:?}"
+    );
+    assert_eq!(documented, sent, "the enum lists the codes in ErrorCode::ALL's order");
+
+    let description = error["description"].as_str().unwrap();
+    for code in &sent {
+        assert!(
+            description.contains(&format!("`{code}`")),
+            "Error.error's description does not name `{code}`"
+        );
+    }
+
+    let mut statuses = std::collections::BTreeSet::new();
+    for ops in doc["paths"].as_object().unwrap().values() {
+        for op in ops.as_object().unwrap().values() {
+            statuses.extend(op["responses"].as_object().into_iter().flat_map(|r| r.keys().cloned()));
+        }
+    }
+    let info = doc["info"]["description"].as_str().unwrap();
+    for &code in ErrorCode::ALL {
+        let status = code.status().to_string();
+        assert!(
+            statuses.contains(&status) || info.contains(&format!("{status} `{code}`")),
+            "`{code}` is answered with {status}, a status no operation documents"
+        );
+    }
+
+    // What the real-runtime suites check every error body with: each code passes, any
+    // other string fails.
+    let check = |code: &str| {
+        let body = json!({ "error": code, "message": "m" }).to_string();
+        verify(doc, "GET", "/api/nowhere", 404, Some("application/json"), &body)
+    };
+    for code in &sent {
+        check(code).unwrap_or_else(|e| panic!("{code}: {e}"));
+    }
+    assert!(check("not_a_code").unwrap_err().contains("not an Error"));
+}
+
 /// Counting bytes: deterministic "randomness" for the native answers below.
 struct Counter(u8);
 
