@@ -68,6 +68,8 @@ window.addEventListener("popstate", route);
 const SIGNIN_ERRORS = {
   discord_denied: "Sign in with Discord was cancelled: nothing changed, you are still playing as before.",
   bad_state: "That sign-in link was not started in this browser or was already used. Please try again.",
+  // A callback with no state at all (400): the same advice as a state from elsewhere.
+  no_state: "That sign-in link was not started in this browser or was already used. Please try again.",
   discord_code_rejected: "Discord did not accept the sign-in (it expired or was already used). Please try again.",
   discord_failed: "Discord could not be reached to finish signing in. Please try again later.",
 };
