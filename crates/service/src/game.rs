@@ -45,8 +45,6 @@ pub struct Effects {
     pub created: bool,
     /// The game just finished (write the result to D1).
     pub finished: bool,
-    /// The alarm to set (the deadline), if any.
-    pub alarm: Option<i64>,
 }
 
 #[derive(Debug)]
@@ -248,12 +246,7 @@ fn settle(rec: &mut GameRecord, game: &Game, now: i64, day_ms: i64) {
 }
 
 fn effects(before_finished: bool, rec: &GameRecord) -> Effects {
-    Effects {
-        changed: true,
-        created: false,
-        finished: !before_finished && rec.result.is_some(),
-        alarm: rec.deadline,
-    }
+    Effects { changed: true, created: false, finished: !before_finished && rec.result.is_some() }
 }
 
 /// What the Worker knows about a new game besides the public request: who creates it,
@@ -729,13 +722,12 @@ pub fn alarm(store: &mut dyn GameStore, ctx: &mut Ctx) -> Handled {
 /// The Durable Object alarm, which serves every timer ([`upkeep::next_alarm`]): the side
 /// to move loses when its deadline has passed; an idle game ends ([`upkeep::expire`]).
 /// A pending outbox is the glue's to retry, and the glue arms the next alarm from the
-/// record ([`upkeep::next_alarm`]); the effects' alarm is the deadline, as elsewhere.
+/// record ([`upkeep::next_alarm`]).
 pub fn alarm_with(store: &mut dyn GameStore, ctx: &mut Ctx, timers: &Timers) -> Handled {
     let result = (|| {
         let (mut rec, game) = load(store)?;
         if !upkeep::expire(&mut rec, ctx.now, timers) {
-            let fx = Effects { alarm: rec.deadline.filter(|_| rec.result.is_none()), ..Effects::default() };
-            return Ok((ApiResponse::of(200, &crate::http::Empty {}), fx, rec));
+            return Ok((ApiResponse::of(200, &crate::http::Empty {}), Effects::default(), rec));
         }
         save(store, &rec)?;
         Ok((envelope(rec.view(&game)), effects(false, &rec), rec))

@@ -253,7 +253,6 @@ pub fn create(store: &mut dyn GameStore, call: &RematchCall, ctx: &mut Ctx) -> H
             }
         }
     };
-    handled.effects.alarm = rec.deadline;
     handled.response = ApiResponse::of(
         201,
         &RematchCreated { id: rec.id.clone(), rematch_of: call.of.clone(), state: view },

@@ -167,6 +167,11 @@ impl Env {
     }
 }
 
+/// The alarm the object arms after `h` (the deadline: the only timer of these tests).
+fn next_alarm(h: &Handled) -> Option<i64> {
+    service::upkeep::next_alarm(h.record.as_ref()?, &service::upkeep::Timers::deadline_only())
+}
+
 fn body(h: &Handled) -> Value {
     h.response.json_body().unwrap()
 }
@@ -353,7 +358,7 @@ fn create_ai_game_creator_south() {
     let mut sorted = legal.clone();
     sorted.sort();
     assert_eq!(legal, sorted, "legal moves are sorted");
-    assert_eq!(h.effects, Effects { changed: true, created: true, finished: false, alarm: None });
+    assert_eq!(h.effects, Effects { changed: true, created: true, finished: false });
     assert_eq!(h.record.as_ref(), env.store.record.as_ref());
     assert_eq!(env.store.saves, 1);
 
@@ -435,7 +440,7 @@ fn create_link_game_returns_an_invite_url() {
         s["north"],
         json!({ "faction": "blades", "player": "human", "claimed": true, "player_id": null })
     );
-    assert_eq!(h.effects.alarm, None);
+    assert_eq!(next_alarm(&h), None);
     let rec = env.rec();
     assert_eq!(rec.invite_hash, Some(tokens::hash(invite)));
     assert!(rec.seats[0].token_hash.is_none());
@@ -551,7 +556,7 @@ fn join_with_the_invite_takes_the_open_seat() {
     assert_eq!(b["state"]["status"], "ongoing");
     assert_eq!(b["state"]["south"]["claimed"], true);
     assert!(!str_list(&b["state"]["legal_moves"]).is_empty());
-    assert_eq!(h.effects, Effects { changed: true, created: false, finished: false, alarm: None });
+    assert_eq!(h.effects, Effects { changed: true, created: false, finished: false });
     let rec = env.rec();
     assert!(rec.invite_hash.is_none(), "the invite is used up");
     assert_eq!(rec.seats[0].token_hash, Some(tokens::hash(token)));
@@ -686,7 +691,7 @@ fn move_validation_in_order() {
     assert_eq!(b["state"]["ply"], 1);
     assert_eq!(b["state"]["turn"], "north");
     assert_eq!(b["state"]["moves"], json!(["e2d3"]));
-    assert_eq!(h.effects, Effects { changed: true, created: false, finished: false, alarm: None });
+    assert_eq!(h.effects, Effects { changed: true, created: false, finished: false });
     let rec = env.rec();
     assert_eq!(rec.moves.len(), 1);
     assert_eq!(rec.moves[0].by, Side::South);
@@ -788,7 +793,7 @@ fn a_game_played_to_a_rules_result_from_a_custom_start() {
     assert_eq!(st["rules_result"], "south wins: king destroyed");
     assert_eq!(st["legal_moves"], json!([]));
     assert!(st["deadline"].is_null());
-    assert_eq!(h.effects, Effects { changed: true, created: false, finished: true, alarm: None });
+    assert_eq!(h.effects, Effects { changed: true, created: false, finished: true });
     let rec = env.rec();
     let fin = rec.result.as_ref().unwrap();
     assert_eq!(fin.text, "south wins: king destroyed");
@@ -894,7 +899,7 @@ fn resigning_gives_the_opponent_the_game() {
     assert_eq!(b["state"]["rules_result"], "ongoing");
     assert_eq!(b["state"]["legal_moves"], json!([]));
     assert!(b["state"]["deadline"].is_null());
-    assert_eq!(h.effects, Effects { changed: true, created: false, finished: true, alarm: None });
+    assert_eq!(h.effects, Effects { changed: true, created: false, finished: true });
     let rec = env.rec();
     assert_eq!(rec.result.as_ref().unwrap().at, T0 + 9);
     assert!(rec.deadline.is_none());
@@ -1043,13 +1048,13 @@ fn correspondence_deadlines_and_time_forfeit() {
     // No deadline, nothing for the alarm to do while waiting.
     let h = env.alarm();
     assert_eq!(h.response.status, 200);
-    assert_eq!(h.effects.alarm, None);
+    assert_eq!(next_alarm(&h), None);
 
     env.now = 10_050;
     let h = env.post("/join", None, &json!({ "invite": l.invite }));
     let north = ok(&h)["token"].as_str().unwrap().to_owned();
     assert_eq!(ok(&h)["state"]["deadline"], 11_050);
-    assert_eq!(h.effects.alarm, Some(11_050));
+    assert_eq!(next_alarm(&h), Some(11_050));
     assert_eq!(env.rec().deadline, Some(11_050));
 
     // Before the deadline: nothing changes, the alarm is kept.
@@ -1059,10 +1064,7 @@ fn correspondence_deadlines_and_time_forfeit() {
         let saves = env.store.saves;
         let h = env.alarm();
         assert_eq!(h.response.status, 200);
-        assert_eq!(
-            h.effects,
-            Effects { changed: false, created: false, finished: false, alarm: Some(11_050) }
-        );
+        assert_eq!(h.effects, Effects { changed: false, created: false, finished: false });
         assert_eq!(env.store.record, before);
         assert_eq!(env.store.saves, saves);
     }
@@ -1070,20 +1072,20 @@ fn correspondence_deadlines_and_time_forfeit() {
     env.now = 10_600;
     let h = draw(&mut env, &north, "offer");
     assert_eq!(ok(&h)["state"]["deadline"], 11_050);
-    assert_eq!(h.effects.alarm, Some(11_050));
+    assert_eq!(next_alarm(&h), Some(11_050));
     ok(&draw(&mut env, &l.creator, "decline"));
     assert_eq!(env.rec().deadline, Some(11_050));
     // A move resets it for the other side.
     env.now = 10_700;
     let h = env.submit(&l.creator, "e2d3", 0);
     assert_eq!(ok(&h)["state"]["deadline"], 11_700);
-    assert_eq!(h.effects.alarm, Some(11_700));
+    assert_eq!(next_alarm(&h), Some(11_700));
     assert_eq!(env.rec().deadline, Some(11_700));
     // The old deadline passing does nothing now.
     env.now = 11_050;
     let before = env.store.record.clone();
     let h = env.alarm();
-    assert_eq!(h.effects.alarm, Some(11_700));
+    assert_eq!(next_alarm(&h), Some(11_700));
     assert!(!h.effects.finished);
     assert_eq!(env.store.record, before);
 
@@ -1098,7 +1100,7 @@ fn correspondence_deadlines_and_time_forfeit() {
     assert!(b["state"]["deadline"].is_null());
     assert!(h.effects.finished);
     assert!(h.effects.changed);
-    assert_eq!(h.effects.alarm, None);
+    assert_eq!(next_alarm(&h), None);
     let rec = env.rec();
     assert_eq!(rec.result.as_ref().unwrap().at, 11_700);
     assert!(rec.deadline.is_none());
@@ -1144,7 +1146,7 @@ fn longer_time_controls_and_no_time_control() {
     let (south, _) = joined(&mut env, None);
     assert!(env.rec().deadline.is_none());
     let h = env.submit(&south, "e2d3", 0);
-    assert_eq!(h.effects.alarm, None);
+    assert_eq!(next_alarm(&h), None);
     env.now += 1_000_000;
     let before = env.store.record.clone();
     let h = env.alarm();

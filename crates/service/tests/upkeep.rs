@@ -171,7 +171,7 @@ fn an_ai_game_untouched_for_the_idle_time_ends_as_abandoned_by_its_player() {
     e.now = moved_at + 3 * DAY - 1;
     let h = e.alarm();
     assert!(e.rec().result.is_none() && !h.effects.finished);
-    assert!(h.effects.alarm.is_none(), "no deadline in an ai game");
+    assert!(e.rec().deadline.is_none(), "no deadline in an ai game");
     assert_eq!(upkeep::next_alarm(e.rec(), &e.timers), Some(moved_at + 3 * DAY), "the idle end is next");
     e.now = moved_at + 3 * DAY;
     let h = e.alarm();
