@@ -11,31 +11,17 @@ use rusqlite::OptionalExtension;
 use serde_json::json;
 use service::ai::PlaceholderAi;
 use service::create::{CreateGame, SeatChoice};
-use service::error::{ApiError, ErrorCode};
+use service::error::ErrorCode;
 use service::game::{self, Ctx, Extra, Route};
 use service::http::{ApiRequest, Method, PlayerRef};
 use service::model::{GameRecord, Mode};
 use service::object::{self, Object, Owed, Runtime, WriteError};
 use service::sqlite::Sqlite;
 use service::store::{GameStore, MemoryStore};
-use service::tokens::Random;
 use service::upkeep::Timers;
-use support::{db_with, pid, run};
+use support::{db_with, pid, run, SeededRng};
 
 const T0: i64 = 1_795_999_200_000;
-
-#[derive(Debug)]
-struct SeededRng(u64);
-
-impl Random for SeededRng {
-    fn fill(&mut self, buf: &mut [u8]) -> Result<(), ApiError> {
-        for b in buf {
-            self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            *b = (self.0 >> 33) as u8;
-        }
-        Ok(())
-    }
-}
 
 /// The object's runtime, observed.
 #[derive(Default)]

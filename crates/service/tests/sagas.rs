@@ -23,29 +23,10 @@ use service::rematch::RematchCall;
 use service::sagas::{challenges, rematch, stages};
 use service::sqlite::Sqlite;
 use service::store::{GameStore, MemoryStore};
-use service::tokens::Random;
-use support::{db_with, pid, run};
+use support::{db_with, pid, run, SeededRng};
 
 const T0: i64 = 1_795_999_200_000;
 const ORIGIN: &str = "https://arena.example";
-
-/// xorshift64*: deterministic, distinct bytes for every call.
-#[derive(Debug)]
-struct SeededRng(u64);
-
-impl Random for SeededRng {
-    fn fill(&mut self, buf: &mut [u8]) -> Result<(), ApiError> {
-        for chunk in buf.chunks_mut(8) {
-            let mut x = self.0;
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            self.0 = x;
-            chunk.copy_from_slice(&x.wrapping_mul(0x2545_f491_4f6c_dd1d).to_le_bytes()[..chunk.len()]);
-        }
-        Ok(())
-    }
-}
 
 /// How the next call of a kind fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

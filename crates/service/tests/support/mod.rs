@@ -17,6 +17,25 @@ use service::sql_players::SqlPlayers;
 use service::sqlite::{self, Sqlite};
 use service::story::Badge;
 
+/// xorshift64*: deterministic, distinct bytes for every call (a seeded stand-in for the
+/// platform's randomness).
+#[derive(Debug)]
+pub struct SeededRng(pub u64);
+
+impl service::tokens::Random for SeededRng {
+    fn fill(&mut self, buf: &mut [u8]) -> Result<(), service::error::ApiError> {
+        for chunk in buf.chunks_mut(8) {
+            let mut x = self.0;
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            self.0 = x;
+            chunk.copy_from_slice(&x.wrapping_mul(0x2545_f491_4f6c_dd1d).to_le_bytes()[..chunk.len()]);
+        }
+        Ok(())
+    }
+}
+
 /// Drives a store future to its end (SQLite never waits).
 pub fn run<F: Future>(f: F) -> F::Output {
     sqlite::block_on(f)
