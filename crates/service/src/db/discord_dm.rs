@@ -20,9 +20,11 @@ pub const DISABLE: &str = "DELETE FROM discord_dm WHERE player_id = ?1";
 
 /// The Discord user to message for a seat's `?1`: through a merge (a guest since merged
 /// into an account is that account), only if it asked and is signed in with Discord.
-pub const RECIPIENT: &str = "SELECT p.discord_id FROM discord_dm d JOIN players p ON p.id = d.player_id \
-             WHERE d.player_id = COALESCE((SELECT into_id FROM player_merges WHERE from_id = ?1), ?1) \
-               AND p.discord_id IS NOT NULL";
+pub const RECIPIENT: &str = concat!(
+    "SELECT p.discord_id FROM discord_dm d JOIN players p ON p.id = d.player_id WHERE d.player_id = ",
+    super::resolved!("?1"),
+    " AND p.discord_id IS NOT NULL"
+);
 
 /// Whether `player` asked for messages.
 pub async fn enabled(db: &impl Sql, player: &str) -> StoreResult<bool> {

@@ -15,17 +15,19 @@ pub const LOAD: &str = "SELECT (SELECT COUNT(*) FROM games WHERE result IS NULL 
 
 /// The index row's upsert (see [`upsert`]). The `WHERE` of its update is the rule
 /// that an older snapshot never overwrites a newer row.
-pub const UPSERT: &str =
+pub const UPSERT: &str = concat!(
     "INSERT INTO games (id, south_faction, north_faction, mode, days_per_move, creator_ip_hash, \
-                            created_at, finished_at, result, winner, reason, plies, south_player, north_player) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, \
-                 (SELECT id FROM players WHERE id = COALESCE((SELECT into_id FROM player_merges WHERE from_id = ?13), ?13)), \
-                 (SELECT id FROM players WHERE id = COALESCE((SELECT into_id FROM player_merges WHERE from_id = ?14), ?14))) \
-         ON CONFLICT(id) DO UPDATE SET finished_at = excluded.finished_at, result = excluded.result, \
-             winner = excluded.winner, reason = excluded.reason, plies = excluded.plies, \
-             south_player = COALESCE(excluded.south_player, south_player), \
-             north_player = COALESCE(excluded.north_player, north_player) \
-         WHERE games.result IS NULL AND excluded.plies >= games.plies";
+         created_at, finished_at, result, winner, reason, plies, south_player, north_player) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, (SELECT id FROM players WHERE id = ",
+    super::resolved!("?13"),
+    "), (SELECT id FROM players WHERE id = ",
+    super::resolved!("?14"),
+    ")) ON CONFLICT(id) DO UPDATE SET finished_at = excluded.finished_at, result = excluded.result, \
+         winner = excluded.winner, reason = excluded.reason, plies = excluded.plies, \
+         south_player = COALESCE(excluded.south_player, south_player), \
+         north_player = COALESCE(excluded.north_player, north_player) \
+     WHERE games.result IS NULL AND excluded.plies >= games.plies"
+);
 
 fn count(v: f64) -> u32 {
     u32::try_from(int(v)).unwrap_or(0)

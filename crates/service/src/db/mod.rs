@@ -14,6 +14,16 @@
 //!
 //! Numbers read from D1 are JavaScript numbers, so rows read them as `f64`.
 
+/// The merged-guest rule, written once: in SQL, the player that id `$p` (a parameter,
+/// e.g. `"?1"`) stands for — the account a guest was merged into, else the id itself.
+/// (The store's own reading of it is [`crate::player_store::PlayerStore::resolve`].)
+macro_rules! resolved {
+    ($p:literal) => {
+        concat!("COALESCE((SELECT into_id FROM player_merges WHERE from_id = ", $p, "), ", $p, ")")
+    };
+}
+pub(crate) use resolved;
+
 pub mod discord_dm;
 pub mod housekeeping;
 pub mod index;

@@ -29,8 +29,11 @@ pub const UNSUBSCRIBE: &str = "DELETE FROM push_subscriptions WHERE endpoint = ?
 
 /// A seat's subscriptions: the seat may name a guest since merged into an account, whose
 /// subscriptions are then the account's.
-pub const FOR_PLAYER: &str = "SELECT endpoint, p256dh, auth FROM push_subscriptions \
-         WHERE player_id = COALESCE((SELECT into_id FROM player_merges WHERE from_id = ?1), ?1) LIMIT 10";
+pub const FOR_PLAYER: &str = concat!(
+    "SELECT endpoint, p256dh, auth FROM push_subscriptions WHERE player_id = ",
+    super::resolved!("?1"),
+    " LIMIT 10"
+);
 
 /// An endpoint the push service no longer knows, deleted.
 pub const FORGET: &str = "DELETE FROM push_subscriptions WHERE endpoint = ?1";
