@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Load test on the local runtime: starts `wrangler dev` with fresh state and raised
-# creation limits, runs examples/load.rs against it, prints the wasm size and figures.
+# creation limits, runs tests/examples/load.rs against it, prints the wasm size and figures.
 # Usage: scripts/load.sh [clients] [games-per-client] [plies]
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
@@ -19,4 +19,4 @@ setsid wrangler dev --ip 127.0.0.1 --port $port --persist-to "$state" --log-leve
 pid=$!
 trap 'kill -TERM -- -$pid 2>/dev/null; rm -rf "$state"' EXIT
 for _ in $(seq 1 120); do curl -sf "http://127.0.0.1:$port/api/health" >/dev/null && break; sleep 0.5; done
-cargo run --quiet --release --example load -- "http://127.0.0.1:$port" "$@"
+cargo run --quiet --release -p runtime-tests --example load -- "http://127.0.0.1:$port" "$@"

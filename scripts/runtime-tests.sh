@@ -15,14 +15,22 @@ rm -rf "$out"
 mkdir -p "$out"
 
 # Build every test binary first; cargo lists them (one JSON message per artifact): the
-# suites of tests/ and the crate's own unit tests (src/ has no doc tests to run).
+# suites of tests/, package `runtime-tests` (tests/Cargo.toml).
 # RUNTIME_TESTS_CARGO_ARGS: the cargo selection to build them with (default
-# `-p iron-arena-worker`); test.sh passes the one its native build used, so nothing is
-# rebuilt with other features. Only the Worker package's binaries run.
+# `-p runtime-tests`); test.sh passes the one its native build used (`--workspace`), so
+# nothing is rebuilt with other features. Only that package's binaries run.
 # shellcheck disable=SC2086 # the selection is words
-cargo test ${RUNTIME_TESTS_CARGO_ARGS:---locked -p iron-arena-worker} --no-run \
+cargo test ${RUNTIME_TESTS_CARGO_ARGS:---locked -p runtime-tests} --no-run \
     --message-format=json-render-diagnostics >"$out/build.json"
-mapfile -t bins < <(scripts/test-binaries.py "$out/build.json" --only iron-arena-worker | awk '{print $1, $3}')
+mapfile -t bins < <(scripts/test-binaries.py "$out/build.json" --only runtime-tests | awk '{print $1, $3}')
+# Every tests/*.rs must be a [[test]] of tests/Cargo.toml (cargo does not find them itself
+# there): a file left out would never run.
+declare -A built=()
+for b in "${bins[@]}"; do built[${b%% *}]=1; done
+for file in tests/*.rs; do
+    name=$(basename "$file" .rs)
+    [ -n "${built[$name]:-}" ] || { echo "$file is not a [[test]] of tests/Cargo.toml: it would never run" >&2; exit 1; }
+done
 
 # The longest binaries first, so the short ones fill in around them.
 order() {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The test executables of one cargo build, from its `--message-format=json` output: a line
 "NAME PACKAGE_DIR EXECUTABLE" each, sorted by name. scripts/test.sh runs the native ones
-(`--except iron-arena-worker`), scripts/runtime-tests.sh the Worker's (`--only`).
+(`--except runtime-tests`), scripts/runtime-tests.sh the real-runtime suites (`--only
+runtime-tests`).
 
     scripts/test-binaries.py BUILD_JSON (--only|--except) PACKAGE
 """

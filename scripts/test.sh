@@ -99,7 +99,8 @@ cargo fmt --manifest-path crates/wasm-bindgen/Cargo.toml --check  # its own work
 lint=(env RUSTC_WORKSPACE_WRAPPER=clippy-driver CLIPPY_ARGS=-Dwarnings)
 if $quick; then
     phase "native suites, linted as they build: rules, browser engine, AI, service, CLI"
-    "${lint[@]}" cargo test --locked --workspace --exclude iron-arena-worker
+    # The workspace's default members: every native crate, not the real-runtime suites.
+    "${lint[@]}" cargo test --locked
     echo "== quick tests passed"
     exit 0
 fi
@@ -115,11 +116,12 @@ kill -STOP -- "-$module_build" 2>/dev/null || true  # (done already: nothing to 
 native=(--locked --workspace)
 "${lint[@]}" cargo test "${native[@]}" --no-run --message-format=json-render-diagnostics \
     >test-output/native-build.json
-# The binaries of this one build run here (the Worker's need a runtime: they run below).
-# Not `cargo test --exclude iron-arena-worker`: leaving a package out changes the features
-# cargo unifies, and serde_json and others were compiled a second time (177 CPU-s with tract).
+# The binaries of this one build run here (the real-runtime suites', package runtime-tests,
+# need a runtime: they run below). Not a plain `cargo test` (the default members): leaving a
+# package out changes the features cargo unifies, and serde_json and others were compiled
+# a second time (177 CPU-s with tract).
 # Each binary runs as cargo test runs it: from its package's directory.
-scripts/test-binaries.py test-output/native-build.json --except iron-arena-worker >test-output/native-tests.txt
+scripts/test-binaries.py test-output/native-build.json --except runtime-tests >test-output/native-tests.txt
 [ -s test-output/native-tests.txt ] || { echo "no native test binary was built" >&2; exit 1; }
 while read -r _ dir exe; do
     echo "-- ${exe#"$ROOT"/}"

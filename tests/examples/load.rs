@@ -3,7 +3,7 @@
 //! and the latency of a validated move. `scripts/load.sh` starts a local runtime and
 //! runs this; or point it at any server:
 //!
-//! `cargo run --release --example load -- http://127.0.0.1:8787 [clients] [games-per-client] [plies]`
+//! `cargo run --release -p runtime-tests --example load -- http://127.0.0.1:8787 [clients] [games-per-client] [plies]`
 
 #![allow(clippy::unwrap_used)] // a load tool: a failure aborts with its message
 
