@@ -1,31 +1,47 @@
 #!/usr/bin/env bash
-# Builds the Workers module into build/ (wrangler.toml `main` = build/worker/shim.mjs):
-# the Worker crate with the network AI (feature `net`: tract with simd128) for wasm32,
-# linted by clippy as it compiles,
-# its JavaScript glue by the local wasm-bindgen, and the entry src/shim.mjs. This is the
-# one module: `scripts/run.sh` serves it, the tests run on it, `wrangler deploy` uploads it
-# (wrangler bundles shim.mjs, index.js and the wasm). Nothing is downloaded, no wasm-opt
-# (minutes of binaryen for little after gzip).
-#   scripts/build-worker.sh          (--net is accepted as an alias, for older scripts)
-#   scripts/build-worker.sh --compile-only   only the cargo builds, the module's and the
-#                                    browser engine's (test.sh starts them early, in the
-#                                    background: they need nothing setup.sh installs)
+# Builds the Workers module: the Worker crate with the network AI (feature `net`: tract
+# with simd128) for wasm32, linted by clippy as it compiles, its JavaScript glue by the
+# local wasm-bindgen, and the entry src/shim.mjs. Nothing is downloaded, no wasm-opt
+# (minutes of binaryen for little after gzip). Two modules, from the same code:
+#   scripts/build-worker.sh               the deployed module, into build/ (wrangler.toml
+#                                         `main` = build/worker/shim.mjs): `wrangler deploy`
+#                                         uploads it (bundling shim.mjs, index.js and the
+#                                         wasm), `scripts/run.sh` and the browser tests run
+#                                         it, `scripts/check-deploy.sh` checks it
+#   scripts/build-worker.sh --test-hooks  the real-runtime suites' module, into
+#                                         build/test-hooks/: the same with the tests' fault
+#                                         switches (feature `test-hooks`, src/config.rs),
+#                                         which the deployed one does not carry
+#   (--net is accepted as an alias of no option, for older scripts)
+#   scripts/build-worker.sh [--test-hooks] --compile-only   only the cargo builds, the
+#                                         module's and the browser engine's (test.sh starts
+#                                         them early, in the background: they need nothing
+#                                         setup.sh installs)
+# Both share one target directory (target/net): every dependency is built once. The Worker
+# crate itself is compiled for one feature set at a time (a cdylib's file has no hash in
+# its name, so cargo keeps one), so building the other module after one recompiles that
+# crate and redoes the fat LTO: ~13 s wall, 12 CPU-s (measured: no dependency rebuilt).
 # Outputs: public/models/<the Worker's network and leaf score> (static assets, src/net.rs
 # says why),
-# build/index_bg.wasm (without its function-name and producers sections: 2.8 MB
-# raw / 0.65 MB gzip that only stack traces use), build/index.js (+ build/snippets/),
-# build/worker/shim.mjs.
+# OUT/index_bg.wasm (without its function-name and producers sections: 2.8 MB
+# raw / 0.65 MB gzip that only stack traces use), OUT/index.js (+ OUT/snippets/),
+# OUT/worker/shim.mjs, OUT being build/ or build/test-hooks/.
 # Also builds the browser's rules engine into public/engine/ (scripts/build-web-engine.sh):
 # the module serves public/ as its static assets.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
 compile_only=false
-case "${1:-}" in
-    ""|--net) ;;
-    --compile-only) compile_only=true ;;
-    *) echo "usage: scripts/build-worker.sh [--compile-only]" >&2; exit 2 ;;
-esac
+features=net
+out=build
+for arg in "$@"; do
+    case "$arg" in
+        --net) ;;
+        --test-hooks) features=net,test-hooks out=build/test-hooks ;;
+        --compile-only) compile_only=true ;;
+        *) echo "usage: scripts/build-worker.sh [--test-hooks] [--compile-only]" >&2; exit 2 ;;
+    esac
+done
 
 # One build at a time (several shells share this tree); the files of build/ are replaced
 # one by one by renames, so a running `wrangler dev` never sees a half-written file.
@@ -91,14 +107,14 @@ fi
 target_dir=target/net
 CARGO_TARGET_DIR=$target_dir RUSTFLAGS="-C target-feature=+simd128 -D warnings" \
     RUSTC_WORKSPACE_WRAPPER=clippy-driver WASM_BINDGEN_USE_JS_SYS=1 \
-    cargo build --locked --lib -p iron-arena-worker --features net \
+    cargo build --locked --lib -p iron-arena-worker --features "$features" \
     --target wasm32-unknown-unknown --profile worker
 if $compile_only; then
     wait "$engine_build"
     exit 0
 fi
 
-stage=build/.staging
+stage=$out/.staging
 rm -rf "$stage"
 mkdir -p "$stage/worker"
 # `--target module`: an ES module that instantiates the wasm itself. The reset and abort
@@ -125,15 +141,15 @@ done
 # `wrangler dev` reloads when one of the module's files changes. What an older build
 # (worker-build) left is removed.
 rm -rf build/package.json build/.gitignore
-mkdir -p build/worker
-if ! diff -rq "$stage/snippets" build/snippets >/dev/null 2>&1; then
-    rm -rf build/snippets
-    mv -f "$stage/snippets" build/snippets
+mkdir -p "$out/worker"
+if ! diff -rq "$stage/snippets" "$out/snippets" >/dev/null 2>&1; then
+    rm -rf "$out/snippets"
+    mv -f "$stage/snippets" "$out/snippets"
 fi
 for f in index_bg.wasm index.js worker/shim.mjs; do
-    put_in_place "$stage/$f" "build/$f"
+    put_in_place "$stage/$f" "$out/$f"
 done
 rm -rf "$stage"
 
-wasm=build/index_bg.wasm
-echo "wasm (build/): $(stat -c %s $wasm) bytes raw, $(gzip -9c $wasm | wc -c) bytes gzip"
+wasm=$out/index_bg.wasm
+echo "wasm ($out/, features $features): $(stat -c %s $wasm) bytes raw, $(gzip -9c $wasm | wc -c) bytes gzip"

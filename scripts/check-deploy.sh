@@ -9,7 +9,11 @@
 # the wasm, which the runtime does before the global scope runs; it must stay well within
 # the 1 s startup limit (checked against STARTUP_LIMIT_MS, 1000).
 # The static assets (public/) must each stay within the 25 MiB per-file limit.
-# Needs the module built (scripts/build-worker.sh). Part of scripts/test.sh.
+# The tests' fault switches (`FAULT_D1`, `FAULT_PANIC`, `FAULT_REMATCH`, feature
+# `test-hooks`) must not be in what would be uploaded: no `FAULT_` string in the bundle
+# (the wasm and the bundled JavaScript), and wrangler.toml sets no `FAULT_` var.
+# Needs the module built (scripts/build-worker.sh: the deployed one, build/). Part of
+# scripts/test.sh.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
@@ -34,6 +38,17 @@ echo "  Workers Paid (10 MB = 9765 KiB gzip): $(fits 9765 && echo fits || echo O
     "Workers Free (3 MB = $free_kib KiB gzip): $(fits $free_kib && echo fits || echo OVER);" \
     "checked against $limit_kib KiB"
 fits "$limit_kib" || { echo "the bundle is $gzip_kib KiB gzip, over the plan's $limit_kib KiB" >&2; exit 1; }
+
+# No test hook in what would be uploaded. The check can fail: the test module (when built)
+# must carry them.
+hooks=$(grep -a -l 'FAULT_' -r "$out" || true)
+[ -z "$hooks" ] || { echo "the bundle carries the tests' FAULT_ switches ($hooks): build/ is not the deployed module (scripts/build-worker.sh without --test-hooks)" >&2; exit 1; }
+! grep -q 'env\.FAULT_' <<<"$log" || { echo "wrangler.toml sets a FAULT_ var" >&2; exit 1; }
+if [ -f build/test-hooks/index_bg.wasm ] && ! grep -a -q 'FAULT_' build/test-hooks/index_bg.wasm; then
+    echo "the test module (build/test-hooks/) has no FAULT_ string: this check would find nothing" >&2
+    exit 1
+fi
+echo "test hooks: no FAULT_ string in the bundle ($(ls "$out" | grep -v -c -E '\.map$|README') files)"
 
 startup_ms=$(node -e '
     const bytes = require("fs").readFileSync(process.argv[1]);

@@ -3,7 +3,9 @@
 # time: each binary shares one runtime among its tests, so most of a binary's time is
 # waiting on that runtime and on the network, and running binaries side by side fills
 # the time one spends waiting. Each binary's output is kept in test-output/runtime/<name>.log
-# and printed when it fails. Needs the Worker built (scripts/build-worker.sh).
+# and printed when it fails. The suites run on the test module (build/test-hooks/: the
+# deployed module plus the tests' fault switches), which this script builds first
+# (scripts/build-worker.sh --test-hooks: quick when it is up to date).
 #   scripts/runtime-tests.sh [filter]   (RUNTIME_TEST_JOBS=n binaries at once, default 3;
 #                                       a filter is passed to every binary, as cargo test does)
 set -euo pipefail
@@ -13,6 +15,10 @@ jobs=${RUNTIME_TEST_JOBS:-3}
 out=test-output/runtime
 rm -rf "$out"
 mkdir -p "$out"
+# Without the lint variables test.sh passes to the cargo build below: the module's build
+# sets its own, and cargo would otherwise see different flags for the browser engine.
+env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS scripts/build-worker.sh --test-hooks >"$out/module-build.log" 2>&1 \
+    || { cat "$out/module-build.log"; echo "building the test module failed" >&2; exit 1; }
 
 # Build every test binary first; cargo lists them (one JSON message per artifact): the
 # suites of tests/, package `runtime-tests` (tests/Cargo.toml).

@@ -132,7 +132,7 @@ done <test-output/native-tests.txt
 # from (its dependencies built there once, with the same profile).
 "${lint[@]}" CARGO_PROFILE_RELEASE_OPT_LEVEL=0 cargo test --release --locked -q \
     --manifest-path crates/wasm-bindgen/Cargo.toml --target-dir target/wasm-bindgen
-phase "build the Workers module (with the network AI; clippy lints the Worker as it compiles) and the browser engine"
+phase "build the Workers modules (with the network AI; the deployed one and the tests' one; clippy lints the Worker as it compiles) and the browser engine"
 kill -CONT -- "-$module_build" 2>/dev/null || true
 if ! wait "$module_build"; then
     cat test-output/module-build.log
@@ -141,7 +141,11 @@ if ! wait "$module_build"; then
 fi
 module_build=""
 scripts/build-worker.sh
-phase "deploy dry run: the bundle builds and fits the plan (wrangler deploy --dry-run)"
+# The real-runtime suites' module: the same with the tests' fault switches (feature
+# test-hooks); only the Worker crate and the fat LTO again, ~13 s. Built last, so that
+# runtime-tests.sh finds it up to date.
+scripts/build-worker.sh --test-hooks
+phase "deploy dry run: the deployed module's bundle builds, fits the plan and has no test hook (wrangler deploy --dry-run)"
 scripts/check-deploy.sh
 phase "on the real runtime, side by side: the Rust suites, the browser, the network"
 # Three jobs at once, each mostly waiting on runtimes, browsers and sockets, so together

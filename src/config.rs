@@ -35,7 +35,14 @@ pub fn timers(env: &Env) -> service::upkeep::Timers {
     settings(env).timers
 }
 
+// The injected faults (`FAULT_*` vars) are test hooks: compiled in only with the
+// `test-hooks` feature, the module the real-runtime suites run on (`scripts/build-worker.sh
+// --test-hooks`). The deployed module (`scripts/build-worker.sh`) has none of them, nor
+// the checks that call them (each is `#[cfg(feature = "test-hooks")]` too), and
+// `scripts/check-deploy.sh` fails if a `FAULT_` string is left in the bundle it dry-runs.
+
 /// A fault injected into a game's D1 writes (tests only; never set in wrangler.toml).
+#[cfg(feature = "test-hooks")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum D1Fault {
     /// Write normally.
@@ -52,6 +59,7 @@ pub enum D1Fault {
 /// `FAULT_PANIC = "<path suffix>"` (tests only, like `FAULT_D1`): a public request to a
 /// game path ending in it panics inside the game's Durable Object, before anything is read
 /// or written, so the wasm instance traps and src/shim.mjs must rebuild the objects.
+#[cfg(feature = "test-hooks")]
 pub fn fault_panic(env: &Env, path: &str) -> bool {
     env.var("FAULT_PANIC").is_ok_and(|v| {
         let suffix = v.to_string();
@@ -62,12 +70,14 @@ pub fn fault_panic(env: &Env, path: &str) -> bool {
 /// `FAULT_REMATCH = "crash"` (tests only, like `FAULT_D1`): a rematch request stops right
 /// after saving its reservation, before the new game is made, as a request that dies
 /// there would.
+#[cfg(feature = "test-hooks")]
 pub fn fault_rematch(env: &Env) -> bool {
     env.var("FAULT_REMATCH").is_ok_and(|v| v.to_string() == "crash")
 }
 
 /// `FAULT_D1 = "before,after"`: the fault for each game's attempt number `attempt`
 /// (0-based; attempts past the list write normally).
+#[cfg(feature = "test-hooks")]
 pub fn d1_fault(env: &Env, attempt: u32) -> D1Fault {
     let Ok(v) = env.var("FAULT_D1") else { return D1Fault::None };
     match v.to_string().split(',').nth(attempt as usize).map(str::trim) {

@@ -59,6 +59,7 @@ impl DurableObject for GameObject {
             if let Err(e) = crate::guard::precheck(&req, &path) {
                 return glue::error(&e);
             }
+            #[cfg(feature = "test-hooks")]
             assert!(!config::fault_panic(&self.env, &path), "injected panic (FAULT_PANIC) on {path}");
         }
         let mut api = match glue::api_request(&mut req).await {
@@ -319,16 +320,23 @@ impl Runtime for GameObject {
 
 impl Owed for GameObject {
     async fn write(&self, rec: &GameRecord, ip_hash: Option<&str>) -> std::result::Result<(), WriteError> {
-        let attempt = rec.outbox.as_ref().map_or(0, |ob| ob.attempts);
-        let injected = |when: &str| Err(WriteError::Failed(format!("injected D1 fault ({when} writing)")));
-        let fault = config::d1_fault(&self.env, attempt);
-        match fault {
-            config::D1Fault::Crash => return Err(WriteError::Died),
-            config::D1Fault::Before => return injected("before"),
-            _ => {}
-        }
+        // The tests' injected D1 faults (`FAULT_D1`; only in the test module, src/config.rs).
+        #[cfg(feature = "test-hooks")]
+        let (fault, injected) = {
+            let attempt = rec.outbox.as_ref().map_or(0, |ob| ob.attempts);
+            let injected =
+                |when: &str| Err(WriteError::Failed(format!("injected D1 fault ({when} writing)")));
+            let fault = config::d1_fault(&self.env, attempt);
+            match fault {
+                config::D1Fault::Crash => return Err(WriteError::Died),
+                config::D1Fault::Before => return injected("before"),
+                _ => {}
+            }
+            (fault, injected)
+        };
         let db = self.env.d1("DB").map_err(|e| WriteError::Failed(e.to_string()))?;
         object::write_owed(&D1(&db), rec, ip_hash, glue::now_ms()).await?;
+        #[cfg(feature = "test-hooks")]
         if fault == config::D1Fault::After {
             return injected("after");
         }

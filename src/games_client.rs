@@ -134,6 +134,7 @@ impl Games for GameObjects<'_> {
     }
 
     async fn create_rematch(&self, call: &RematchCall) -> CallResult<()> {
+        #[cfg(feature = "test-hooks")]
         if crate::config::fault_rematch(self.0) {
             // Tests only: as if this request died between the reservation and the creation.
             return Err(no_answer("injected crash (FAULT_REMATCH)"));

@@ -345,7 +345,7 @@ fn ai_engine_selects_the_engine() {
 /// wrangler.toml): the hybrid with the network in a module built with the network (its
 /// engine name is in the module only then), MCTS over the heuristic otherwise.
 fn default_engine() -> &'static str {
-    let wasm = std::fs::read(support::root().join("build/index_bg.wasm")).unwrap_or_default();
+    let wasm = std::fs::read(support::module_dir().join("index_bg.wasm")).unwrap_or_default();
     if wasm.windows(b"hybrid-network".len()).any(|w| w == b"hybrid-network") {
         "hybrid-network"
     } else {

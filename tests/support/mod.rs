@@ -57,11 +57,23 @@ fn wrangler(args: &[&str]) -> Command {
 }
 
 /// `IRON_ARENA_TEST_CONFIG=<wrangler.toml>`: run the tests on another configuration, e.g.
-/// one whose `main` and assets point at a copy of `build/` and `public/`, so that a rebuild
-/// meanwhile does not change the assets a long test's runtime serves (the runtime host
-/// reads the same variable; `wrangler d1` here gets it as `--config`).
+/// one whose assets point at a copy of `public/`, so that a rebuild meanwhile does not
+/// change the assets a long test's runtime serves (the runtime host reads the same
+/// variable; `wrangler d1` here gets it as `--config`). Its `main` is not used: the
+/// module is [`module_dir`]'s.
 fn test_config() -> Option<String> {
     std::env::var("IRON_ARENA_TEST_CONFIG").ok().filter(|c| !c.is_empty())
+}
+
+/// The module the suites run on: the test build with the fault switches (`FAULT_D1`,
+/// `FAULT_PANIC`, `FAULT_REMATCH`), `scripts/build-worker.sh --test-hooks`, in
+/// build/test-hooks/ (the deployed module, build/, does not carry them); or
+/// `IRON_ARENA_TEST_MODULE=<dir>`, e.g. a copy of it.
+pub fn module_dir() -> PathBuf {
+    match std::env::var("IRON_ARENA_TEST_MODULE") {
+        Ok(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => root().join("build/test-hooks"),
+    }
 }
 
 /// `wrangler d1 execute DB --local` on a runtime's persisted state; panics on failure.
@@ -292,8 +304,9 @@ impl Server {
     /// something changed) when given.
     pub fn start_with_assets(vars: &[(&str, &str)], assets: Option<&std::path::Path>) -> Server {
         assert!(
-            root().join("build/worker/shim.mjs").exists(),
-            "the Worker is not built: run scripts/build-worker.sh (scripts/test.sh does)"
+            module_dir().join("worker/shim.mjs").exists(),
+            "the test module is not built: run scripts/build-worker.sh --test-hooks \
+             (scripts/runtime-tests.sh does)"
         );
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let persist = std::env::temp_dir().join(format!("iron-arena-test-{}-{n}", std::process::id()));
@@ -321,6 +334,7 @@ impl Server {
             "persist": self.persist,
             "vars": vars,
             "assets": self.assets,
+            "module": module_dir().join("worker/shim.mjs"),
         }));
         let (Some(url), Some(id)) = (r["url"].as_str(), r["id"].as_u64()) else {
             panic!("the runtime did not start: {}\n{}", r["error"].as_str().unwrap_or_default(), self.log());

@@ -6,7 +6,7 @@
 // Node's CPU (README.md, section Tests, has the measurement). The browser tests import
 // `startRuntime`; the Rust suites (tests/support/mod.rs) run this file as a process and
 // speak JSON lines on its stdin and stdout:
-//   {"id": 1, "op": "start", "persist": DIR, "vars": {..}, "assets": DIR|null}
+//   {"id": 1, "op": "start", "persist": DIR, "vars": {..}, "assets": DIR|null, "module": FILE|null}
 //     -> {"id": 1, "url": "http://127.0.0.1:PORT"} or {"id": 1, "error": "..."}
 //   {"id": 2, "op": "stop", "runtime": 1}   -> {"id": 2, "stopped": true}
 // When its stdin ends (the test process is gone, however it ended) it stops every runtime
@@ -39,7 +39,9 @@ process.on("exit", () => {
 /**
  * Starts a runtime on `persist` (its local Durable Object and D1 state), on a port of the
  * kernel's choosing (no port to race for), with `vars` overriding wrangler.toml's [vars],
- * serving `assets` instead of public/ when given. What the Worker logs goes to `logFile`,
+ * serving `assets` instead of public/ when given, running the module whose entry is
+ * `module` instead of wrangler.toml's `main` (the deployed module, build/) when given: the
+ * Rust suites run the test module, build/test-hooks/. What the Worker logs goes to `logFile`,
  * one line per entry. As `wrangler dev --test-scheduled --log-level warn`, without the
  * inspector, the dev registry or the file watcher (a test restarts a runtime itself; a
  * reload under a running test dropped its requests). Returns `{ url, stop() }`: `stop`
@@ -47,7 +49,7 @@ process.on("exit", () => {
  * `removeState`: `persist` is removed when the runtime stops or, at the latest, when this
  * process exits (the browser files; the Rust harness removes its own).
  */
-export async function startRuntime({ persist, vars = {}, assets = null, logFile, removeState = false }) {
+export async function startRuntime({ persist, vars = {}, assets = null, module = null, logFile, removeState = false }) {
   if (removeState) removeAtExit.add(persist);
   const { unstable_startWorker } = await loadWrangler();
   const config = process.env.IRON_ARENA_TEST_CONFIG || join(ROOT, "wrangler.toml");
@@ -56,6 +58,7 @@ export async function startRuntime({ persist, vars = {}, assets = null, logFile,
   const worker = await unstable_startWorker({
     config,
     bindings,
+    ...(module ? { entrypoint: module } : {}),
     ...(assets ? { assets } : {}),
     dev: {
       server: { hostname: "127.0.0.1", port: 0 },
@@ -105,7 +108,7 @@ async function serve() {
         req = JSON.parse(line);
         if (req.op === "start") {
           const rt = await startRuntime({ persist: req.persist, vars: req.vars, assets: req.assets,
-            logFile: join(req.persist, "wrangler.log") });
+            module: req.module, logFile: join(req.persist, "wrangler.log") });
           running.set(req.id, { persist: req.persist, stop: rt.stop });
           reply({ id: req.id, url: rt.url });
         } else if (req.op === "stop") {
