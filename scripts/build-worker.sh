@@ -13,10 +13,6 @@
 #                                         switches (feature `test-hooks`, src/config.rs),
 #                                         which the deployed one does not carry
 #   (--net is accepted as an alias of no option, for older scripts)
-#   scripts/build-worker.sh [--test-hooks] --compile-only   only the cargo builds, the
-#                                         module's and the browser engine's (test.sh starts
-#                                         them early, in the background: they need nothing
-#                                         setup.sh installs)
 # Both share one target directory (target/net): every dependency is built once. The Worker
 # crate itself is compiled for one feature set at a time (a cdylib's file has no hash in
 # its name, so cargo keeps one), so building the other module after one recompiles that
@@ -31,15 +27,13 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
-compile_only=false
 features=net
 out=build
 for arg in "$@"; do
     case "$arg" in
         --net) ;;
         --test-hooks) features=net,test-hooks out=build/test-hooks ;;
-        --compile-only) compile_only=true ;;
-        *) echo "usage: scripts/build-worker.sh [--test-hooks] [--compile-only]" >&2; exit 2 ;;
+        *) echo "usage: scripts/build-worker.sh [--test-hooks]" >&2; exit 2 ;;
     esac
 done
 
@@ -49,50 +43,42 @@ mkdir -p target build
 exec 9>target/.build-worker.lock
 flock 9
 
-# With --compile-only (test.sh's early start, before setup.sh has installed wasm-bindgen),
-# the browser engine's cargo build runs beside the module's: alone it took 24 s of wall
-# clock after the module's (43 CPU-s, its last crate one core), beside it it fills the
-# core the module's last crate (one core, ~23 s) and setup's downloads leave idle.
-# build-web-engine.sh then finds it built and only runs wasm-bindgen.
-engine_build=""
-if $compile_only; then
-    cargo build --locked -p engine-wasm --target wasm32-unknown-unknown --profile worker &
-    engine_build=$!
-else
-    scripts/build-web-engine.sh
-fi
+# The browser engine's cargo build runs beside the module's: after it, it took 24 s of
+# wall clock (43 CPU-s, its last crate on one core); beside it, it fills the core the
+# module's last crate (one core, ~23 s) leaves idle. build-web-engine.sh, after the
+# module's cargo build, then finds it built and only runs wasm-bindgen.
+cargo build --locked -p engine-wasm --target wasm32-unknown-unknown --profile worker &
+engine_build=$!
 
 # The network the Worker plays with, and the leaf score its search uses, ship as static
 # assets, not in the module (src/net.rs fetches them through the ASSETS binding and checks
 # their hashes): each name and SHA-256 in src/net.rs must be the manifest's (the entry
 # marked `worker_network`, or `worker_leaf`) and the file's, or the module would refuse it
 # at its first AI move. Copied (by a rename) into public/models/ (not in git).
-if ! $compile_only; then
-    shipped_files=()
-    for kind in MODEL:worker_network LEAF:worker_leaf; do
-        const=${kind%%:*} mark=${kind#*:}
-        file=$(sed -n "s/^pub const ${const}_FILE: &str = \"\(.*\)\";/\1/p" src/net.rs)
-        sha=$(sed -n "s/^pub const ${const}_SHA256: &str = \"\(.*\)\";/\1/p" src/net.rs)
-        shipped=$(python3 -c 'import json, sys
+shipped_files=()
+for kind in MODEL:worker_network LEAF:worker_leaf; do
+    const=${kind%%:*} mark=${kind#*:}
+    file=$(sed -n "s/^pub const ${const}_FILE: &str = \"\(.*\)\";/\1/p" src/net.rs)
+    sha=$(sed -n "s/^pub const ${const}_SHA256: &str = \"\(.*\)\";/\1/p" src/net.rs)
+    shipped=$(python3 -c 'import json, sys
 m = [x for x in json.load(open("models/manifest.json"))["models"] if x.get(sys.argv[1])]
 print(" ".join((m[0]["file"], m[0]["sha256"])) if len(m) == 1 else "")' "$mark")
-        actual=$(sha256sum "models/$file" | cut -d' ' -f1)
-        if [ "$file $sha" != "$shipped" ] || [ "$sha" != "$actual" ]; then
-            echo "src/net.rs names $file ($sha); models/manifest.json's $mark is '$shipped';" \
-                "models/$file hashes to $actual: they must agree" >&2
-            exit 1
-        fi
-        shipped_files+=("$file")
-    done
-    mkdir -p public/models
-    find public/models -type f ! -name "${shipped_files[0]}" ! -name "${shipped_files[1]}" -delete
-    for file in "${shipped_files[@]}"; do
-        if ! cmp -s "models/$file" "public/models/$file"; then
-            cp "models/$file" "public/models/.$file.tmp"
-            mv -f "public/models/.$file.tmp" "public/models/$file"
-        fi
-    done
-fi
+    actual=$(sha256sum "models/$file" | cut -d' ' -f1)
+    if [ "$file $sha" != "$shipped" ] || [ "$sha" != "$actual" ]; then
+        echo "src/net.rs names $file ($sha); models/manifest.json's $mark is '$shipped';" \
+            "models/$file hashes to $actual: they must agree" >&2
+        exit 1
+    fi
+    shipped_files+=("$file")
+done
+mkdir -p public/models
+find public/models -type f ! -name "${shipped_files[0]}" ! -name "${shipped_files[1]}" -delete
+for file in "${shipped_files[@]}"; do
+    if ! cmp -s "models/$file" "public/models/$file"; then
+        cp "models/$file" "public/models/.$file.tmp"
+        mv -f "public/models/.$file.tmp" "public/models/$file"
+    fi
+done
 
 # Its own target directory: the simd128 flag differs from the other wasm32 builds (the
 # browser engine), and sharing one would rebuild tract each time.
@@ -109,10 +95,8 @@ CARGO_TARGET_DIR=$target_dir RUSTFLAGS="-C target-feature=+simd128 -D warnings" 
     RUSTC_WORKSPACE_WRAPPER=clippy-driver WASM_BINDGEN_USE_JS_SYS=1 \
     cargo build --locked --lib -p iron-arena-worker --features "$features" \
     --target wasm32-unknown-unknown --profile worker
-if $compile_only; then
-    wait "$engine_build"
-    exit 0
-fi
+wait "$engine_build"
+scripts/build-web-engine.sh
 
 stage=$out/.staging
 rm -rf "$stage"
