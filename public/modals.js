@@ -1,6 +1,5 @@
 // Modal dialogs (native <dialog>: focus trapping, Escape to close) and the texts of the
 // original game's modals: Game Rules, Dev Notes, Support / contact, Player Info, Server Busy.
-import { renderMarkdown } from "./markdown.js";
 import { account, accountPanel, playerName } from "./account.js";
 import { h } from "./ui.js";
 import { FACTIONS, FACTION_NAMES, PIECES, PIECE_ORDER } from "./notation.js";
@@ -81,9 +80,12 @@ export async function showRules() {
   const p = openModal({ title: "Game Rules", body, wide: true, id: "rules-dialog" });
   if (!rulesHtml) {
     try {
-      const r = await fetch("/rules.md");
+      // public/rules.md rendered at build time (crates/docs-html, run by
+      // scripts/build-web-engine.sh): its headings have their ids, its title is left out.
+      // ".htm": the asset server answers a "/x.html" with a redirect to "/x".
+      const r = await fetch("/rules.htm");
       if (!r.ok) throw new Error(r.status);
-      body.innerHTML = renderMarkdown(await r.text(), { headingOffset: 1 }).replace(/^<h2[^>]*>.*?<\/h2>/, "");
+      body.innerHTML = await r.text();
       enhanceRules(body);
       rulesHtml = body.innerHTML;
     } catch {

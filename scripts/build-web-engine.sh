@@ -2,6 +2,8 @@
 # Builds the rules engine for the browser (crates/engine-wasm) into public/engine/:
 # engine_wasm.js (the ES module wasm-bindgen writes for `--target web`) and
 # engine_wasm_bg.wasm, served as static assets and loaded by public/notation.js.
+# Also renders the rules dialog's page, public/rules.md, to HTML: public/rules.htm
+# (crates/docs-html, pulldown-cmark; public/modals.js shows it).
 # Uses the local wasm-bindgen CLI (.tools/bin, the version in Cargo.lock; installed by
 # scripts/setup.sh): nothing is downloaded. The output is generated, not committed
 # (.gitignore); build-worker.sh, run.sh, test.sh and e2e.sh call this script.
@@ -24,6 +26,11 @@ wasm-bindgen --target web --no-typescript --remove-name-section --remove-produce
 for f in engine_wasm_bg.wasm engine_wasm.js; do
     put_in_place "$stage/$f" "$out/$f"
 done
+# The rules page, rendered here rather than by the client: no Markdown renderer to download
+# (public/markdown.js was 2.8 KB, loaded with every page), and CommonMark as written.
+cargo run --locked -q -p docs-html <public/rules.md >"$stage/rules.htm"
+put_in_place "$stage/rules.htm" public/rules.htm
 wasm=$out/engine_wasm_bg.wasm
 echo "browser engine ($out): $(stat -c %s $wasm) bytes raw, $(gzip -9c $wasm | wc -c) bytes gzip;" \
-    "glue $(stat -c %s $out/engine_wasm.js) bytes"
+    "glue $(stat -c %s $out/engine_wasm.js) bytes; rules page (public/rules.htm)" \
+    "$(stat -c %s public/rules.htm) bytes raw, $(gzip -9c public/rules.htm | wc -c) bytes gzip"

@@ -282,11 +282,20 @@ test("bad addresses say so: a cut game id, an unknown game, a cut invite, an unk
 
 test("the rules: contents, faction sections with pictures, diagrams that fit a phone, ply, the charged badge", T, async () => {
   const page = await newPage(browser, server.base, PHONE);
+  const fetched = [];
+  page.on("request", (r) => fetched.push(new URL(r.url()).pathname));
   await open(page, "/");
   await page.click("#btn-rules");
   await page.waitForSelector("#rules-dialog .rules-toc");
   const toc = await page.locator("#rules-dialog .rules-toc a").allTextContents();
   for (const want of ["Clockwork", "Blades", "Axiom", "End of the game"]) assert.ok(toc.includes(want), `contents list ${want}: ${toc}`);
+  // The page comes as HTML rendered at build time (public/rules.htm, crates/docs-html): no
+  // Markdown in the browser; every entry of the contents has its heading; CommonMark's lists.
+  assert.ok(fetched.includes("/rules.htm") && !fetched.some((p) => /\/(rules\.md|markdown\.js)$/.test(p)), `${fetched}`);
+  const anchors = await page.$$eval("#rules-dialog .rules-toc a", (as) => as.map((a) => !!document.getElementById(a.getAttribute("href").slice(1))));
+  assert.ok(anchors.length === toc.length && anchors.every(Boolean), "each contents entry links to its heading");
+  assert.equal(await page.locator('#rules-dialog [id="10-end-of-the-game"] ~ ol > li').count(), 5, "the end-of-game checks, numbered");
+  assert.ok(await page.locator("#rules-dialog .table-wrap > table th[scope=col]").count() > 0);
   assert.equal(await page.locator("#rules-dialog .rules-pieces").count(), 3);
   assert.equal(await page.locator("#rules-dialog .rules-pieces li").count(), 7 + 6 + 6);
   assert.match(await page.textContent("#rules-dialog"), /A turn is also called a ply/);
