@@ -65,9 +65,7 @@ impl DurableObject for Lobby {
     }
 
     async fn websocket_close(&self, ws: WebSocket, code: usize, reason: String, _clean: bool) -> Result<()> {
-        let code =
-            if (1000..5000).contains(&code) && code != 1005 && code != 1006 { code as u16 } else { 1000 };
-        let _ = ws.close(Some(code), Some(reason));
+        let _ = ws.close(Some(service::admission::close_code(code)), Some(reason));
         Ok(())
     }
 

@@ -90,6 +90,15 @@ pub fn socket_caps(
     Ok(())
 }
 
+/// The code to echo when a client closes a socket: its own if a socket may send it (1000
+/// to 4999, but not 1005 "no status" nor 1006 "abnormal", which are never sent), else 1000.
+pub fn close_code(code: usize) -> u16 {
+    match u16::try_from(code) {
+        Ok(c) if (1000..5000).contains(&c) && c != 1005 && c != 1006 => c,
+        _ => 1000,
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -111,6 +120,14 @@ mod tests {
         assert_eq!(precheck(Method::Get, GAME, false).unwrap(), Route::State);
         assert_eq!(precheck(Method::Post, &format!("{GAME}/join"), false).unwrap(), Route::Join);
         assert!(precheck(Method::Post, &format!("{GAME}/nope"), true).is_err());
+    }
+
+    #[test]
+    fn a_close_is_echoed_with_a_code_a_socket_may_send() {
+        assert_eq!(
+            [1000, 4001, 1005, 1006, 999, 5000, 70_000].map(close_code),
+            [1000, 4001, 1000, 1000, 1000, 1000, 1000]
+        );
     }
 
     #[test]
