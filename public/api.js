@@ -1,6 +1,8 @@
 // The API client (see /api/openapi.json) and the live WebSocket with auto-reconnect,
 // plus the seats this browser holds (localStorage).
 
+import { LiveSocket } from "./live-socket.js";
+
 export class ApiError extends Error {
   constructor(status, body) {
     super(body?.message || `HTTP ${status}`);
@@ -90,64 +92,27 @@ export async function discordSignIn() {
 }
 
 /**
- * A self-healing WebSocket to /api/games/{id}/ws. Calls onState(state) for every push and
- * onStatus("connecting"|"live"|"offline"). Reconnects with backoff; on reconnect the server
- * sends the current state at once, so nothing is missed.
+ * The live game: a self-healing WebSocket to /api/games/{id}/ws (live-socket.js). Calls
+ * onState(state) for every push and onStatus("connecting"|"live"|"offline"). Reconnects
+ * with backoff (500 ms doubling to 10 s), at once when the browser is back online, and
+ * asks again ("state") when the page is shown again; on reconnect the server sends the
+ * current state at once, so nothing is missed.
  */
 export class LiveGame {
   constructor(id, { onState, onStatus }) {
     this.id = id;
-    this.onState = onState;
-    this.onStatus = onStatus;
-    this.delay = 500;
-    this.closed = false;
-    this.onOnline = () => this.reconnectNow();
-    this.onVisible = () => { if (document.visibilityState === "visible") this.poke(); };
-    window.addEventListener("online", this.onOnline);
-    document.addEventListener("visibilitychange", this.onVisible);
-    this.connect();
+    this.socket = new LiveSocket(`/api/games/${id}/ws`, {
+      type: "state",
+      onMessage: (msg) => { if (msg.state) onState(msg.state); },
+      onStatus,
+      backoff: [500, 10_000],
+      poke: "state",
+      pokeOnVisible: true,
+    });
   }
-  connect() {
-    if (this.closed) return;
-    this.onStatus("connecting");
-    const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = new WebSocket(`${proto}//${location.host}/api/games/${this.id}/ws`);
-    this.ws = ws;
-    ws.onopen = () => { this.delay = 500; this.onStatus("live"); };
-    ws.onmessage = (ev) => {
-      try {
-        const msg = JSON.parse(ev.data);
-        if (msg.type === "state" && msg.state) this.onState(msg.state);
-      } catch { /* ignore malformed */ }
-    };
-    ws.onclose = () => {
-      if (this.ws !== ws || this.closed) return;
-      this.onStatus("offline");
-      clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.connect(), this.delay);
-      this.delay = Math.min(this.delay * 2, 10000);
-    };
-    ws.onerror = () => ws.close();
-  }
-  reconnectNow() {
-    if (this.closed) return;
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) return this.poke();
-    clearTimeout(this.timer);
-    this.delay = 500;
-    try { this.ws?.close(); } catch { /* ignore */ }
-    this.connect();
-  }
-  poke() {
-    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send("state");
-    else this.reconnectNow();
-  }
-  close() {
-    this.closed = true;
-    clearTimeout(this.timer);
-    window.removeEventListener("online", this.onOnline);
-    document.removeEventListener("visibilitychange", this.onVisible);
-    try { this.ws?.close(); } catch { /* ignore */ }
-  }
+  reconnectNow() { this.socket.reconnectNow(); }
+  poke() { this.socket.poke(); }
+  close() { this.socket.close(); }
 }
 
 // Seats held by this browser: {id: {seat, token, mode, south, north, invite_url?, created}}

@@ -1,12 +1,13 @@
 // Open challenges on the home page, live: the list comes over the lobby's WebSocket
 // (/api/challenges/ws: at once, then after every post, accept and cancel), with
-// reconnection; only while the socket is down is it polled (GET /api/challenges, every
-// 15 s). Expired entries go at their list's earliest expires_at (one GET then).
-// accept one (a link game begins: this browser keeps its seat token), post one (factions
-// or random, your side, days per move), cancel your own.
+// reconnection (live-socket.js); only while the socket is down is it polled (GET
+// /api/challenges, every 15 s). Expired entries go at their list's earliest expires_at
+// (one GET then). Accept one (a link game begins: this browser keeps its seat token), post
+// one (factions or random, your side, days per move), cancel your own.
 
 import { api, seats } from "./api.js";
 import { account } from "./account.js";
+import { LiveSocket } from "./live-socket.js";
 import { FACTION_NAMES } from "./notation.js";
 import { el, navigate, toast } from "./ui.js";
 
@@ -56,7 +57,6 @@ export function mountChallenges(host) {
     </div><button type="submit" class="post-challenge">Post a challenge</button></form></section>`);
   host.append(section);
   const ul = section.querySelector(".challenge-list");
-  let ws = null;
   let expiry = null;
   const render = (challenges) => {
     const me = account.me?.id || null;
@@ -72,30 +72,6 @@ export function mountChallenges(host) {
     try {
       render((await api.challenges()).challenges);
     } catch { /* keep the last list */ }
-  };
-  let backoff = 1000;
-  const connect = () => {
-    if (!section.isConnected) return;
-    const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    let sock;
-    try { sock = new WebSocket(`${proto}//${location.host}/api/challenges/ws`); } catch { refresh(); return; }
-    ws = sock;
-    sock.addEventListener("open", () => { backoff = 1000; });
-    sock.addEventListener("message", (ev) => {
-      if (!section.isConnected) { sock.close(); return; }
-      try {
-        const m = JSON.parse(ev.data);
-        if (m.type === "challenges") render(m.challenges);
-      } catch { /* ignore a malformed message */ }
-    });
-    sock.addEventListener("close", () => {
-      if (ws !== sock) return;
-      ws = null;
-      if (!section.isConnected) return;
-      refresh();
-      setTimeout(connect, backoff);
-      backoff = Math.min(backoff * 2, 30_000);
-    });
   };
   const form = section.querySelector(".challenge-form");
   form.addEventListener("submit", async (e) => {
@@ -115,15 +91,22 @@ export function mountChallenges(host) {
       btn.disabled = false;
     }
   });
-  connect();
+  // The socket (live-socket.js): 1 s doubling to 30 s between reconnects; after every
+  // close the list is read once (GET) so that it is current while the socket is down.
+  const live = new LiveSocket("/api/challenges/ws", {
+    type: "challenges",
+    onMessage: (m) => { if (Array.isArray(m.challenges)) render(m.challenges); },
+    onStatus: (status) => { if (status === "offline") refresh(); },
+    backoff: [1000, 30_000],
+    poke: "list",
+    alive: () => section.isConnected,
+  });
   // While shown: poll only while the socket is down; once the page leaves, close it.
   const timer = setInterval(() => {
     if (!section.isConnected) {
       clearInterval(timer);
       clearTimeout(expiry);
-      const s = ws;
-      ws = null;
-      s?.close();
-    } else if (ws?.readyState !== WebSocket.OPEN) refresh();
+      live.close();
+    } else if (!live.isOpen()) refresh();
   }, 15_000);
 }
