@@ -99,19 +99,6 @@ CREATE INDEX IF NOT EXISTS games_by_south_player ON games (south_player, created
 CREATE INDEX IF NOT EXISTS games_by_north_player ON games (north_player, created_at);
 CREATE INDEX IF NOT EXISTS players_by_name ON players (lower(display_name));
 
--- Link games in progress: whose turn it is, the deadline and a pending draw offer,
--- written by the game's Durable Object after every change (GET /api/me/games).
-CREATE TABLE IF NOT EXISTS game_status (
-    game_id     TEXT PRIMARY KEY,
-    turn        TEXT CHECK (turn IN ('south', 'north')),
-    -- 0 while the invited seat is open.
-    seated      INTEGER NOT NULL DEFAULT 0,
-    deadline    INTEGER,
-    draw_offer  TEXT CHECK (draw_offer IN ('south', 'north')),
-    plies       INTEGER NOT NULL DEFAULT 0,
-    updated_at  INTEGER NOT NULL
-);
-
 -- Chosen display names by their normalised form (service::names::key: NFKC, lowercase):
 -- the primary key makes two look-alike names impossible, even when chosen at once.
 -- Guests' `Guest-…` names have no row (no one can choose one).

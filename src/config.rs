@@ -40,6 +40,7 @@ pub fn timers(env: &Env) -> service::upkeep::Timers {
 // --test-hooks`). The deployed module (`scripts/build-worker.sh`) has none of them, nor
 // the checks that call them (each is `#[cfg(feature = "test-hooks")]` too), and
 // `scripts/check-deploy.sh` fails if a `FAULT_` string is left in the bundle it dry-runs.
+// (`FAULT_REMATCH` is read in `service::objects`, behind the service's own `test-hooks`.)
 
 /// A fault injected into a game's D1 writes (tests only; never set in wrangler.toml).
 #[cfg(feature = "test-hooks")]
@@ -65,14 +66,6 @@ pub fn fault_panic(env: &Env, path: &str) -> bool {
         let suffix = v.to_string();
         !suffix.is_empty() && path.ends_with(&suffix)
     })
-}
-
-/// `FAULT_REMATCH = "crash"` (tests only, like `FAULT_D1`): a rematch request stops right
-/// after saving its reservation, before the new game is made, as a request that dies
-/// there would.
-#[cfg(feature = "test-hooks")]
-pub fn fault_rematch(env: &Env) -> bool {
-    env.var("FAULT_REMATCH").is_ok_and(|v| v.to_string() == "crash")
 }
 
 /// `FAULT_D1 = "before,after"`: the fault for each game's attempt number `attempt`

@@ -7,7 +7,7 @@ use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, D1PreparedStatement, D1Result};
 
 /// A D1 database as the SQL port.
-pub struct D1<'a>(pub &'a D1Database);
+pub struct D1(pub D1Database);
 
 fn err(e: worker::Error) -> StoreError {
     StoreError(e.to_string())
@@ -27,14 +27,14 @@ fn changes(r: &D1Result) -> u64 {
     r.meta().ok().flatten().and_then(|m| m.changes).map_or(0, |c| c as u64)
 }
 
-impl D1<'_> {
+impl D1 {
     fn prepare(&self, stmt: &Stmt) -> StoreResult<D1PreparedStatement> {
         let args: Vec<JsValue> = stmt.params.iter().map(value).collect();
         self.0.prepare(stmt.sql.as_ref()).bind(&args).map_err(err)
     }
 }
 
-impl Sql for D1<'_> {
+impl Sql for D1 {
     async fn all(&self, stmt: Stmt) -> StoreResult<Vec<Row>> {
         let rows = self.prepare(&stmt)?.all().await.map_err(err)?.results::<Row>().map_err(err)?;
         Ok(rows.into_iter().map(integral).collect())
@@ -48,11 +48,4 @@ impl Sql for D1<'_> {
         let prepared = stmts.iter().map(|s| self.prepare(s)).collect::<StoreResult<Vec<_>>>()?;
         Ok(self.0.batch(prepared).await.map_err(err)?.iter().map(changes).collect())
     }
-}
-
-/// The player store over D1.
-pub type Players<'a> = service::sql_players::SqlPlayers<D1<'a>>;
-
-pub fn players(db: &D1Database) -> Players<'_> {
-    service::sql_players::SqlPlayers(D1(db))
 }

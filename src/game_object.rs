@@ -3,9 +3,15 @@
 //! request, pushes each new state to WebSockets (Hibernation API), ends correspondence
 //! games by alarm, and mirrors the game into the D1 index.
 
+use std::cell::RefCell;
+
 use service::ai::{MctsAi, Opponent};
+use service::api;
 use service::game::{self, Ctx, Handled, Route};
+use service::local::LocalGameStore;
 use service::model::GameRecord;
+use service::object::{self, Object, Owed, Runtime, StateMemory, WriteError};
+use service::objects::{self as calls, AddressCapacity, GameObjects, Limiters};
 use service::store::GameStore;
 use service::{ApiError, ErrorCode};
 use worker::{
@@ -14,19 +20,15 @@ use worker::{
 };
 
 use crate::config;
-use crate::d1::D1;
 use crate::do_sql::DoSql;
-use crate::games_client::{GameObjects, RequestCapacity};
-use crate::glue::{self, OsRandom};
-use service::local::LocalGameStore;
-use service::object::{self, Object, Owed, Runtime, WriteError};
+use crate::glue;
+use crate::host::OsRandom;
+use crate::host::{header, In, WorkerHost};
 
 /// The game's record in this object's storage (`service::local`).
 fn record_store(sql: &SqlStorage) -> LocalGameStore<DoSql<'_>> {
     LocalGameStore(DoSql(sql))
 }
-
-pub use crate::games_client::WAKE_PATH;
 
 /// The prefix of each WebSocket's own tag (beside its address bucket's `ip:` tag).
 const SOCK_TAG: &str = "sock:";
@@ -38,101 +40,47 @@ pub struct GameObject {
     state: State,
     env: Env,
     sql: SqlStorage,
+    /// The state message between events (`service::object::StateMemory`).
+    memory: RefCell<StateMemory>,
 }
 
 impl DurableObject for GameObject {
     fn new(state: State, env: Env) -> Self {
         let sql = state.storage().sql();
-        Self { state, env, sql }
+        Self { state, env, sql, memory: RefCell::default() }
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
-        if req.path() == WAKE_PATH {
-            let answer = self.run(async |o| o.wake().await).await;
-            return glue::response(&answer);
-        }
-        // A public request's route and credential are checked before its body is read
-        // (internal calls from the Worker have `/_internal/` paths, which the router never
-        // forwards from a client).
-        let path = req.path();
-        if !path.starts_with("/_internal/") {
-            if let Err(e) = crate::guard::precheck(&req, &path) {
-                return glue::error(&e);
-            }
-            #[cfg(feature = "test-hooks")]
-            assert!(!config::fault_panic(&self.env, &path), "injected panic (FAULT_PANIC) on {path}");
-        }
-        let mut api = match glue::api_request(&mut req).await {
-            Ok(a) => a,
-            Err(e) => return glue::error(&e),
-        };
-        // An internal call from the Worker, parsed once: it says whether the network is
-        // needed, and is then the call itself.
-        let call = match object::internal(&api.path, &api.body) {
-            Ok(c) => c,
-            Err(e) => return glue::error(&e),
-        };
-        let stored_mode = || record_store(&self.sql).load().ok().flatten().map(|r| r.mode);
-        if object::may_move_ai(call.as_ref(), api.method, &api.path, stored_mode) {
-            if let Err(e) = self.prepare_ai().await {
-                return glue::error(&e);
-            }
-        }
-        let mut rng = OsRandom;
-        let mut ai = self.opponent();
-        let mut ctx =
-            Ctx { now: glue::now_ms(), rng: &mut rng, ai: ai.as_mut(), day_ms: config::day_ms(&self.env) };
-        if let Some(call) = call {
-            let answer = self.run(async |o| o.internal(call, &mut ctx).await).await;
-            return glue::response(&answer);
-        }
-        let mut store = record_store(&self.sql);
-        api.player = glue::forwarded_player(&req);
-        crate::me_games::resolve_alias(&req, &mut api, &store);
-
-        let route = match game::route(api.method, &api.path) {
-            Ok((_, r)) => r,
-            Err(e) => return glue::error(&e),
-        };
-        if route == Route::WebSocket {
-            return self.upgrade(&req, &mut store, &mut ctx).await;
-        }
-        if route == Route::Rematch {
-            // The saga (`service::sagas::rematch`): the new game made by its own object.
-            let capacity = RequestCapacity { env: &self.env, req: &req };
-            let games = GameObjects(&self.env);
-            let handled =
-                service::sagas::rematch::request(&mut store, &api, &mut ctx, &games, &capacity).await;
-            return self.after(handled).await;
-        }
-        if route == Route::Moves {
-            if let Err(e) =
-                crate::guard::ai_move_limit(&self.env, &req, store.load().ok().flatten().as_ref()).await
-            {
-                return glue::error(&e);
-            }
-        }
-        let handled = game::handle(&mut store, route, &api, &mut ctx);
-        self.after(handled).await
+        self.memory.borrow_mut().begin();
+        let served = self.serve(&mut req).await;
+        self.memory.borrow_mut().end();
+        served.or_else(|e| glue::error(&e))
     }
 
     async fn alarm(&self) -> Result<Response> {
-        let mut rng = OsRandom;
-        let mut ai = self.opponent();
-        let mut ctx =
-            Ctx { now: glue::now_ms(), rng: &mut rng, ai: ai.as_mut(), day_ms: config::day_ms(&self.env) };
+        self.memory.borrow_mut().begin();
+        let (mut rng, mut ai) = (OsRandom, self.opponent());
+        let now = crate::host::now_ms();
+        let mut ctx = Ctx { now, rng: &mut rng, ai: ai.as_mut(), day_ms: config::day_ms(&self.env) };
         let answer = self.run(async |o| o.alarm(&mut ctx).await).await;
+        self.memory.borrow_mut().end();
         glue::response(&answer)
     }
 
     async fn websocket_message(&self, ws: WebSocket, message: WebSocketIncomingMessage) -> Result<()> {
-        // Clients may ask for the state again ("state"); anything else is ignored.
-        if matches!(message, WebSocketIncomingMessage::String(ref s) if s.trim() == "state") {
-            if let Ok(Some(rec)) = record_store(&self.sql).load() {
-                if let Some(msg) = object::state_message(&rec) {
-                    let _ = ws.send_with_str(msg);
-                }
-            }
+        // Clients may ask for the state again ("state"): answered from memory between
+        // events; anything else is ignored.
+        if !matches!(message, WebSocketIncomingMessage::String(ref s) if s.trim() == "state") {
+            return Ok(());
+        }
+        let kept = self.memory.borrow().get().map(str::to_owned);
+        let msg = kept.or_else(|| {
+            let msg = object::state_message(&record_store(&self.sql).load().ok().flatten()?)?;
+            self.memory.borrow_mut().keep(&msg);
+            Some(msg)
+        });
+        if let Some(msg) = msg {
+            let _ = ws.send_with_str(&msg);
         }
         Ok(())
     }
@@ -150,6 +98,62 @@ impl DurableObject for GameObject {
 }
 
 impl GameObject {
+    async fn serve(&self, req: &mut Request) -> std::result::Result<Response, ApiError> {
+        let internal = |e: worker::Error| ApiError::internal(e.to_string());
+        let path = req.path();
+        if path == service::ports::paths::WAKE {
+            return glue::response(&self.run(async |o| o.wake().await).await).map_err(internal);
+        }
+        // A public request's route and credential are checked before its body is read
+        // (internal calls from the Worker have `/_internal/` paths, which the router never
+        // forwards from a client).
+        if !path.starts_with("/_internal/") {
+            crate::guard::precheck(req, &path)?;
+            #[cfg(feature = "test-hooks")]
+            assert!(!config::fault_panic(&self.env, &path), "injected panic (FAULT_PANIC) on {path}");
+        }
+        let mut api = glue::api_request(req).await?;
+        // An internal call from the Worker, parsed once: it says whether the network is
+        // needed, and is then the call itself.
+        let call = object::internal(&api.path, &api.body)?;
+        let stored_mode = || record_store(&self.sql).load().ok().flatten().map(|r| r.mode);
+        if object::may_move_ai(call.as_ref(), api.method, &api.path, stored_mode) {
+            self.prepare_ai().await?;
+        }
+        let (mut rng, mut ai) = (OsRandom, self.opponent());
+        let mut ctx = Ctx {
+            now: crate::host::now_ms(),
+            rng: &mut rng,
+            ai: ai.as_mut(),
+            day_ms: config::day_ms(&self.env),
+        };
+        if let Some(call) = call {
+            return glue::response(&self.run(async |o| o.internal(call, &mut ctx).await).await)
+                .map_err(internal);
+        }
+        let mut store = record_store(&self.sql);
+        api.player = calls::forwarded_player(header(req, calls::PLAYER_HEADER).as_deref());
+        api::resolve_alias(&mut api.player, header(req, calls::ALIASES_HEADER).as_deref(), &store);
+        let (_, route) = game::route(api.method, &api.path)?;
+        let host = WorkerHost::new(&self.env)?;
+        let handled = match route {
+            Route::WebSocket => return self.upgrade(req, &host, &mut store, &mut ctx).await,
+            // The saga (`service::sagas::rematch`): the new game made by its own object.
+            Route::Rematch => {
+                let capacity = AddressCapacity { host: &host, ip_hash: crate::host::ip_key(&host, req) };
+                service::sagas::rematch::request(&mut store, &api, &mut ctx, &GameObjects(&host), &capacity)
+                    .await
+            }
+            _ => {
+                if route == Route::Moves {
+                    api::ai_move_limit(&host, &In(req), store.load().ok().flatten().as_ref()).await?;
+                }
+                game::handle(&mut store, route, &api, &mut ctx)
+            }
+        };
+        self.after(handled).await.map_err(internal)
+    }
+
     /// The configured AI (see [`config::ai_engine`]), seeded by `AI_SEED` when set
     /// (tests: see [`config::ai_seed`]).
     fn opponent(&self) -> Box<dyn Opponent> {
@@ -187,62 +191,47 @@ impl GameObject {
     async fn upgrade(
         &self,
         req: &Request,
+        host: &WorkerHost<'_>,
         store: &mut LocalGameStore<DoSql<'_>>,
         ctx: &mut Ctx<'_>,
-    ) -> Result<Response> {
-        let is_ws =
-            req.headers().get("Upgrade").ok().flatten().is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
-        if !is_ws {
-            return glue::error(&ApiError::new(
-                ErrorCode::UpgradeRequired,
-                "this route speaks WebSocket only",
-            ));
+    ) -> std::result::Result<Response, ApiError> {
+        let internal = |e: worker::Error| ApiError::internal(e.to_string());
+        if !header(req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
+            return Err(ApiError::new(ErrorCode::UpgradeRequired, "this route speaks WebSocket only"));
         }
         // 404 for a game that does not exist, before accepting anything.
-        let handled = game::handle(
-            store,
-            Route::State,
-            &service::http::ApiRequest {
-                method: service::http::Method::Get,
-                path: String::new(),
-                bearer: None,
-                body: Vec::new(),
-                origin: String::new(),
-                player: None,
-            },
-            ctx,
-        );
+        let handled = game::handle(store, Route::State, &service::http::ApiRequest::get(), ctx);
         let Some(rec) = handled.record else {
-            return glue::response(&handled.response);
+            return glue::response(&handled.response).map_err(internal);
         };
-        let tag = match crate::guard::websocket_caps(&self.state, &self.env, req) {
-            Ok(t) => t,
-            Err(e) => return glue::error(&e),
-        };
+        let limits = config::limits(&self.env);
+        let key = crate::host::ip_key(host, req);
+        let tag = crate::guard::socket_caps(
+            &self.state,
+            &key,
+            limits.ws_per_game,
+            limits.ws_per_ip_per_game,
+            "this game",
+        )?;
         // The cap over all games: the address bucket's limiter counts this game's sockets
         // from it as a lease (reported again at every close, see `socket_gone`).
         let have = self.state.get_websockets_with_tag(&tag).len() as u32;
-        let cap = config::limits(&self.env).ws_per_ip;
-        if let Err(e) = crate::limiter::ws_acquire(&self.env, &tag, &self.game_key(), have, cap).await {
-            return glue::error(&e);
-        }
+        Limiters(host).ws_acquire(&tag, &self.game_key(), have, limits.ws_per_ip).await?;
         // Each socket carries its own tag too, so a close can count the others.
         let mut id = [0u8; 12];
-        let sock = match getrandom::fill(&mut id) {
-            Ok(()) => format!("{SOCK_TAG}{}", service::tokens::hex(&id)),
-            Err(e) => {
-                // Nothing accepted: hand the slot back.
-                crate::limiter::ws_report(&self.env, &tag, &self.game_key(), have).await;
-                return glue::error(&ApiError::new(ErrorCode::NoRandomness, format!("{e}")));
-            }
-        };
-        let pair = WebSocketPair::new()?;
+        if let Err(e) = service::tokens::Random::fill(&mut OsRandom, &mut id) {
+            // Nothing accepted: hand the slot back.
+            Limiters(host).ws_report(&tag, &self.game_key(), have).await;
+            return Err(e);
+        }
+        let sock = format!("{SOCK_TAG}{}", service::tokens::hex(&id));
+        let pair = WebSocketPair::new().map_err(internal)?;
         self.state.accept_websocket_with_tags(&pair.server, &[&tag, &sock]);
         // A (re)connecting client gets the current state at once.
         if let Some(msg) = object::state_message(&rec) {
             let _ = pair.server.send_with_str(msg);
         }
-        Response::from_websocket(pair.client)
+        Response::from_websocket(pair.client).map_err(internal)
     }
 
     /// This object's id: the key of its leases in the address buckets' limiters.
@@ -259,13 +248,12 @@ impl GameObject {
         else {
             return;
         };
-        let rest = self
-            .state
-            .get_websockets_with_tag(ip)
-            .iter()
-            .filter(|w| !self.state.get_tags(w).contains(sock))
-            .count() as u32;
-        crate::limiter::ws_report(&self.env, ip, &self.game_key(), rest).await;
+        let others = self.state.get_websockets_with_tag(ip);
+        let rest = others.iter().filter(|w| !self.state.get_tags(w).contains(sock)).count() as u32;
+        match WorkerHost::new(&self.env) {
+            Ok(host) => Limiters(&host).ws_report(ip, &self.game_key(), rest).await,
+            Err(e) => worker::console_error!("socket limiter for {ip}: {e}"),
+        }
     }
 
     /// The service's object over this one's storage, alarm, sockets and D1.
@@ -276,7 +264,7 @@ impl GameObject {
             runtime: self,
             owed: self,
             timers: config::timers(&self.env),
-            now: glue::now_ms(),
+            now: crate::host::now_ms(),
         };
         f(&mut object).await
     }
@@ -292,7 +280,7 @@ impl Runtime for GameObject {
     async fn set_alarm(&self, at: Option<i64>) {
         let storage = self.state.storage();
         let done = match at {
-            Some(at) => storage.set_alarm((at - glue::now_ms()).max(0)).await,
+            Some(at) => storage.set_alarm((at - crate::host::now_ms()).max(0)).await,
             None => storage.delete_alarm().await,
         };
         if let Err(e) = done {
@@ -307,8 +295,10 @@ impl Runtime for GameObject {
     }
 
     async fn changed(&self, rec: &GameRecord, indexed: bool) {
-        crate::me_games::sync(&self.env, rec, indexed).await;
-        crate::push::after_change(&self.env, &self.sql, rec).await;
+        match WorkerHost::new(&self.env) {
+            Ok(host) => api::changed(&host, &DoSql(&self.sql), rec, indexed).await,
+            Err(e) => worker::console_error!("game {}: no D1 after a change: {e}", rec.id),
+        }
     }
 
     fn log(&self, line: &str) {
@@ -332,8 +322,8 @@ impl Owed for GameObject {
             }
             (fault, injected)
         };
-        let db = self.env.d1("DB").map_err(|e| WriteError::Failed(e.to_string()))?;
-        object::write_owed(&D1(&db), rec, ip_hash, glue::now_ms()).await?;
+        let host = WorkerHost::new(&self.env).map_err(|e| WriteError::Failed(e.to_string()))?;
+        object::write_owed(service::host::Host::db(&host), rec, ip_hash, crate::host::now_ms()).await?;
         #[cfg(feature = "test-hooks")]
         if fault == config::D1Fault::After {
             return injected("after");

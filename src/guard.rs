@@ -1,13 +1,14 @@
-//! The API's outer guards (rules in `service::guard`): what a write must carry before
-//! any route reads it, and the security headers on every API answer.
+//! The API's outer guards (rules in `service::guard` and `service::admission`): what a
+//! write must carry before any route reads it, the security headers on every API answer,
+//! and the caps on an object's open WebSockets.
 
 use service::admission;
 use service::game::Route;
-use service::model::GameRecord;
-use service::{ApiError, ErrorCode};
-use worker::{Env, Headers, Method, Request, Response, Result, State};
+use service::objects::PLAYER_HEADER;
+use service::ApiError;
+use worker::{Headers, Method, Request, Response, Result, State};
 
-use crate::limiter::Limiters;
+use crate::host::header;
 
 /// Headers on every API answer: no sniffing, no framing, no referrer, HTTPS only, and a
 /// policy that lets an API answer run nothing if it is ever opened as a page.
@@ -25,18 +26,12 @@ pub fn check_write(req: &Request) -> std::result::Result<(), ApiError> {
     if matches!(req.method(), Method::Get | Method::Head) {
         return Ok(());
     }
-    let h = req.headers();
-    let header = |name: &str| h.get(name).ok().flatten();
-    let own = req
-        .url()
-        .map_err(|e| ApiError::new(ErrorCode::BadUrl, e.to_string()))?
-        .origin()
-        .ascii_serialization();
-    let has_cookie = service::accounts::session_from_cookie(header("Cookie").as_deref()).is_some();
+    let has_cookie = service::accounts::session_from_cookie(header(req, "Cookie").as_deref()).is_some();
+    let (content_type, origin) = (header(req, "Content-Type"), header(req, "Origin"));
     service::guard::check_write(
-        header("Content-Type").as_deref(),
-        header("Origin").as_deref(),
-        &own,
+        content_type.as_deref(),
+        origin.as_deref(),
+        &crate::host::origin(req)?,
         has_cookie,
     )
 }
@@ -61,58 +56,23 @@ pub fn secure(resp: Response) -> Result<Response> {
     Ok(resp.with_headers(headers))
 }
 
-/// The request's method in the service's form.
-pub fn method(req: &Request) -> service::http::Method {
-    match req.method() {
-        Method::Get | Method::Head => service::http::Method::Get,
-        Method::Post => service::http::Method::Post,
-        _ => service::http::Method::Other,
-    }
-}
-
 /// A public request to a game's object, before its body is read (`service::admission`).
 pub fn precheck(req: &Request, path: &str) -> std::result::Result<Route, ApiError> {
-    let h = req.headers();
-    let credential = h.get("Authorization").ok().flatten().is_some()
-        || h.get(crate::glue::PLAYER_HEADER).ok().flatten().is_some();
-    admission::precheck(method(req), path, credential)
-}
-
-/// A move in an unfinished AI game costs the server a search (`service::admission`).
-pub async fn ai_move_limit(
-    env: &Env,
-    req: &Request,
-    rec: Option<&GameRecord>,
-) -> std::result::Result<(), ApiError> {
-    let key = crate::limiter::ip_key(req, env);
-    admission::ai_move_limit(&Limiters(env), crate::config::limits(env), &key, rec).await
-}
-
-/// The caps on a game's open WebSockets, in total and per address bucket; returns the
-/// tag to accept the socket with (its bucket).
-pub fn websocket_caps(state: &State, env: &Env, req: &Request) -> std::result::Result<String, ApiError> {
-    let limits = crate::config::limits(env);
-    socket_caps(state, env, req, limits.ws_per_game, limits.ws_per_ip_per_game, "this game")
+    let credential = header(req, "Authorization").is_some() || header(req, PLAYER_HEADER).is_some();
+    admission::precheck(crate::host::method(req), path, credential)
 }
 
 /// The caps on an object's open WebSockets (`service::admission::socket_caps`); returns
-/// the tag to accept the socket with.
+/// the tag to accept the socket with (its address bucket).
 pub fn socket_caps(
     state: &State,
-    env: &Env,
-    req: &Request,
+    ip_key: &str,
     total: u32,
     per_ip: u32,
     what: &str,
 ) -> std::result::Result<String, ApiError> {
-    let tag = admission::socket_tag(&crate::limiter::ip_key(req, env));
+    let tag = admission::socket_tag(ip_key);
     let (open, mine) = (state.get_websockets().len(), state.get_websockets_with_tag(&tag).len());
     admission::socket_caps(open, mine, total, per_ip, what)?;
     Ok(tag)
-}
-
-/// In the router, before a game's object is woken (`service::admission::route_limits`).
-pub async fn route_limits(req: &Request, env: &Env, path: &str) -> std::result::Result<(), ApiError> {
-    let key = crate::limiter::ip_key(req, env);
-    admission::route_limits(&Limiters(env), crate::config::limits(env), &key, method(req), path).await
 }

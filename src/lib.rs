@@ -6,32 +6,25 @@
 //! - [`game_object`]: the Durable Object class, one per game, the only writer of it.
 //! - [`lobby`]: the Durable Object pushing the open-challenge list to home pages.
 //! - `net` (feature `net`): the network AI, loaded lazily once per isolate.
-//! - [`players`]: story mode, Player Info, leaderboard, match-up statistics.
+//! - [`limiter`]: the Durable Object of a rate bucket.
+//! - [`host`]: the runtime as the service's `Host` port (D1, objects, fetch, vars).
 //! - [`glue`]: conversions between `worker` and `service` types, randomness, time.
-//! - [`housekeeping`]: the Cron Trigger: expired sessions, sign-in states, empty guests.
 
 // The Worker is wasm32 only: elsewhere (the native builds of tests/, which talk to it over
 // HTTP) the crate is empty, and its dependencies are wasm32-only in Cargo.toml.
 #![cfg(target_arch = "wasm32")]
 
-mod accounts;
-mod challenges;
 mod config;
 mod d1;
-mod discord_dm;
 mod do_sql;
 mod game_object;
-mod games_client;
 mod glue;
 mod guard;
-mod housekeeping;
+mod host;
 mod limiter;
 mod lobby;
-mod me_games;
 #[cfg(feature = "net")]
 mod net;
-mod players;
-mod push;
 mod router;
 
 use worker::{event, Context, Env, Request, Response, Result};
@@ -52,22 +45,17 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
     router::handle(req, env).await
 }
 
-/// The Cron Trigger (wrangler.toml `[triggers]`): housekeeping of D1.
+/// The Cron Trigger (wrangler.toml `[triggers]`): housekeeping of D1
+/// (`service::api::housekeeping`). Locally: `wrangler dev --test-scheduled`, then
+/// `GET /cdn-cgi/handler/scheduled?cron=0+*+*+*+*`.
 #[event(scheduled)]
 async fn scheduled(_event: worker::ScheduledEvent, env: Env, _ctx: worker::ScheduleContext) {
-    match housekeeping::run(&env, glue::now_ms()).await {
-        Ok(s) => worker::console_log!(
-            "housekeeping: {} expired sessions, {} sign-in states, {} empty guests deleted \
-             (with {} push subscriptions); {} games woken; \
-             {} legacy names keyed, {} left by a clash",
-            s.sessions,
-            s.oauth_states,
-            s.guests,
-            s.guest_subscriptions,
-            s.woken,
-            s.names_keyed,
-            s.name_clashes
-        ),
+    let swept = match host::WorkerHost::new(&env) {
+        Ok(host) => service::api::housekeeping::run(&host).await,
+        Err(e) => Err(e),
+    };
+    match swept {
+        Ok(s) => worker::console_log!("{}", service::api::housekeeping::summary(&s)),
         Err(e) => worker::console_error!("housekeeping failed: {e}"),
     }
 }

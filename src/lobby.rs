@@ -2,24 +2,22 @@
 //! WebSockets on `GET /api/challenges/ws`. A socket gets the open-challenge list at once
 //! (`{"type":"challenges","challenges":[...]}`, as `GET /api/challenges` answers), and
 //! again after every change: the Worker notifies the lobby after a post, an accept and a
-//! cancel ([`notify`]), and the lobby reads the list from D1 and pushes it to every
-//! socket. Expiry is not pushed: a client refreshes at its list's earliest `expires_at`.
+//! cancel (`service::objects::Notifications`), and the lobby reads the list from D1 and
+//! pushes it to every socket. Expiry is not pushed: a client refreshes at its list's earliest `expires_at`.
 
 use std::cell::RefCell;
 
 use service::lobby::{Deliver, Reads};
+use service::objects::{LOBBY, LOBBY_CHANGED};
+use service::ports::Limiter as _;
 use service::{ApiError, ErrorCode};
 use worker::{
-    durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State, WebSocket,
+    durable_object, DurableObject, Env, Request, Response, Result, State, WebSocket,
     WebSocketIncomingMessage, WebSocketPair,
 };
 
 use crate::glue;
-
-/// The internal path of a change notification (never forwarded from a client).
-const NOTIFY_PATH: &str = "/_internal/changed";
-/// The lobby's name: there is one.
-const NAME: &str = "lobby";
+use crate::host::WorkerHost;
 /// Home pages connected at once, in all (a hibernating object may hold about 32k).
 const MAX_SOCKETS: u32 = 10_000;
 
@@ -39,9 +37,9 @@ impl DurableObject for Lobby {
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
-        if req.path() == NOTIFY_PATH {
+        if req.path() == LOBBY_CHANGED {
             let seq = self.reads.borrow_mut().begin_push();
-            let msg = match self.message().await {
+            let msg = match self.message(seq).await {
                 Ok(m) => m,
                 Err(e) => {
                     self.reads.borrow_mut().abandon_push(seq);
@@ -57,9 +55,15 @@ impl DurableObject for Lobby {
     }
 
     async fn websocket_message(&self, ws: WebSocket, message: WebSocketIncomingMessage) -> Result<()> {
-        // Clients may ask for the list again ("list"); anything else is ignored.
+        // Clients may ask for the list again ("list"): from memory while no change was
+        // announced since it was read (`service::lobby::Reads::cached`); anything else is
+        // ignored.
         if matches!(message, WebSocketIncomingMessage::String(ref s) if s.trim() == "list") {
-            self.send_to(&ws).await;
+            let kept = self.reads.borrow().cached(crate::host::now_ms()).map(str::to_owned);
+            match kept {
+                Some(msg) => drop(ws.send_with_str(msg)),
+                None => self.send_to(&ws).await,
+            }
         }
         Ok(())
     }
@@ -75,12 +79,17 @@ impl DurableObject for Lobby {
 }
 
 impl Lobby {
-    /// `{"type":"challenges","challenges":[...]}` from D1.
-    async fn message(&self) -> std::result::Result<String, ApiError> {
-        let db = self.env.d1("DB").map_err(crate::glue::storage)?;
-        let challenges = service::sagas::challenges::list(&crate::d1::D1(&db), crate::glue::now_ms()).await?;
-        serde_json::to_string(&service::challenge::ChallengesMessage { challenges })
-            .map_err(|e| ApiError::internal(e.to_string()))
+    /// `{"type":"challenges","challenges":[...]}` from D1 (read `seq`), kept in memory
+    /// until its first challenge expires (at most a minute) if no change was announced
+    /// since the read began.
+    async fn message(&self, seq: u64) -> std::result::Result<String, ApiError> {
+        let (host, now) = (WorkerHost::new(&self.env)?, crate::host::now_ms());
+        let challenges = service::sagas::challenges::list(service::host::Host::db(&host), now).await?;
+        let until = challenges.iter().map(|c| c.expires_at).fold(now + 60_000, i64::min);
+        let msg = serde_json::to_string(&service::challenge::ChallengesMessage { challenges })
+            .map_err(|e| ApiError::internal(e.to_string()))?;
+        self.reads.borrow_mut().remember(seq, &msg, until);
+        Ok(msg)
     }
 
     fn push_all(&self, msg: &str) {
@@ -94,7 +103,7 @@ impl Lobby {
     /// (1011): the client reconnects.
     async fn send_to(&self, ws: &WebSocket) {
         let seq = self.reads.borrow_mut().begin_one();
-        let read = self.message().await;
+        let read = self.message(seq).await;
         match read {
             Ok(msg) => match self.reads.borrow_mut().end_one(seq) {
                 Deliver::All => self.push_all(&msg),
@@ -111,19 +120,20 @@ impl Lobby {
     }
 
     async fn upgrade(&self, req: &Request) -> Result<Response> {
-        let is_ws =
-            req.headers().get("Upgrade").ok().flatten().is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
-        if !is_ws {
+        if !crate::host::header(req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
             return glue::error(&ApiError::new(
                 ErrorCode::UpgradeRequired,
                 "this route speaks WebSocket only",
             ));
         }
         let limits = crate::config::limits(&self.env);
+        let key = match WorkerHost::new(&self.env) {
+            Ok(host) => crate::host::ip_key(&host, req),
+            Err(e) => return glue::error(&e),
+        };
         let tag = match crate::guard::socket_caps(
             &self.state,
-            &self.env,
-            req,
+            &key,
             MAX_SOCKETS,
             limits.ws_per_ip_per_game,
             "the lobby",
@@ -143,37 +153,14 @@ impl Lobby {
 /// minute (as a game's socket does), then goes to the lobby.
 pub async fn connect(req: &Request, env: &Env) -> std::result::Result<Response, ApiError> {
     let internal = |e: worker::Error| ApiError::internal(e.to_string());
-    let limits = crate::config::limits(env);
-    let key = crate::limiter::ip_key(req, env);
-    crate::limiter::hit(
-        env,
-        &format!("ws:ip:{key}"),
-        service::guard::Rate { limit: limits.ws_per_ip_per_minute, window_ms: service::create::MINUTE_MS },
-        "too many live connections opened from your address this minute",
-    )
-    .await?;
-    let fwd = req.clone().map_err(internal)?;
-    stub(env).map_err(internal)?.fetch_with_request(fwd).await.map_err(internal)
-}
-
-fn stub(env: &Env) -> Result<worker::Stub> {
-    env.durable_object("LOBBY")?.id_from_name(NAME)?.get_stub()
-}
-
-/// Tells the lobby that the list changed. A failure is logged, never the caller's: the
-/// challenge write it follows has succeeded.
-pub async fn notify(env: &Env) {
-    let sent = async {
-        let mut init = RequestInit::new();
-        init.with_method(Method::Post);
-        let req = Request::new_with_init(&format!("https://lobby{NOTIFY_PATH}"), &init)?;
-        let resp = stub(env)?.fetch_with_request(req).await?;
-        if resp.status_code() != 200 {
-            return Err(worker::Error::RustError(format!("status {}", resp.status_code())));
-        }
-        Ok(())
+    let host = WorkerHost::new(env)?;
+    let rate = service::guard::Rate {
+        limit: crate::config::limits(env).ws_per_ip_per_minute,
+        window_ms: service::create::MINUTE_MS,
     };
-    if let Err(e) = sent.await {
-        worker::console_error!("lobby notification failed: {e}");
-    }
+    let why = "too many live connections opened from your address this minute";
+    let bucket = format!("ws:ip:{}", crate::host::ip_key(&host, req));
+    service::objects::Limiters(&host).hit(&bucket, rate, why).await?;
+    let stub = env.durable_object("LOBBY").and_then(|ns| ns.id_from_name(LOBBY)?.get_stub());
+    stub.map_err(internal)?.fetch_with_request(req.clone().map_err(internal)?).await.map_err(internal)
 }

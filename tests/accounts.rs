@@ -91,7 +91,7 @@ fn wrong_state_replayed_code_and_denied_consent_are_refused_with_nothing_created
     let r = a
         .agent
         .get(&s.url("/api/auth/discord/callback?code=code1&state=forged"))
-        .header("Cookie", &format!("ia_session={}", a.cookie.clone().unwrap()))
+        .header("Cookie", &format!("{}={}", service::accounts::SESSION_COOKIE, a.cookie.clone().unwrap()))
         .header("Accept", "text/html,application/xhtml+xml")
         .call()
         .unwrap();

@@ -218,3 +218,98 @@ fn accepting_a_challenge_is_a_creation_within_the_capacity_limits() {
     let claimed = s.d1(&format!("SELECT game_id FROM challenges WHERE id = '{id}'"));
     assert!(claimed[0]["game_id"].is_null(), "{claimed:?}");
 }
+
+/// Regression (issue 30): a post counted the poster's open challenges, then inserted, so
+/// 20 parallel posts from one guest left 20 open (limit 3), enough to fill the public
+/// list. The count and the insert are now one conditional statement.
+#[test]
+fn parallel_posts_from_one_player_open_at_most_three() {
+    let s = Server::start(&[]);
+    let mut a = Browser::new();
+    a.me(&s);
+    let cookie = a.cookie.clone();
+    let statuses: Vec<(u16, Value)> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..20)
+            .map(|_| {
+                let cookie = cookie.clone();
+                sc.spawn(|| {
+                    let mut b = Browser { cookie, ..Browser::new() };
+                    post(&mut b, &s, "/api/challenges", json!({ "south": "axiom", "north": "blades" }))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let posted = statuses.iter().filter(|(st, _)| *st == 201).count();
+    assert_eq!(posted, 3, "{:?}", statuses.iter().map(|(st, _)| *st).collect::<Vec<_>>());
+    for (st, r) in statuses.iter().filter(|(st, _)| *st != 201) {
+        assert_eq!((*st, r["error"].as_str()), (409, Some("too_many_challenges")), "{r}");
+    }
+    assert_eq!(open_ids(&s).len(), 3);
+}
+
+/// Regression (issue 30): the per-player cap alone let one address post from fresh guests
+/// until the hourly budget ran out; an address holds at most a few open challenges.
+#[test]
+fn fresh_guests_from_one_address_share_its_open_challenge_cap() {
+    let s = Server::start(&[]);
+    let cap = service::sagas::challenges::MAX_OPEN_PER_ADDRESS as usize;
+    let mut statuses = Vec::new();
+    for _ in 0..cap + 3 {
+        let mut g = Browser::new();
+        let body = json!({ "south": "axiom", "north": "blades" });
+        let r = g.send_with(
+            "POST",
+            &s.url("/api/challenges"),
+            Some(&body),
+            &[("CF-Connecting-IP", "198.51.100.44")],
+        );
+        statuses.push(r.status);
+    }
+    assert_eq!(statuses.iter().filter(|s| **s == 201).count(), cap, "{statuses:?}");
+    assert!(statuses[cap..].iter().all(|s| *s == 409), "{statuses:?}");
+    // Another address is not held back.
+    let mut g = Browser::new();
+    let body = json!({ "south": "axiom", "north": "blades" });
+    let r =
+        g.send_with("POST", &s.url("/api/challenges"), Some(&body), &[("CF-Connecting-IP", "198.51.100.45")]);
+    assert_eq!(r.status, 201, "{}", r.body);
+}
+
+/// Issue 30: a `list` frame ran a D1 query each (100 frames, 100 queries). It is answered
+/// from the lobby's memory while no change has been announced: a row removed behind the
+/// API's back (no announcement) still shows until the next change, which reads D1 again.
+#[test]
+fn list_frames_are_answered_from_memory_until_the_next_change() {
+    let s = Server::start(&[]);
+    let (mut a, mut b) = (Browser::new(), Browser::new());
+    a.me(&s);
+    b.me(&s);
+    let (st, r) = post(&mut a, &s, "/api/challenges", json!({"south": "axiom", "north": "blades"}));
+    assert_eq!(st, 201, "{r}");
+    let first = r["challenge"]["id"].as_str().unwrap().to_owned();
+    let url = s.url("/api/challenges/ws").replace("http://", "ws://");
+    let (mut ws, _) = tungstenite::connect(&url).unwrap();
+    assert_eq!(wait_list(&mut ws, "at once", |_| true), vec![first.clone()]);
+
+    // Behind the API's back: D1 no longer has it, and the lobby was not told.
+    s.d1(&format!("DELETE FROM challenges WHERE id = '{first}'"));
+    assert!(open_ids(&s).is_empty(), "D1 has no open challenge");
+    for _ in 0..20 {
+        ws.send(tungstenite::Message::text("list")).unwrap();
+    }
+    for i in 0..20 {
+        assert_eq!(
+            wait_list(&mut ws, &format!("for frame {i}"), |_| true),
+            vec![first.clone()],
+            "from memory"
+        );
+    }
+    // A change is announced: D1 is read again.
+    let (st, r) = post(&mut b, &s, "/api/challenges", json!({"south": "clockwork", "north": "blades"}));
+    assert_eq!(st, 201, "{r}");
+    let second = r["challenge"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(wait_list(&mut ws, "after a post", |ids| ids.contains(&second)), vec![second.clone()]);
+    ws.send(tungstenite::Message::text("list")).unwrap();
+    assert_eq!(wait_list(&mut ws, "asked again", |_| true), vec![second]);
+}

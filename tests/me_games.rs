@@ -150,3 +150,58 @@ fn a_game_created_in_one_browser_is_listed_and_playable_in_another() {
     assert_eq!((g["standing"].as_str(), g["winner"].as_str()), (Some("finished"), Some("north")), "{g}");
     assert_eq!(listed.last().unwrap()["id"], id);
 }
+
+/// Every row of every D1 table, as text: what a write anywhere would change.
+fn d1_digest(s: &Server) -> String {
+    let tables = s.d1("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' AND name != 'd1_migrations' ORDER BY name");
+    tables
+        .iter()
+        .map(|t| {
+            let name = t["name"].as_str().unwrap();
+            format!("{name}: {:?}", s.d1(&format!("SELECT * FROM {name} ORDER BY rowid")))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Issue 30: every move of a link game rewrote its `game_status` row in D1 (the whole
+/// service's one writer). Moves, a draw offer and its decline now write only the game's
+/// object; My games still shows whose turn it is, asked of the object.
+#[test]
+fn moves_a_draw_offer_and_its_decline_write_nothing_to_d1() {
+    let s = Server::start(&[]);
+    let mut a = Browser::new();
+    a.me(&s);
+    let (st, link) = post(
+        &mut a,
+        &s,
+        "/api/games",
+        json!({"south": "blades", "north": "axiom", "mode": "link", "seat": "south"}),
+    );
+    assert_eq!(st, 201, "{link}");
+    let id = link["id"].as_str().unwrap().to_owned();
+    let south = link["token"].as_str().unwrap().to_owned();
+    let invite = link["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap().to_owned();
+    let j = s.post(&format!("/api/games/{id}/join"), None, &json!({ "invite": invite }));
+    assert_eq!(j.status, 200, "{}", j.text);
+    let north = j.json()["token"].as_str().unwrap().to_owned();
+    // The join's writes are done before its answer: D1 is settled.
+    let before = d1_digest(&s);
+    assert!(before.contains(&id), "the game is indexed");
+    let tokens = [&south, &north];
+    for ply in 0..4u64 {
+        let state = s.state(&id);
+        let r = s.play(&id, tokens[ply as usize % 2], &legal(&state)[0], ply);
+        assert_eq!(r.status, 200, "{}", r.text);
+    }
+    let offer = s.post(&format!("/api/games/{id}/draw"), Some(&south), &json!({ "action": "offer" }));
+    assert_eq!(offer.status, 200, "{}", offer.text);
+    assert_eq!(find(&games(&mut a, &s), &id)["draw_offer"], "south", "the offer shows in My games");
+    let decline = s.post(&format!("/api/games/{id}/draw"), Some(&north), &json!({ "action": "decline" }));
+    assert_eq!(decline.status, 200, "{}", decline.text);
+    assert_eq!(d1_digest(&s), before, "a move, a draw offer or its decline wrote D1");
+    // My games reads whose turn it is from the game's object.
+    let g = &find(&games(&mut a, &s), &id).clone();
+    assert_eq!((g["standing"].as_str(), g["turn"].as_str()), (Some("your_turn"), Some("south")), "{g}");
+    assert!(g["draw_offer"].is_null(), "declined: {g}");
+}

@@ -7,7 +7,8 @@ use sha2::{Digest, Sha256};
 /// `__Host-`: the browser keeps it only if Secure, host-only (no Domain) and `Path=/`, so
 /// a sibling subdomain cannot plant or overwrite it.
 pub const SESSION_COOKIE: &str = "__Host-ia_session";
-/// The name sessions had before; still read (not written) so signed-in browsers stay so.
+/// The name sessions had before: no longer read (a cookie without the `__Host-` prefix can
+/// be planted by a sibling subdomain), only cleared at sign-out.
 pub const LEGACY_SESSION_COOKIE: &str = "ia_session";
 /// Sessions last 180 days.
 pub const SESSION_MAX_AGE_S: i64 = 180 * 24 * 3600;
@@ -69,7 +70,7 @@ pub fn token_form(
     )
 }
 
-/// The session token in a `Cookie` header, if any (the `__Host-` cookie first).
+/// The session token in a `Cookie` header, if any: the `__Host-` cookie only.
 pub fn session_from_cookie(header: Option<&str>) -> Option<String> {
     let header = header?;
     let find = |name: &str| {
@@ -80,7 +81,7 @@ pub fn session_from_cookie(header: Option<&str>) -> Option<String> {
             .map(|(_, v)| v.trim().to_owned())
             .filter(|v| v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()))
     };
-    find(SESSION_COOKIE).or_else(|| find(LEGACY_SESSION_COOKIE))
+    find(SESSION_COOKIE)
 }
 
 /// `Set-Cookie` for a session: HttpOnly (no script reads it), Secure, SameSite=Lax (sent on
@@ -137,11 +138,9 @@ mod tests {
     fn cookies_are_parsed_strictly() {
         let t = "a".repeat(64);
         assert_eq!(session_from_cookie(Some(&format!("x=1; __Host-ia_session={t}; y=2"))), Some(t.clone()));
-        assert_eq!(
-            session_from_cookie(Some(&format!("ia_session={t}"))),
-            Some(t.clone()),
-            "legacy name read"
-        );
+        // Regression (issue 30): the legacy name, which any sibling subdomain can set, was
+        // read as a session.
+        assert_eq!(session_from_cookie(Some(&format!("ia_session={t}"))), None, "legacy name not read");
         let u = "b".repeat(64);
         assert_eq!(session_from_cookie(Some(&format!("ia_session={t}; __Host-ia_session={u}"))), Some(u));
         assert_eq!(session_from_cookie(Some("__Host-ia_session=short")), None);

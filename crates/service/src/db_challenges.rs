@@ -60,6 +60,9 @@ pub struct PostCounts {
     pub posted: u32,
     /// The address bucket's posts since `since`.
     pub by_address: u32,
+    /// The address bucket's open challenges.
+    #[serde(default)]
+    pub open_by_address: u32,
 }
 
 pub async fn post_counts(
@@ -72,7 +75,8 @@ pub async fn post_counts(
     let stmt = Stmt::new(
         "SELECT (SELECT COUNT(*) FROM challenges WHERE poster_id = ?1 AND game_id IS NULL AND expires_at > ?2) AS open, \
                 (SELECT COUNT(*) FROM challenges WHERE poster_id = ?1 AND created_at > ?3) AS posted, \
-                (SELECT COUNT(*) FROM challenges WHERE ip_hash = ?4 AND created_at > ?3) AS by_address",
+                (SELECT COUNT(*) FROM challenges WHERE ip_hash = ?4 AND created_at > ?3) AS by_address, \
+                (SELECT COUNT(*) FROM challenges WHERE ip_hash = ?4 AND game_id IS NULL AND expires_at > ?2) AS open_by_address",
     )
     .bind(player)
     .bind(now)
@@ -92,18 +96,44 @@ pub struct NewChallenge<'a> {
     pub expires_at: i64,
 }
 
-pub async fn insert(db: &impl Sql, c: &NewChallenge<'_>) -> StoreResult<()> {
+/// The caps a post must stay under, checked by the insert itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PostCaps {
+    /// Open challenges of the poster.
+    pub open_per_player: u32,
+    /// Open challenges from the poster's address bucket.
+    pub open_per_address: u32,
+    /// Posts of the poster since `since`.
+    pub posts_per_player: u32,
+    /// Posts from the address bucket since `since`.
+    pub posts_per_address: u32,
+    pub since: i64,
+}
+
+/// Inserts the challenge only if the poster and the address are under every cap: the
+/// counts and the insert are one statement, which D1 (one writer) runs as a whole, so
+/// parallel posts cannot all pass on the same counts. Whether it was inserted.
+pub async fn insert_under(db: &impl Sql, c: &NewChallenge<'_>, caps: PostCaps) -> StoreResult<bool> {
     let stmt = Stmt::new(
-        "INSERT INTO challenges (id, poster_id, spec, ip_hash, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO challenges (id, poster_id, spec, ip_hash, created_at, expires_at) \
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE \
+           (SELECT COUNT(*) FROM challenges WHERE poster_id = ?2 AND game_id IS NULL AND expires_at > ?5) < ?7 \
+           AND (SELECT COUNT(*) FROM challenges WHERE ip_hash = ?4 AND game_id IS NULL AND expires_at > ?5) < ?8 \
+           AND (SELECT COUNT(*) FROM challenges WHERE poster_id = ?2 AND created_at > ?9) < ?10 \
+           AND (SELECT COUNT(*) FROM challenges WHERE ip_hash = ?4 AND created_at > ?9) < ?11",
     )
     .bind(c.id)
     .bind(c.poster)
     .bind(c.spec_json)
     .bind(c.ip_hash)
     .bind(c.created_at)
-    .bind(c.expires_at);
-    db.run(stmt).await?;
-    Ok(())
+    .bind(c.expires_at)
+    .bind(i64::from(caps.open_per_player))
+    .bind(i64::from(caps.open_per_address))
+    .bind(caps.since)
+    .bind(i64::from(caps.posts_per_player))
+    .bind(i64::from(caps.posts_per_address));
+    Ok(db.run(stmt).await? == 1)
 }
 
 /// An open challenge's poster and spec.

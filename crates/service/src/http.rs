@@ -34,6 +34,20 @@ pub struct ApiRequest {
     pub player: Option<PlayerRef>,
 }
 
+impl ApiRequest {
+    /// A bare `GET` (no path, body or credential): a read of the game's state.
+    pub fn get() -> ApiRequest {
+        ApiRequest {
+            method: Method::Get,
+            path: String::new(),
+            bearer: None,
+            body: Vec::new(),
+            origin: String::new(),
+            player: None,
+        }
+    }
+}
+
 /// A player as a request's session identifies it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PlayerRef {

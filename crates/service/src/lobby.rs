@@ -2,7 +2,9 @@
 //! for a change (to push to every socket) or for one socket (its first list, or one it
 //! asked for), and reads interleave across awaits. A read that finishes after a newer
 //! list went to all is stale and dropped; a read for one socket that an older push to
-//! all would overtake goes to all instead.
+//! all would overtake goes to all instead. The last list read after every announced
+//! change answers `list` frames from memory ([`Reads::cached`]): a client asking again
+//! costs no D1 query.
 
 use std::collections::BTreeSet;
 
@@ -24,6 +26,11 @@ pub struct Reads {
     pushed: u64,
     /// The reads for a push to all still under way.
     pushing: BTreeSet<u64>,
+    /// The number of the last change announced (a push begun).
+    announced: u64,
+    /// The last list read after every announced change, and until when it holds (its
+    /// first challenge's expiry): what a `list` frame is answered with, from memory.
+    latest: Option<(String, i64)>,
 }
 
 impl Reads {
@@ -31,7 +38,24 @@ impl Reads {
     pub fn begin_push(&mut self) -> u64 {
         self.began += 1;
         self.pushing.insert(self.began);
+        self.announced = self.began;
+        self.latest = None;
         self.began
+    }
+
+    /// Keeps the list read by `seq` in memory if its read began with or after the last
+    /// change announced (a change is in D1 before the lobby is told of it),
+    /// valid until `valid_until` (the list's earliest expiry: expiry is not announced).
+    pub fn remember(&mut self, seq: u64, msg: &str, valid_until: i64) {
+        if seq >= self.announced {
+            self.latest = Some((msg.to_owned(), valid_until));
+        }
+    }
+
+    /// The list to answer a `list` frame with at `now`, from memory: none once a change
+    /// has been announced since, or a listed challenge has expired (then D1 is read).
+    pub fn cached(&self, now: i64) -> Option<&str> {
+        self.latest.as_ref().filter(|(_, until)| now < *until).map(|(m, _)| m.as_str())
     }
 
     /// A read for one socket begins: its number.
@@ -78,6 +102,28 @@ impl Reads {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_is_served_from_memory_until_a_change_is_announced_or_it_expires() {
+        let mut r = Reads::default();
+        let one = r.begin_one();
+        r.remember(one, "list-1", 1_000);
+        assert_eq!(r.cached(999), Some("list-1"));
+        assert_eq!(r.cached(1_000), None, "a listed challenge expired: read again");
+        // A read begun before an announced change is not kept: it may miss the change.
+        let stale = r.begin_one();
+        let push = r.begin_push();
+        assert_eq!(r.cached(0), None, "an announced change empties the memory");
+        r.remember(stale, "list-before-the-change", 1_000);
+        assert_eq!(r.cached(0), None);
+        r.remember(push, "list-of-the-push", 1_000);
+        assert_eq!(r.cached(0), Some("list-of-the-push"), "the push's read began with the change");
+        let (a, b) = (r.begin_push(), r.begin_push());
+        r.remember(a, "older-push", 1_000);
+        assert_eq!(r.cached(0), None, "a newer change was announced since the older push began");
+        r.remember(b, "newer-push", 1_000);
+        assert_eq!(r.cached(0), Some("newer-push"));
+    }
 
     #[test]
     fn a_stale_push_is_dropped_and_a_single_read_never_overtakes_a_newer_list() {

@@ -138,3 +138,44 @@ pub fn sockets(
     }
     Ok(decision)
 }
+
+/// The limiter object's paths (its clients: `crate::objects::Limiters`).
+pub mod limiter_paths {
+    pub const HIT: &str = "/hit";
+    pub const WS_ACQUIRE: &str = "/ws/acquire";
+    pub const WS_REPORT: &str = "/ws/report";
+}
+
+/// One call to a limiter object ([`limiter_paths`]): a hit
+/// (`?limit=&window_ms=`), or a socket lease's acquire (`?game=&count=&cap=`) or report
+/// (`?game=&count=`). The decision, and when the object may forget the bucket (every
+/// window or lease passed). 400 `bad_url` for a call without its numbers (only the
+/// Worker calls these paths).
+pub fn limiter_call(
+    db: &impl LocalSql,
+    path: &str,
+    query: Option<&str>,
+    now: i64,
+) -> Result<(Decision, i64), crate::ApiError> {
+    use limiter_paths::{WS_ACQUIRE, WS_REPORT};
+    let pairs: Vec<(String, String)> =
+        form_urlencoded::parse(query.unwrap_or_default().as_bytes()).into_owned().collect();
+    let text = |k: &str| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    let num = |k: &str| text(k).and_then(|v| v.parse::<i64>().ok());
+    let u32_of = |v: i64| v.clamp(0, i64::from(u32::MAX)) as u32;
+    let missing = |what: &str| crate::ApiError::new(crate::ErrorCode::BadUrl, format!("{what} are required"));
+    let stored = |e: crate::sql::StoreError| crate::ApiError::new(crate::ErrorCode::StorageUnavailable, e.0);
+    if path == WS_ACQUIRE || path == WS_REPORT {
+        let (Some(game), Some(count)) = (text("game"), num("count")) else {
+            return Err(missing("game and count"));
+        };
+        let cap = num("cap").map(u32_of);
+        let decision = sockets(db, &game, u32_of(count), cap, now, guard::WS_LEASE_MS).map_err(stored)?;
+        return Ok((decision, guard::WS_LEASE_MS + 1000));
+    }
+    let (Some(limit), Some(window_ms)) = (num("limit"), num("window_ms")) else {
+        return Err(missing("limit and window_ms"));
+    };
+    let rate = Rate { limit: u32_of(limit), window_ms: window_ms.max(1) };
+    Ok((hit(db, now, rate).map_err(stored)?, rate.window_ms + 1000))
+}

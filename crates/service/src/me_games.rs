@@ -31,8 +31,51 @@ pub fn session_seat(rec: &GameRecord, player: &str, turn: Side) -> Result<Side, 
     }
 }
 
-/// One game of a player, as read from the D1 index (`games` joined with `game_status`
-/// and the players' names).
+/// Where an unfinished link game stands, as its own object answers (`paths::STATUS`):
+/// what My games shows beside the D1 index row. Kept in the game's object only, so a
+/// move writes nothing but that object.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GameStatus {
+    /// The side to move (none once over).
+    pub turn: Option<Side>,
+    /// Every seat taken (false while the invited seat is open).
+    pub seated: bool,
+    pub deadline: Option<i64>,
+    pub draw_offer: Option<Side>,
+    pub plies: usize,
+    /// The last move's time (the creation's before any).
+    pub updated_at: i64,
+}
+
+impl GameStatus {
+    pub fn of(rec: &GameRecord) -> GameStatus {
+        GameStatus {
+            turn: rec.result.is_none().then(|| rec.position.turn()),
+            seated: rec.seats_filled(),
+            deadline: rec.deadline,
+            draw_offer: rec.draw_offer,
+            plies: rec.moves.len(),
+            updated_at: rec.moves.last().map_or(rec.created_at, |m| m.at),
+        }
+    }
+}
+
+impl Row {
+    /// The row with its game's live status.
+    pub fn with_status(mut self, st: &GameStatus) -> Row {
+        let side = |s: Option<Side>| s.map(|s| s.name().to_owned());
+        self.turn = side(st.turn);
+        self.seated = Some(if st.seated { 1.0 } else { 0.0 });
+        self.deadline = st.deadline.map(|d| d as f64);
+        self.draw_offer = side(st.draw_offer);
+        self.plies = Some(st.plies as f64);
+        self.updated_at = Some(st.updated_at as f64);
+        self
+    }
+}
+
+/// One game of a player, as read from the D1 index (`games` and the players' names),
+/// with a link game's live status from its object ([`GameStatus`]).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 pub struct Row {
     pub id: String,
@@ -50,7 +93,8 @@ pub struct Row {
     pub winner: Option<String>,
     pub reason: Option<String>,
     pub plies: Option<f64>,
-    /// From `game_status` (link games): the side to move, its deadline, a draw offer.
+    /// From the game's object (link games, [`GameStatus`]): the side to move, its
+    /// deadline, a draw offer.
     pub turn: Option<String>,
     /// 0 while a link game's invited seat is open (absent: unknown, taken as seated).
     pub seated: Option<f64>,
@@ -151,7 +195,7 @@ pub struct MyGame {
     pub opponent: Opponent,
     pub standing: Standing,
     pub your_turn: bool,
-    /// The side to move (link games, from the per-change status row).
+    /// The side to move (link games, from the game's object: [`GameStatus`]).
     pub turn: Option<Side>,
     pub deadline: Option<i64>,
     pub draw_offer: Option<Side>,

@@ -81,6 +81,39 @@ pub fn state_message(rec: &GameRecord) -> Option<String> {
     serde_json::to_string(&StateMessage { state: rec.view(&game) }).ok()
 }
 
+/// The game's state message kept in memory between the object's events, so a socket's
+/// `state` frame (a client asking again) is answered without a replay of the game. The
+/// record changes only inside a request or an alarm: the memory is dropped as one begins
+/// ([`StateMemory::begin`]) and kept only when made while none is under way.
+#[derive(Debug, Default)]
+pub struct StateMemory {
+    busy: u32,
+    msg: Option<String>,
+}
+
+impl StateMemory {
+    /// A request or an alarm begins: it may change the record.
+    pub fn begin(&mut self) {
+        self.busy += 1;
+        self.msg = None;
+    }
+
+    pub fn end(&mut self) {
+        self.busy = self.busy.saturating_sub(1);
+    }
+
+    pub fn get(&self) -> Option<&str> {
+        self.msg.as_deref()
+    }
+
+    /// Keeps `msg`, made from the record as stored, unless an event is under way.
+    pub fn keep(&mut self, msg: &str) {
+        if self.busy == 0 {
+            self.msg = Some(msg.to_owned());
+        }
+    }
+}
+
 /// A call from the Worker to a game's object, by its internal path.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Internal {
@@ -88,6 +121,7 @@ pub enum Internal {
     Rematch(Box<RematchCall>),
     Abandon(AbandonCall),
     Withdraw,
+    Status,
 }
 
 fn body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
@@ -102,6 +136,7 @@ pub fn internal(path: &str, body_bytes: &[u8]) -> Result<Option<Internal>, ApiEr
         paths::REMATCH => Internal::Rematch(Box::new(body(body_bytes)?)),
         paths::ABANDON => Internal::Abandon(body(body_bytes)?),
         paths::WITHDRAW => Internal::Withdraw,
+        paths::STATUS => Internal::Status,
         _ => return Ok(None),
     }))
 }
@@ -235,6 +270,12 @@ impl<R: Runtime, O: Owed> Object<'_, R, O> {
                 let handled = game::withdraw(self.store, ctx);
                 self.after(handled).await
             }
+            // A read: no effects.
+            Internal::Status => match self.store.load() {
+                Ok(Some(rec)) => ApiResponse::of(200, &crate::me_games::GameStatus::of(&rec)),
+                Ok(None) => ApiResponse::error(&ApiError::not_found("no such game")),
+                Err(e) => ApiResponse::error(&ApiError::new(ErrorCode::StorageUnavailable, e)),
+            },
         }
     }
 

@@ -1,9 +1,9 @@
 //! Players' rules over a [`PlayerStore`]: the story mode (stage unlocking, progress, the
 //! badge awarded once), Player Info totals, rating updates and periods, the leaderboard
 //! and match-up statistics, display names and their clashes, and which player a
-//! "Sign in with Discord" ends as (the guest merge). The Worker (`src/players.rs`,
-//! `src/accounts.rs`, `src/index.rs`) only routes, reads cookies, calls games' Durable
-//! Objects and Discord, and implements the store over D1.
+//! "Sign in with Discord" ends as (the guest merge). The areas' handlers (`crate::api`)
+//! route, read cookies and call games' Durable Objects and Discord; the store's SQL is
+//! `crate::sql_players`.
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,6 @@
 //! What the service needs of the runtime beyond SQL ([`crate::sql::Sql`]): calls into
 //! the games' Durable Objects, the rate limiters, and notifications. The Worker binds
-//! them to Durable Object stubs and `fetch` (`src/games_client.rs` and beside it); the
+//! them to Durable Object stubs and `fetch` (`crate::objects` over the `crate::host::Host` port); the
 //! native tests bind them to games made in memory, so every step of a saga that spans
 //! several objects (a challenge's accept, a stage's start, a rematch) is tested
 //! natively, failures between the steps included.
@@ -28,6 +28,8 @@ pub mod paths {
     pub const REMATCH: &str = "/_internal/rematch";
     /// The housekeeping's safety net: re-arm the alarm, retry what the game owes D1.
     pub const WAKE: &str = "/_internal/wake";
+    /// Where an unfinished game stands (`crate::me_games::GameStatus`), for My games.
+    pub const STATUS: &str = "/_internal/status";
 }
 
 /// The creation a fresh game object is asked for.
@@ -79,6 +81,10 @@ pub trait Games {
     async fn withdraw(&self, game: &str) -> CallResult<()>;
     /// Makes an agreed rematch's game (idempotent for the same call).
     async fn create_rematch(&self, call: &RematchCall) -> CallResult<()>;
+    /// Where `game` stands (`Refused` with 404 when there is no such game).
+    async fn status(&self, game: &str) -> CallResult<crate::me_games::GameStatus> {
+        Err(CallError::NoAnswer(format!("{game}: status is not offered here")))
+    }
 }
 
 /// The rate limiters (Durable Objects, one per bucket name): counted atomically where

@@ -8,7 +8,7 @@ use engine::{Faction, Game, Position, Side};
 use serde_json::{json, Value};
 use service::create::Load;
 use service::db::{index, me_games};
-use service::me_games::{Opponent, Standing, MAX_GAMES, RECENT_MS};
+use service::me_games::{GameStatus, Opponent, Standing, MAX_GAMES, RECENT_MS};
 use service::model::{Controller, Finish, FinishReason, GameRecord, Mode, MoveEntry, Seat};
 use service::sql::{Sql, Stmt};
 use service::sqlite::{block_on, Sqlite};
@@ -212,15 +212,37 @@ fn capacity_counts_unfinished_games_overall_and_the_creators_by_player_or_addres
     assert_eq!(load("ip-c", None), Load { active_games: 4, open_by_creator: 0 });
 }
 
+/// What the API does for My games (`service::api::me::games`): the index rows, each
+/// unfinished link game's status from its object (here, from its record).
+fn my_games(
+    db: &Sqlite,
+    player: Option<&str>,
+    now: i64,
+    objects: &[&GameRecord],
+) -> service::me_games::MyGames {
+    let rows = block_on(me_games::rows(db, player, now)).unwrap();
+    let live = rows
+        .into_iter()
+        .map(|row| match objects.iter().find(|r| r.id == row.id) {
+            Some(rec) if row.mode == "link" && row.result.is_none() => row.with_status(&GameStatus::of(rec)),
+            _ => row,
+        })
+        .collect();
+    player.map(|p| service::me_games::list(live, p)).unwrap_or_default()
+}
+
+/// A game object's own storage, for the index sync's memory.
+fn object() -> Sqlite {
+    Sqlite::empty().unwrap()
+}
+
 #[test]
 fn my_games_lists_the_players_link_and_ai_games_with_status_and_names_most_urgent_first() {
     let db = db();
     player(&db, "me", Some("Ada"));
     player(&db, "you", Some("Bob"));
     let now = T0 + 30 * DAY;
-    let list = |p: Option<&str>| block_on(me_games::list(&db, p, now)).unwrap();
-    assert!(list(None).games.is_empty(), "no session, no games");
-    // A link game, me South, after a move: Bob's turn (written by sync, unindexed).
+    // A link game, me South, after a move: Bob's turn (indexed by sync at its join).
     let mut theirs = at_plies(&record(&gid(1), Mode::Link, Some("me"), Some("you")), 1);
     theirs.position = {
         let mut g = Game::new(theirs.start);
@@ -228,19 +250,20 @@ fn my_games_lists_the_players_link_and_ai_games_with_status_and_names_most_urgen
         *g.position()
     };
     theirs.created_at = now - 2 * DAY;
-    block_on(me_games::sync(&db, &theirs, false, now - DAY)).unwrap();
+    theirs.moves[0].at = now - DAY;
+    block_on(me_games::sync(&db, &object(), &theirs, false)).unwrap();
     // A link game at the start, me South: my turn.
     let mut mine = record(&gid(2), Mode::Link, Some("me"), Some("you"));
     mine.created_at = now - 3 * DAY;
-    block_on(me_games::sync(&db, &mine, false, now - DAY)).unwrap();
+    block_on(me_games::sync(&db, &object(), &mine, false)).unwrap();
     // An invite not yet accepted.
     let mut waiting = record(&gid(3), Mode::Link, Some("me"), None);
     waiting.seats[1].token_hash = None;
-    block_on(me_games::sync(&db, &waiting, false, now)).unwrap();
-    // An AI game: indexed by its outbox, no status row (sync writes nothing for it).
+    block_on(me_games::sync(&db, &object(), &waiting, false)).unwrap();
+    // An AI game: indexed by its outbox (sync writes nothing for it).
     let ai = record(&gid(4), Mode::Ai, Some("me"), None);
     block_on(index::upsert(&db, &ai, None)).unwrap();
-    block_on(me_games::sync(&db, &ai, false, now)).unwrap();
+    block_on(me_games::sync(&db, &object(), &ai, false)).unwrap();
     // Finished recently, and long ago.
     let recent = finished(
         &record(&gid(5), Mode::Link, Some("me"), Some("you")),
@@ -257,11 +280,13 @@ fn my_games_lists_the_players_link_and_ai_games_with_status_and_names_most_urgen
     );
     block_on(index::upsert(&db, &old, None)).unwrap();
     // Someone else's game.
-    block_on(me_games::sync(&db, &record(&gid(7), Mode::Link, Some("you"), None), false, now)).unwrap();
+    let elses = record(&gid(7), Mode::Link, Some("you"), None);
+    block_on(me_games::sync(&db, &object(), &elses, false)).unwrap();
 
-    assert_eq!(query(&db, "SELECT COUNT(*) AS n FROM game_status")[0]["n"], 4, "synced link games only");
-    // Both my turns untimed: the most recently active first (the AI game has no status row).
-    let games = list(Some("me")).games;
+    let objects = [&theirs, &mine, &waiting, &ai, &recent, &elses];
+    assert!(my_games(&db, None, now, &objects).games.is_empty(), "no session, no games");
+    // Both my turns untimed: the most recently active first (the AI game has no status).
+    let games = my_games(&db, Some("me"), now, &objects).games;
     let ids: Vec<(&str, Standing)> = games.iter().map(|g| (&g.id[22..], g.standing)).collect();
     assert_eq!(
         ids,
@@ -278,7 +303,7 @@ fn my_games_lists_the_players_link_and_ai_games_with_status_and_names_most_urgen
     assert_eq!((g1.side, g1.turn, g1.days_per_move), (Side::South, Some(Side::North), Some(3)));
     assert_eq!(games[1].opponent, Opponent::Ai { ai: true });
     // Bob sees game 1 as his turn, from North.
-    let bob = list(Some("you")).games;
+    let bob = my_games(&db, Some("you"), now, &objects).games;
     let g1 = bob.iter().find(|g| g.id == gid(1)).unwrap();
     assert_eq!((g1.side, g1.standing), (Side::North, Standing::YourTurn));
 }
@@ -290,48 +315,72 @@ fn my_games_lists_at_most_max_games() {
     for n in 0..=MAX_GAMES {
         block_on(index::upsert(&db, &record(&gid(n + 1), Mode::Ai, Some("me"), None), None)).unwrap();
     }
-    let games = block_on(me_games::list(&db, Some("me"), T0)).unwrap().games;
+    let games = my_games(&db, Some("me"), T0, &[]).games;
     assert_eq!(games.len(), MAX_GAMES as usize);
 }
 
+/// The D1 index changes rarely: a link game writes it after a change only when its
+/// players or its seats changed (a join), never for a move, a draw offer or its answer
+/// (issue 30: every move wrote D1, the whole service's one writer).
 #[test]
-fn the_status_row_only_moves_forward_and_says_whose_turn_the_deadline_and_the_offer() {
+fn a_move_writes_no_index_row_a_join_writes_it_once_and_a_failed_write_is_retried() {
     let db = db();
     player(&db, "s", None);
+    player(&db, "n", None);
     let id = gid(9);
+    let local = object();
+    let digest =
+        || query(&db, "SELECT * FROM games").iter().map(Value::to_string).collect::<Vec<_>>().join("\n");
+    // Created by the outbox (indexed): sync writes nothing, and remembers it.
     let mut rec = record(&id, Mode::Link, Some("s"), None);
     rec.seats[1].token_hash = None;
-    let status = || {
-        query(&db, &format!("SELECT turn, seated, deadline, draw_offer, plies, updated_at FROM game_status WHERE game_id = '{id}'"))
-            [0]
-            .clone()
-    };
-    block_on(me_games::write_status(&db, &rec, T0)).unwrap();
-    assert_eq!(
-        status(),
-        json!({"turn": "south", "seated": 0, "deadline": null, "draw_offer": null, "plies": 0, "updated_at": T0})
-    );
+    block_on(index::upsert(&db, &rec, None)).unwrap();
+    block_on(me_games::sync(&db, &local, &rec, true)).unwrap();
+    let created = digest();
+    // The join binds North's player: written.
+    let mut joined = record(&id, Mode::Link, Some("s"), Some("n"));
+    joined.seats[1].token_hash = Some("h".into());
+    block_on(me_games::sync(&db, &local, &joined, false)).unwrap();
+    let after_join = digest();
+    assert_ne!(after_join, created, "the join is indexed");
+    assert!(after_join.contains("\"north_player\":\"n\""), "{after_join}");
+    // Moves, a draw offer and its decline: nothing.
+    for plies in 1..=4 {
+        let mut moved = at_plies(&joined, plies);
+        moved.draw_offer = (plies == 3).then_some(Side::North);
+        block_on(me_games::sync(&db, &local, &moved, false)).unwrap();
+    }
+    assert_eq!(digest(), after_join, "no D1 write for a move");
+    // A join whose write failed (the index row missing) is written by the next change.
+    let retried = object();
+    let other = gid(10);
+    let mut rec = record(&other, Mode::Link, Some("s"), Some("n"));
+    rec.seats[1].token_hash = Some("h".into());
+    let broken = Sqlite::empty().unwrap(); // no tables: the write fails
+    assert!(block_on(me_games::sync(&broken, &retried, &rec, false)).is_err());
+    assert!(query(&db, &format!("SELECT id FROM games WHERE id = '{other}'")).is_empty());
+    block_on(me_games::sync(&db, &retried, &at_plies(&rec, 1), false)).unwrap();
+    assert_eq!(query(&db, &format!("SELECT id FROM games WHERE id = '{other}'")).len(), 1, "retried");
+}
+
+#[test]
+fn a_games_status_says_whose_turn_the_seats_the_deadline_and_the_offer() {
+    let mut rec = record(&gid(11), Mode::Link, Some("s"), None);
+    rec.seats[1].token_hash = None;
+    let st = GameStatus::of(&rec);
+    assert_eq!((st.turn, st.seated, st.plies, st.updated_at), (Some(Side::South), false, 0, rec.created_at));
     let mut moved = at_plies(&rec, 4);
     moved.seats[1].token_hash = Some("h".into());
     moved.deadline = Some(T0 + DAY);
     moved.draw_offer = Some(Side::North);
-    block_on(me_games::write_status(&db, &moved, T0 + 5)).unwrap();
+    let st = GameStatus::of(&moved);
+    let last = moved.moves.last().unwrap().at;
     assert_eq!(
-        status(),
-        json!({"turn": "south", "seated": 1, "deadline": T0 + DAY, "draw_offer": "north", "plies": 4, "updated_at": T0 + 5})
+        (st.seated, st.deadline, st.draw_offer, st.plies, st.updated_at),
+        (true, Some(T0 + DAY), Some(Side::North), 4, last)
     );
-    // An older snapshot changes nothing; the end has no side to move.
-    block_on(me_games::write_status(&db, &at_plies(&rec, 3), T0 + 6)).unwrap();
-    assert_eq!(status()["plies"], 4);
-    let end = finished(&at_plies(&moved, 4), Side::South, FinishReason::Agreement, T0 + 7);
-    block_on(me_games::write_status(&db, &end, T0 + 7)).unwrap();
-    assert_eq!((status()["turn"].clone(), status()["updated_at"].clone()), (Value::Null, json!(T0 + 7)));
-    // Sync of an indexed change writes the status only; of an unindexed one, the row too.
-    let other = record(&gid(10), Mode::Link, Some("s"), None);
-    block_on(me_games::sync(&db, &other, true, T0)).unwrap();
-    assert!(query(&db, &format!("SELECT id FROM games WHERE id = '{}'", gid(10))).is_empty());
-    block_on(me_games::sync(&db, &other, false, T0)).unwrap();
-    assert_eq!(query(&db, &format!("SELECT id FROM games WHERE id = '{}'", gid(10))).len(), 1);
+    let end = finished(&moved, Side::South, FinishReason::Agreement, T0 + 7);
+    assert_eq!(GameStatus::of(&end).turn, None, "no side to move once over");
 }
 
 #[test]

@@ -218,3 +218,23 @@ fn an_internal_call_is_read_by_its_path_and_only_ai_work_loads_the_network() {
     let state = format!("/api/games/{}", pid(9));
     assert!(!may_move_ai(None, Method::Get, &state, || panic!("a read loads nothing")));
 }
+
+/// A socket's `state` frame is answered from memory only while no request or alarm (the
+/// only events that change the record) is under way since the memory was made.
+#[test]
+fn the_state_message_is_kept_only_between_events() {
+    let mut m = service::object::StateMemory::default();
+    m.keep("s0");
+    assert_eq!(m.get(), Some("s0"));
+    m.begin();
+    assert_eq!(m.get(), None, "a request may change the record");
+    m.keep("read-during-a-request");
+    assert_eq!(m.get(), None, "not kept while a request is under way");
+    m.begin();
+    m.end();
+    m.keep("still-busy");
+    assert_eq!(m.get(), None, "one of two overlapping events is still under way");
+    m.end();
+    m.keep("s1");
+    assert_eq!(m.get(), Some("s1"));
+}

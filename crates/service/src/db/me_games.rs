@@ -1,83 +1,95 @@
-//! My games across devices: the page's rows from the index (`games` joined with the link
-//! games' `game_status` and the players' names), the `game_status` row a link game
-//! writes after each change, and the guests merged into a player (their ids, sent to a
-//! game's Durable Object, where a seat taken as such a guest stays the player's).
+//! My games across devices: the page's rows from the index (`games` and the players'
+//! names; a link game's live status comes from its own object, `crate::api`), the index
+//! row a link game rewrites when what other players read of it changes (a join), and the
+//! guests merged into a player (their ids, sent to a game's Durable Object, where a seat
+//! taken as such a guest stays the player's). A move writes nothing here: D1 is one
+//! writer for the whole service, and moves are the most frequent write there is.
 
 use serde::Deserialize;
 
 use crate::db::index;
+use crate::local::LocalSql;
 use crate::me_games::{self, MyGames, Row};
 use crate::model::{GameRecord, Mode};
-use crate::sql::{self, Sql, Stmt, StoreResult};
+use crate::sql::{self, Param, Sql, Stmt, StoreResult};
 
 /// The page's rows: `?1` the player, `?2` finished after, `?3` at most.
 pub const LIST: &str =
     "SELECT g.id, g.mode, g.south_faction, g.north_faction, g.south_player, g.north_player, \
                     sp.display_name AS south_name, np.display_name AS north_name, g.days_per_move, \
                     g.created_at, g.finished_at, g.result, g.winner, g.reason, \
-                    COALESCE(t.plies, g.plies) AS plies, t.turn, t.seated, t.deadline, t.draw_offer, t.updated_at \
+                    g.plies \
              FROM games g \
-             LEFT JOIN game_status t ON t.game_id = g.id \
              LEFT JOIN players sp ON sp.id = g.south_player \
              LEFT JOIN players np ON np.id = g.north_player \
              WHERE (g.south_player = ?1 OR g.north_player = ?1) AND (g.result IS NULL OR g.finished_at > ?2) \
              ORDER BY (g.result IS NULL) DESC, COALESCE(g.finished_at, g.created_at) DESC LIMIT ?3";
 
-/// A link game's status upsert: a snapshot with fewer plies than the row's is older and
-/// changes nothing.
-pub const STATUS: &str =
-    "INSERT INTO game_status (game_id, turn, deadline, draw_offer, plies, updated_at, seated) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
-         ON CONFLICT(game_id) DO UPDATE SET turn = excluded.turn, deadline = excluded.deadline, \
-             seated = excluded.seated, \
-             draw_offer = excluded.draw_offer, plies = excluded.plies, updated_at = excluded.updated_at \
-         WHERE excluded.plies >= game_status.plies";
-
 /// The guests merged into `?1`, at most 50.
 pub const ALIASES: &str = "SELECT from_id FROM player_merges WHERE into_id = ?1 LIMIT 50";
 
-/// `GET /api/me/games`: the player's ongoing games and those finished in the last
-/// [`me_games::RECENT_MS`] (at most [`me_games::MAX_GAMES`]), most urgent first. A
-/// browser without a session (`None`) has none.
-pub async fn list(db: &impl Sql, player: Option<&str>, now_ms: i64) -> StoreResult<MyGames> {
-    let Some(player) = player else { return Ok(MyGames::default()) };
+/// `GET /api/me/games`'s rows from the index: the player's ongoing games and those
+/// finished in the last [`me_games::RECENT_MS`] (at most [`me_games::MAX_GAMES`]). A
+/// browser without a session (`None`) has none. The caller adds each unfinished link
+/// game's live status ([`me_games::Row::with_status`]), then sorts ([`me_games::list`]).
+pub async fn rows(db: &impl Sql, player: Option<&str>, now_ms: i64) -> StoreResult<Vec<Row>> {
+    let Some(player) = player else { return Ok(Vec::new()) };
     let since = now_ms - me_games::RECENT_MS;
-    let rows: Vec<Row> =
-        sql::rows(db, Stmt::new(LIST).bind(player).bind(since).bind(me_games::MAX_GAMES)).await?;
-    Ok(me_games::list(rows, player))
+    sql::rows(db, Stmt::new(LIST).bind(player).bind(since).bind(me_games::MAX_GAMES)).await
 }
 
-/// After a change to a game: for a link game, its `game_status` row (whose turn,
-/// deadline, draw offer, whether the invited seat is taken) and, unless the change
-/// already wrote it (`indexed`: a creation or an end, written by the outbox), its index
-/// row too (a join binds the second seat's player). Idempotent: a failure is the
-/// caller's to log, and the next change writes both again. Other games have no status.
-pub async fn sync(db: &impl Sql, rec: &GameRecord, indexed: bool, now_ms: i64) -> StoreResult<()> {
+/// The page itself: [`rows`] with `status` for each unfinished link game, sorted.
+pub async fn list(db: &impl Sql, player: Option<&str>, now_ms: i64) -> StoreResult<MyGames> {
+    let Some(who) = player else { return Ok(MyGames::default()) };
+    Ok(me_games::list(rows(db, player, now_ms).await?, who))
+}
+
+/// In the game's object (`local`, its storage): what other players read of a link game
+/// in the index, beside what the outbox writes (creation, end): its players and whether
+/// every seat is taken.
+fn index_key(rec: &GameRecord) -> String {
+    let players: Vec<Option<&str>> = rec.seats.iter().map(|s| s.player.as_deref()).collect();
+    serde_json::json!([players, rec.seats_filled()]).to_string()
+}
+
+const SYNCED_TABLE: &str =
+    "CREATE TABLE IF NOT EXISTS index_synced (id INTEGER PRIMARY KEY, key TEXT NOT NULL)";
+const SYNCED_LOAD: &str = "SELECT key FROM index_synced WHERE id = 1";
+const SYNCED_STORE: &str =
+    "INSERT INTO index_synced (id, key) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET key = excluded.key";
+
+fn synced(local: &impl LocalSql) -> Option<String> {
+    #[derive(Deserialize)]
+    struct R {
+        key: String,
+    }
+    let _ = local.run(SYNCED_TABLE, Vec::new());
+    let row = local.all(SYNCED_LOAD, Vec::new()).ok()?.into_iter().next()?;
+    sql::read::<R>(row).ok().map(|r| r.key)
+}
+
+fn remember_synced(local: &impl LocalSql, key: String) {
+    let _ = local.run(SYNCED_TABLE, Vec::new());
+    let _ = local.run(SYNCED_STORE, vec![Param::Text(key)]);
+}
+
+/// After a change to a link game, in its object: its index row, when what other players
+/// read of it changed since the index was last written (a join binds the second seat's
+/// player) and the change did not write it already (`indexed`: a creation or an end,
+/// written by the outbox). A move, a draw offer or its answer changes none of that, and
+/// writes nothing. What was written is remembered in the object's storage after the
+/// write, so a failed write is retried by the next change (the caller logs it).
+pub async fn sync(db: &impl Sql, local: &impl LocalSql, rec: &GameRecord, indexed: bool) -> StoreResult<()> {
     if rec.mode != Mode::Link {
         return Ok(());
     }
-    if !indexed {
+    let key = index_key(rec);
+    if !indexed && synced(local).as_deref() != Some(key.as_str()) {
         index::upsert(db, rec, None).await?;
     }
-    write_status(db, rec, now_ms).await
-}
-
-/// The `game_status` row of `rec` as of `now_ms` (see [`STATUS`]): no side to move once
-/// the game is over.
-pub async fn write_status(db: &impl Sql, rec: &GameRecord, now_ms: i64) -> StoreResult<()> {
-    let side = |s: Option<engine::Side>| s.map(|s| s.name());
-    let turn = if rec.result.is_none() { Some(rec.position.turn()) } else { None };
-    db.run(
-        Stmt::new(STATUS)
-            .bind(rec.id.as_str())
-            .bind(side(turn))
-            .bind(rec.deadline)
-            .bind(side(rec.draw_offer))
-            .bind(rec.moves.len())
-            .bind(now_ms)
-            .bind(i64::from(rec.seats_filled())),
-    )
-    .await?;
+    if synced(local).as_deref() != Some(key.as_str()) {
+        remember_synced(local, key);
+    }
     Ok(())
 }
 

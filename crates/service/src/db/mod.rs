@@ -1,6 +1,6 @@
 //! The Worker's D1 statements beyond the player store ([`crate::sql_players`]), one
 //! module per concept, over the [`crate::sql::Sql`] port: the games index and the
-//! capacity counts ([`index`]), My games with the `game_status` rows and the merged-in
+//! capacity counts ([`index`]), My games (the index rows; the live status is each game object's) and the merged-in
 //! guests' aliases ([`me_games`]), Web Push subscriptions ([`push`]), Discord direct
 //! messages ([`discord_dm`]), the pending sign-ins ([`oauth`]) and the hourly sweep
 //! ([`housekeeping`]).

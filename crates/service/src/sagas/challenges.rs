@@ -13,6 +13,9 @@ use crate::tokens::Random;
 
 /// Posts from one address bucket in an hour (guests are cheap to make, addresses less so).
 pub const MAX_POSTS_PER_ADDRESS_PER_HOUR: u32 = 30;
+/// Open challenges from one address bucket at once (fresh guests share it): enough for a
+/// household, too few to fill the public list.
+pub const MAX_OPEN_PER_ADDRESS: u32 = 6;
 
 const HOUR_MS: i64 = 3_600_000;
 
@@ -38,11 +41,6 @@ pub async fn post(
             "rated challenges are for players signed in with Discord",
         ));
     }
-    let c = db::post_counts(db, &poster.id, ip_hash, now, now - HOUR_MS).await?;
-    // An address past its own hourly budget counts as a player past theirs.
-    let posted =
-        if c.by_address >= MAX_POSTS_PER_ADDRESS_PER_HOUR { challenge::MAX_POSTS_PER_HOUR } else { c.posted };
-    challenge::may_post(c.open, posted)?;
     let id = rng.id()?;
     let spec_json = serde_json::to_string(spec).map_err(|e| ApiError::internal(e.to_string()))?;
     let expires = now + ttl_ms;
@@ -54,7 +52,16 @@ pub async fn post(
         created_at: now,
         expires_at: expires,
     };
-    db::insert(db, &new).await?;
+    let caps = db::PostCaps {
+        open_per_player: challenge::MAX_OPEN_PER_PLAYER,
+        open_per_address: MAX_OPEN_PER_ADDRESS,
+        posts_per_player: challenge::MAX_POSTS_PER_HOUR,
+        posts_per_address: MAX_POSTS_PER_ADDRESS_PER_HOUR,
+        since: now - HOUR_MS,
+    };
+    if !db::insert_under(db, &new, caps).await? {
+        return Err(refusal(db, poster, ip_hash, now).await);
+    }
     let row = ChallengeRow {
         id: id.clone(),
         poster_id: poster.id.clone(),
@@ -65,6 +72,33 @@ pub async fn post(
     };
     let challenge = row.view().ok_or_else(|| ApiError::internal("a posted challenge does not read back"))?;
     Ok(Posted { challenge })
+}
+
+/// Why a post was refused, read after the conditional insert refused it: the counts as
+/// they are now (an address past its hourly budget counts as a player past theirs).
+async fn refusal(db: &impl Sql, poster: &PlayerRef, ip_hash: &str, now: i64) -> ApiError {
+    let c = match db::post_counts(db, &poster.id, ip_hash, now, now - HOUR_MS).await {
+        Ok(c) => c,
+        Err(e) => return e.into(),
+    };
+    if c.open_by_address >= MAX_OPEN_PER_ADDRESS && c.open < challenge::MAX_OPEN_PER_PLAYER {
+        return ApiError::new(
+            ErrorCode::TooManyChallenges,
+            format!(
+                "your address already has {} open challenges (at most {MAX_OPEN_PER_ADDRESS}); wait for one to be accepted or expire",
+                c.open_by_address
+            ),
+        );
+    }
+    let open = c.open;
+    let posted =
+        if c.by_address >= MAX_POSTS_PER_ADDRESS_PER_HOUR { challenge::MAX_POSTS_PER_HOUR } else { c.posted };
+    match challenge::may_post(open, posted) {
+        Err(e) => e,
+        // Under every cap now: one of them was full when the insert ran (a post in
+        // between was cancelled or accepted).
+        Ok(()) => ApiError::new(ErrorCode::TooManyChallenges, "too many open challenges; please try again"),
+    }
 }
 
 /// Cancels the player's own open challenge `id`.

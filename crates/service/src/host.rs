@@ -1,0 +1,101 @@
+//! The runtime as one port: what a request's handling needs of the platform beyond the
+//! request itself. SQL ([`Host::db`], D1 in the Worker), calls into Durable Objects by
+//! name ([`Host::object`]), outgoing HTTP ([`Host::fetch`]: Discord, push services),
+//! configuration, the clock, randomness and the log. The Worker binds it to `Env`
+//! (`src/host.rs`, a few lines per method); the native tests bind it to SQLite and games
+//! in memory. Everything built on it — the game, limiter and lobby clients
+//! ([`crate::objects`]), the areas' handlers ([`crate::api`]) — is the service's, and
+//! tested natively.
+
+use crate::error::ApiError;
+use crate::http::Method;
+use crate::sql::Sql;
+use crate::tokens::Random;
+
+/// A class of Durable Object the service calls (each addressed by a name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Namespace {
+    /// One per game, named by the game's id.
+    Games,
+    /// One per rate bucket.
+    Limiter,
+    /// The lobby (one, named "lobby").
+    Lobby,
+}
+
+/// An outgoing HTTP request (to Discord, to a push service).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outgoing {
+    pub method: Method,
+    pub url: String,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: Vec<u8>,
+}
+
+/// An answer: its status and body.
+pub type Reply = (u16, Vec<u8>);
+
+/// The platform a request is handled on.
+#[allow(async_fn_in_trait)] // single-threaded wasm: callers never need the futures to be Send
+pub trait Host {
+    type Db: Sql;
+    /// The players, index and challenges database.
+    fn db(&self) -> &Self::Db;
+    /// A configuration value: a secret of that name, else a plain variable.
+    fn var(&self, name: &str) -> Option<String>;
+    fn now_ms(&self) -> i64;
+    /// Fills `buf` from the platform's secure randomness.
+    fn random(&self, buf: &mut [u8]) -> Result<(), ApiError>;
+    /// A line for the operator's log (never a secret or a token).
+    fn log(&self, line: &str);
+    /// `POST https://<namespace><path>` to the object `name` with a JSON `body` and extra
+    /// `headers`; its status and text, or why no answer came.
+    async fn object(
+        &self,
+        ns: Namespace,
+        name: &str,
+        path: &str,
+        body: String,
+        headers: &[(&str, String)],
+    ) -> Result<(u16, String), String>;
+    /// Sends an outgoing request; its status and body, or why it failed.
+    async fn fetch(&self, req: Outgoing) -> Result<Reply, String>;
+    /// Whether this build carries the network AI.
+    fn with_network(&self) -> bool {
+        false
+    }
+}
+
+/// The host's randomness as the service's [`Random`].
+#[derive(Debug)]
+pub struct HostRandom<'a, H>(pub &'a H);
+
+impl<H: Host> Random for HostRandom<'_, H> {
+    fn fill(&mut self, buf: &mut [u8]) -> Result<(), ApiError> {
+        self.0.random(buf)
+    }
+}
+
+/// A non-empty configuration value.
+pub fn var(host: &impl Host, name: &str) -> Option<String> {
+    host.var(name).filter(|v| !v.trim().is_empty())
+}
+
+/// The settings the variables give (`crate::config::Settings`).
+pub fn settings(host: &impl Host) -> crate::config::Settings {
+    crate::config::Settings::read(|name| host.var(name), host.with_network())
+}
+
+/// Only for local runs without the `IP_HASH_KEY` secret.
+const DEV_IP_HASH_KEY: &str = "iron-arena-development-ip-hash-key";
+
+/// The keyed hash of a client address's bucket (see `crate::guard`). The key is the
+/// `IP_HASH_KEY` secret; without one (local development) a fixed development key is used
+/// and the log says so.
+pub fn ip_key(host: &impl Host, ip: Option<&str>) -> String {
+    let key = var(host, "IP_HASH_KEY").unwrap_or_else(|| {
+        host.log("IP_HASH_KEY is not set: using the development key (set the secret in production)");
+        DEV_IP_HASH_KEY.to_owned()
+    });
+    crate::guard::ip_key(key.as_bytes(), ip.unwrap_or_default())
+}
