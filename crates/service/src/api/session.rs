@@ -3,15 +3,11 @@
 //! needs a player ([`player_or_guest`]), not by reads or crawlers.
 
 use crate::accounts as acc;
-use crate::create::MINUTE_MS;
 use crate::error::ApiError;
-use crate::guard::Rate;
 use crate::host::{Host, HostRandom};
 use crate::http::PlayerRef;
-use crate::objects::Limiters;
 use crate::player_store::PlayerStore;
 use crate::players;
-use crate::ports::Limiter;
 use crate::sql_players::SqlPlayers;
 use crate::tokens;
 
