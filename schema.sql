@@ -140,3 +140,60 @@ CREATE TABLE IF NOT EXISTS discord_dm (
     player_id   TEXT PRIMARY KEY REFERENCES players(id),
     created_at  INTEGER NOT NULL
 );
+
+-- The capacity check's counters (unfinished games in all, by address bucket, by player),
+-- kept by triggers in the same statement as the games rows they count: never a scan.
+CREATE TABLE IF NOT EXISTS load_counters (
+    key  TEXT PRIMARY KEY,
+    n    INTEGER NOT NULL DEFAULT 0
+);
+
+-- A new unfinished game counts for the game total, its address and its players.
+CREATE TRIGGER IF NOT EXISTS load_on_insert AFTER INSERT ON games WHEN NEW.result IS NULL
+BEGIN
+    INSERT INTO load_counters (key, n) VALUES ('active', 1)
+        ON CONFLICT(key) DO UPDATE SET n = n + 1;
+    INSERT INTO load_counters (key, n) SELECT 'ip:' || NEW.creator_ip_hash, 1 WHERE NEW.creator_ip_hash IS NOT NULL
+        ON CONFLICT(key) DO UPDATE SET n = n + 1;
+    INSERT INTO load_counters (key, n) SELECT 'player:' || NEW.south_player, 1 WHERE NEW.south_player IS NOT NULL
+        ON CONFLICT(key) DO UPDATE SET n = n + 1;
+    INSERT INTO load_counters (key, n) SELECT 'player:' || NEW.north_player, 1
+        WHERE NEW.north_player IS NOT NULL AND NEW.north_player IS NOT NEW.south_player
+        ON CONFLICT(key) DO UPDATE SET n = n + 1;
+END;
+
+-- Its end (or its row's removal) frees what it counted: its players as they were.
+CREATE TRIGGER IF NOT EXISTS load_on_finish AFTER UPDATE OF result ON games
+    WHEN OLD.result IS NULL AND NEW.result IS NOT NULL
+BEGIN
+    UPDATE load_counters SET n = n - 1 WHERE key = 'active';
+    UPDATE load_counters SET n = n - 1 WHERE key = 'ip:' || OLD.creator_ip_hash;
+    UPDATE load_counters SET n = n - 1 WHERE key = 'player:' || OLD.south_player;
+    UPDATE load_counters SET n = n - 1
+        WHERE key = 'player:' || OLD.north_player AND OLD.north_player IS NOT OLD.south_player;
+END;
+
+CREATE TRIGGER IF NOT EXISTS load_on_delete AFTER DELETE ON games WHEN OLD.result IS NULL
+BEGIN
+    UPDATE load_counters SET n = n - 1 WHERE key = 'active';
+    UPDATE load_counters SET n = n - 1 WHERE key = 'ip:' || OLD.creator_ip_hash;
+    UPDATE load_counters SET n = n - 1 WHERE key = 'player:' || OLD.south_player;
+    UPDATE load_counters SET n = n - 1
+        WHERE key = 'player:' || OLD.north_player AND OLD.north_player IS NOT OLD.south_player;
+END;
+
+-- A seat's player bound (a join) or rewritten (a guest merged into an account) while the
+-- game is unfinished: the old players stop counting it, the new ones start.
+CREATE TRIGGER IF NOT EXISTS load_on_players AFTER UPDATE OF south_player, north_player ON games
+    WHEN OLD.result IS NULL AND NEW.result IS NULL
+        AND (OLD.south_player IS NOT NEW.south_player OR OLD.north_player IS NOT NEW.north_player)
+BEGIN
+    UPDATE load_counters SET n = n - 1 WHERE key = 'player:' || OLD.south_player;
+    UPDATE load_counters SET n = n - 1
+        WHERE key = 'player:' || OLD.north_player AND OLD.north_player IS NOT OLD.south_player;
+    INSERT INTO load_counters (key, n) SELECT 'player:' || NEW.south_player, 1 WHERE NEW.south_player IS NOT NULL
+        ON CONFLICT(key) DO UPDATE SET n = n + 1;
+    INSERT INTO load_counters (key, n) SELECT 'player:' || NEW.north_player, 1
+        WHERE NEW.north_player IS NOT NULL AND NEW.north_player IS NOT NEW.south_player
+        ON CONFLICT(key) DO UPDATE SET n = n + 1;
+END;

@@ -140,16 +140,20 @@ impl GameObject {
             Route::WebSocket => return self.upgrade(req, &host, &mut store, &mut ctx).await,
             // The saga (`service::sagas::rematch`): the new game made by its own object.
             Route::Rematch => {
-                let capacity = AddressCapacity { host: &host, ip_hash: crate::host::ip_key(&host, req) };
+                let capacity = AddressCapacity::of(&host, header(req, "CF-Connecting-IP").as_deref());
+                api::ai_rematch(&host, &capacity.ip_hash, store.load().ok().flatten().as_ref()).await?;
                 service::sagas::rematch::request(&mut store, &api, &mut ctx, &GameObjects(&host), &capacity)
                     .await
             }
-            _ => {
-                if route == Route::Moves {
-                    api::ai_move_limit(&host, &In(req), store.load().ok().flatten().as_ref()).await?;
-                }
-                game::handle(&mut store, route, &api, &mut ctx)
+            // A move in an AI game: metered, and searched under a lease (`api::ai_move`).
+            Route::Moves => {
+                let rec = store.load().ok().flatten();
+                api::ai_move(&host, &In(req), rec.as_ref(), || {
+                    game::handle(&mut store, route, &api, &mut ctx)
+                })
+                .await?
             }
+            _ => game::handle(&mut store, route, &api, &mut ctx),
         };
         self.after(handled).await.map_err(internal)
     }

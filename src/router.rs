@@ -30,6 +30,8 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
 
 async fn area(mut req: Request, env: &Env, path: &str) -> std::result::Result<Response, ApiError> {
     let internal = |e: worker::Error| ApiError::internal(e.to_string());
+    let url_host = req.url().ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
+    service::host::check_configured(&WorkerHost::new(env)?, &url_host)?;
     match routes::area(method(&req), path)? {
         Area::OpenApi => {
             let mut r = Response::ok(OPENAPI).map_err(internal)?;

@@ -455,3 +455,93 @@ fn games_against_oneself_do_not_count() {
     );
     assert_eq!(info["recent"][0]["self_play"], true, "{info}");
 }
+
+/// Regression (issue 30): 60 cookieless `POST /api/me` in under a second made 60 players
+/// and 60 sessions that live 180 days, the fuel for every per-player limit. New guests
+/// are counted per address bucket by its limiter, where the limit is decided.
+#[test]
+fn a_burst_of_new_guests_from_one_address_is_capped_by_its_limiter() {
+    let s = Server::start(&[("LIMIT_GUESTS_PER_IP_PER_MINUTE", "5")]);
+    let headers = [("Content-Type", "application/json"), ("CF-Connecting-IP", "203.0.113.60")];
+    let replies: Vec<Reply> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..12).map(|_| sc.spawn(|| post(&s, "/api/me", &headers, "{}"))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let made = replies.iter().filter(|r| r.status == 200).count();
+    assert_eq!(made, 5, "{:?}", replies.iter().map(|r| r.status).collect::<Vec<_>>());
+    for r in replies.iter().filter(|r| r.status != 200) {
+        assert_eq!((r.status, r.error().as_str()), (503, "server_busy"), "{}", r.text);
+        assert!(r.retry_after.is_some(), "{r:?}");
+    }
+    let players = s.d1("SELECT COUNT(*) AS n FROM players")[0]["n"].as_u64().unwrap();
+    assert_eq!(players, 5, "a refused request makes no player");
+    let other = post(
+        &s,
+        "/api/me",
+        &[("Content-Type", "application/json"), ("CF-Connecting-IP", "203.0.113.61")],
+        "{}",
+    );
+    assert_eq!(other.status, 200, "another address is not held back: {}", other.text);
+}
+
+/// Regression (issue 30): the AI-move limit counted moves, not their cost: a level-6 move
+/// is about six level-4 moves of CPU, and six parallel level-6 games slowed every request.
+/// Moves are charged by their level's cost (`service::admission::ai_cost`: level 6 = 59
+/// tenths of a level-4 move), so a budget of 120 takes two level-6 moves a minute, and
+/// the third is refused before any search.
+#[test]
+fn level_six_moves_are_metered_by_their_cost() {
+    let s = Server::start(&[("LIMIT_AI_COST_PER_IP_PER_MINUTE", "120"), ("AI_ENGINE", "random")]);
+    let c = s.create(json!({"south": "blades", "north": "axiom", "mode": "ai", "seat": "south", "level": 6}));
+    let (id, token) = (c["id"].as_str().unwrap().to_owned(), c["token"].as_str().unwrap().to_owned());
+    let mut statuses = Vec::new();
+    for _ in 0..3 {
+        let state = s.state(&id);
+        let ply = state["ply"].as_u64().unwrap();
+        let r = s.play(&id, &token, &support::legal(&state)[0], ply);
+        statuses.push((r.status, r.text.clone()));
+    }
+    assert_eq!(statuses[0].0, 200, "{}", statuses[0].1);
+    assert_eq!(statuses[1].0, 200, "{}", statuses[1].1);
+    assert_eq!(statuses[2].0, 503, "{}", statuses[2].1);
+    assert!(
+        statuses[2].1.contains("server_busy") && statuses[2].1.contains("AI thinking"),
+        "{}",
+        statuses[2].1
+    );
+    assert_eq!(s.state(&id)["ply"], 4, "the refused move changed nothing");
+    // A level-1 game's move costs 1: it still fits (118 of 120 used).
+    let c = s.create(json!({"south": "blades", "north": "axiom", "mode": "ai", "seat": "south", "level": 1}));
+    let (id1, token1) = (c["id"].as_str().unwrap().to_owned(), c["token"].as_str().unwrap().to_owned());
+    let state = s.state(&id1);
+    assert_eq!(s.play(&id1, &token1, &support::legal(&state)[0], 0).status, 200);
+}
+
+/// Regression (issue 30): the overall creation budget was one bucket that about 30 IPv6
+/// /64s exhausted for everybody (a home /56 holds 256 of them). An address is limited at
+/// its /56 (twice its /64's rate) and its /48 (four times) too.
+#[test]
+fn one_ipv6_allocation_cannot_take_the_overall_creation_budget() {
+    let s = Server::start(&[("LIMIT_PER_IP_PER_MINUTE", "2")]);
+    // Two /64s fill their /56 (4); a third /64 in it is refused by the /56.
+    for net in ["2001:db8:77:100", "2001:db8:77:101"] {
+        for host in 1..=2 {
+            let r = create_from(&s, &format!("{net}::{host}"));
+            assert_eq!(r.status, 201, "{net}::{host}: {}", r.text);
+        }
+    }
+    let r = create_from(&s, "2001:db8:77:1ff::1");
+    assert_eq!((r.status, r.error().as_str()), (503, "server_busy"), "{}", r.text);
+    assert!(r.text.contains("network"), "{}", r.text);
+    // Another /56 of the same /48 takes the /48 to 8; a third /56 is refused by the /48.
+    for net in ["2001:db8:77:200", "2001:db8:77:201"] {
+        for host in 1..=2 {
+            assert_eq!(create_from(&s, &format!("{net}::{host}")).status, 201);
+        }
+    }
+    let r = create_from(&s, "2001:db8:77:300::1");
+    assert_eq!((r.status, r.error().as_str()), (503, "server_busy"), "{}", r.text);
+    // Another /48, and IPv4, are not held back.
+    assert_eq!(create_from(&s, "2001:db8:78::1").status, 201);
+    assert_eq!(create_from(&s, "192.0.2.200").status, 201);
+}

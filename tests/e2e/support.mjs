@@ -46,7 +46,7 @@ export async function startServer(vars = {}) {
   execFileSync("python3", [join(ROOT, "tests/support/d1.py"), "--fresh", persist], { cwd: ROOT, env: ENV, stdio: "pipe" });
   // AI_SEED: the AI's moves follow from the seed and the game so far (as in the Rust
   // harness), so a test that plays the AI sees the same game on every run.
-  const all = { AI_SEED: "iron-arena-tests", LIMIT_PER_IP_PER_MINUTE: "1000", LIMIT_OPEN_GAMES_PER_CREATOR: "1000", LIMIT_AI_MOVES_PER_IP_PER_MINUTE: "1000", LIMIT_JOINS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP: "1000", LIMIT_WS_PER_IP_PER_GAME: "1000", ...vars };
+  const all = { AI_SEED: "iron-arena-tests", LIMIT_PER_IP_PER_MINUTE: "1000", LIMIT_OPEN_GAMES_PER_CREATOR: "1000", LIMIT_OPEN_GAMES_PER_IP: "1000", LIMIT_AI_MOVES_PER_IP_PER_MINUTE: "1000", LIMIT_JOINS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP_PER_MINUTE: "1000", LIMIT_WS_PER_IP: "1000", LIMIT_WS_PER_IP_PER_GAME: "1000", LIMIT_GUESTS_PER_IP_PER_MINUTE: "1000", LIMIT_AI_COST_PER_IP_PER_MINUTE: "1000000", LIMIT_AI_SEARCHES_PER_IP: "1000", ...vars };
   const logFile = join(persist, "wrangler.log");
   let rt;
   try {

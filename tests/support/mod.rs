@@ -252,7 +252,15 @@ pub const AI_SEED: &str = "iron-arena-tests";
 pub const IP_HASH_KEY: &str = "iron-arena-test-ip-key";
 
 /// Vars of every test runtime; a test's own vars override them.
-const BASE_VARS: &[(&str, &str)] = &[("AI_SEED", AI_SEED)];
+/// Every test comes from 127.0.0.1 (one address bucket) and makes guests freely: the
+/// guest rate, the AI cost budget and the AI searches at once are lifted but in the tests
+/// of them (`abuse.rs`).
+const BASE_VARS: &[(&str, &str)] = &[
+    ("AI_SEED", AI_SEED),
+    ("LIMIT_GUESTS_PER_IP_PER_MINUTE", "1000000"),
+    ("LIMIT_AI_COST_PER_IP_PER_MINUTE", "1000000"),
+    ("LIMIT_AI_SEARCHES_PER_IP", "1000"),
+];
 
 /// Vars of shared runtimes: every test of a binary comes from 127.0.0.1, one address
 /// bucket, so the per-address limits (tested on fresh runtimes of their own) are lifted.
@@ -261,6 +269,7 @@ const SHARED_VARS: &[(&str, &str)] = &[
     ("LIMIT_PER_IP_PER_MINUTE", "1000000"),
     ("LIMIT_PER_MINUTE", "1000000"),
     ("LIMIT_OPEN_GAMES_PER_CREATOR", "1000000"),
+    ("LIMIT_OPEN_GAMES_PER_IP", "1000000"),
     ("LIMIT_JOINS_PER_IP_PER_MINUTE", "1000000"),
     ("LIMIT_AI_MOVES_PER_IP_PER_MINUTE", "1000000"),
     ("LIMIT_WS_PER_IP_PER_MINUTE", "1000000"),

@@ -50,20 +50,43 @@ pub async fn route_limits(
     limiter.hit(&format!("{kind}:ip:{ip_key}"), Rate { limit, window_ms: MINUTE_MS }, why).await
 }
 
-/// A move in an unfinished AI game costs the server a search: limited per address bucket.
+/// What one AI move at `level` costs, in tenths of a level-4 move: its search budget
+/// (the shipped engine's nodes, [`ai::level::Level::hybrid_nodes`]) against level 4's, at
+/// least 1. Levels 1-3 cost 1, level 4 10, level 5 25, level 6 59.
+pub fn ai_cost(level: Option<u8>) -> u32 {
+    let nodes = |n: u8| ai::level::level(n).map_or(1, |l| l.hybrid_nodes.max(1));
+    let own = nodes(level.unwrap_or(ai::level::DEFAULT_LEVEL));
+    let unit = nodes(ai::level::DEFAULT_LEVEL);
+    ((u64::from(own) * 10).div_ceil(u64::from(unit)) as u32).max(1)
+}
+
+/// An AI move at `level` costs the server a search: metered per address bucket by its
+/// cost ([`ai_cost`]), as every search is (a move, an opening, a rematch's opening).
+pub async fn ai_cost_limit(
+    limiter: &impl Limiter,
+    limits: Limits,
+    ip_key: &str,
+    level: Option<u8>,
+) -> Result<(), ApiError> {
+    let rate = Rate { limit: limits.ai_cost_per_ip_per_minute, window_ms: MINUTE_MS };
+    let why = "too much AI thinking asked from your address this minute";
+    limiter.hit_cost(&format!("aicost:ip:{ip_key}"), rate, ai_cost(level), why).await
+}
+
+/// A move in an unfinished AI game costs the server a search: limited per address bucket
+/// in moves and in cost.
 pub async fn ai_move_limit(
     limiter: &impl Limiter,
     limits: Limits,
     ip_key: &str,
     rec: Option<&GameRecord>,
 ) -> Result<(), ApiError> {
-    if !rec.is_some_and(|r| r.mode == Mode::Ai && r.result.is_none()) {
-        return Ok(());
-    }
+    let Some(rec) = rec.filter(|r| r.mode == Mode::Ai && r.result.is_none()) else { return Ok(()) };
     let rate = Rate { limit: limits.ai_moves_per_ip_per_minute, window_ms: MINUTE_MS };
     limiter
         .hit(&format!("ai:ip:{ip_key}"), rate, "too many moves against the AI from your address this minute")
-        .await
+        .await?;
+    ai_cost_limit(limiter, limits, ip_key, rec.level).await
 }
 
 /// The tag an object accepts a socket from address bucket `ip_key` with (the bucket's
@@ -103,6 +126,14 @@ pub fn close_code(code: usize) -> u16 {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ai_move_costs_its_levels_search_budget() {
+        let costs: Vec<u32> = (1..=6).map(|l| ai_cost(Some(l))).collect();
+        assert_eq!(costs, [1, 1, 1, 10, 25, 59]);
+        assert_eq!(ai_cost(None), 10, "the default level");
+        assert_eq!(ai_cost(Some(9)), 1, "an unknown level costs the least, never nothing");
+    }
 
     const GAME: &str = "/api/games/0123456789abcdef01234567";
 

@@ -83,9 +83,10 @@ pub struct Limits {
     pub overall_per_minute: u32,
     /// Unfinished games overall.
     pub max_active_games: u32,
-    /// Unfinished games one creator (its player, or without a session its address
-    /// bucket) may have.
+    /// Unfinished games one creator's player may sit in.
     pub open_per_creator: u32,
+    /// Unfinished games created from one address bucket (every guest of it together).
+    pub open_per_address: u32,
     /// Joins per address bucket per minute.
     pub joins_per_ip_per_minute: u32,
     /// Moves in AI games (each costs the server a search) per address bucket per minute.
@@ -97,6 +98,15 @@ pub struct Limits {
     pub ws_per_ip_per_game: u32,
     /// WebSocket connections open at once from one address bucket, over all games.
     pub ws_per_ip: u32,
+    /// The AI's cost per address bucket per minute, in tenths of a level-4 move
+    /// ([`crate::admission::ai_cost`]: a level-6 move costs 59): moves, openings
+    /// and rematch openings against the AI.
+    pub ai_cost_per_ip_per_minute: u32,
+    /// AI moves being computed at once for one address bucket (over all its games).
+    pub ai_searches_per_ip: u32,
+    /// New guests (a player and a session, made by a first write without a session) per
+    /// address bucket per minute: the fuel of every per-player limit.
+    pub guests_per_ip_per_minute: u32,
 }
 
 impl Default for Limits {
@@ -106,12 +116,16 @@ impl Default for Limits {
             overall_per_minute: 600,
             max_active_games: 100_000,
             open_per_creator: 50,
+            open_per_address: 200,
             joins_per_ip_per_minute: 30,
             ai_moves_per_ip_per_minute: 120,
             ws_per_ip_per_minute: 60,
             ws_per_game: 100,
             ws_per_ip_per_game: 8,
             ws_per_ip: 20,
+            guests_per_ip_per_minute: 20,
+            ai_cost_per_ip_per_minute: 1200,
+            ai_searches_per_ip: 2,
         }
     }
 }
@@ -123,8 +137,11 @@ pub const MINUTE_MS: i64 = 60_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Load {
     pub active_games: u32,
-    /// Unfinished games of this creator.
-    pub open_by_creator: u32,
+    /// Unfinished games created from this creator's address bucket.
+    pub open_by_address: u32,
+    /// Unfinished games this creator's player sits in (`None` without a session: the
+    /// address bucket is then the creator).
+    pub open_by_player: Option<u32>,
 }
 
 /// 503 `server_busy` with a `Retry-After` when a limit is reached.
@@ -132,9 +149,21 @@ pub fn check_capacity(load: Load, limits: Limits) -> Result<(), ApiError> {
     if load.active_games >= limits.max_active_games {
         return Err(crate::guard::busy("too many games in progress", 300));
     }
-    if load.open_by_creator >= limits.open_per_creator {
+    if load.open_by_player.is_some_and(|n| n >= limits.open_per_creator) {
         return Err(crate::guard::busy(
             "you have too many unfinished games: finish, resign or abort some first",
+            300,
+        ));
+    }
+    // Fresh guests from one address share its count (a new cookie does not start afresh);
+    // without a session the address is the creator, with the creator's cap.
+    let address_cap = match load.open_by_player {
+        Some(_) => limits.open_per_address,
+        None => limits.open_per_address.min(limits.open_per_creator),
+    };
+    if load.open_by_address >= address_cap {
+        return Err(crate::guard::busy(
+            "too many unfinished games were created from your address: finish, resign or abort some first",
             300,
         ));
     }
@@ -178,12 +207,21 @@ mod tests {
 
     #[test]
     fn capacity_limits_answer_server_busy() {
-        let limits = Limits { max_active_games: 10, open_per_creator: 3, ..Limits::default() };
+        let limits =
+            Limits { max_active_games: 10, open_per_creator: 3, open_per_address: 5, ..Limits::default() };
         assert!(check_capacity(Load::default(), limits).is_ok());
-        assert!(check_capacity(Load { active_games: 9, open_by_creator: 2 }, limits).is_ok());
-        for load in
-            [Load { open_by_creator: 3, ..Load::default() }, Load { active_games: 10, ..Load::default() }]
-        {
+        let mine = Load { active_games: 9, open_by_player: Some(2), open_by_address: 4 };
+        assert!(check_capacity(mine, limits).is_ok());
+        let cookieless = Load { open_by_address: 3, ..Load::default() };
+        assert!(
+            check_capacity(cookieless, limits).is_err(),
+            "without a session the address has the creator's cap"
+        );
+        for load in [
+            Load { open_by_player: Some(3), ..Load::default() },
+            Load { open_by_address: 5, ..Load::default() },
+            Load { active_games: 10, ..Load::default() },
+        ] {
             let e = check_capacity(load, limits).unwrap_err();
             assert_eq!((e.status(), e.code), (503, ErrorCode::ServerBusy));
             assert!(e.retry_after.is_some());

@@ -118,6 +118,7 @@ error_codes! {
     InvalidModel = "invalid_model", 422, "The AI benchmark's model is not a plain .onnx file name, not configured, or does not load.";
     ModelFetchFailed = "model_fetch_failed", 502, "The AI benchmark's model could not be fetched.";
     ResultNotRecorded = "result_not_recorded", 503, "The game's result could not be recorded.";
+    NotConfigured = "not_configured", 503, "This deployment lacks a required secret (IP_HASH_KEY): it answers nothing until it is set.";
     Internal = "internal", 500, "An unexpected server error.";
 }
 
@@ -155,7 +156,7 @@ mod tests {
             let d = code.description();
             assert!(d.ends_with('.') && !d.contains('\n'), "{wire}: one line, a sentence");
         }
-        assert_eq!(ErrorCode::ALL.len(), 69);
+        assert_eq!(ErrorCode::ALL.len(), 70);
     }
 
     #[test]

@@ -60,6 +60,21 @@ pub fn ip_bucket(ip: &str) -> String {
     }
 }
 
+/// The wider buckets an IPv6 address's /64 sits in, /56 then /48 (one subscriber's
+/// allocation is often a /56 or a /48: 256 or 65 536 /64s); none for IPv4.
+pub fn wider_buckets(ip: &str) -> Vec<String> {
+    match ip.trim().parse::<IpAddr>() {
+        Ok(IpAddr::V6(v6)) if v6.to_ipv4_mapped().is_none() => {
+            let s = v6.segments();
+            vec![
+                format!("{:x}:{:x}:{:x}:{:x}::/56", s[0], s[1], s[2], s[3] & 0xff00),
+                format!("{:x}:{:x}:{:x}::/48", s[0], s[1], s[2]),
+            ]
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// HMAC-SHA256 of `msg` under `key`, as hex: what is stored for a client address
 /// (never the address, never a plain hash that a table of all IPv4 addresses reverses).
 pub fn keyed_hash(key: &[u8], msg: &str) -> String {
@@ -102,16 +117,26 @@ pub struct Decision {
 /// remain. Run inside one Durable Object with no await between read and write, the
 /// count cannot be raced past the limit.
 pub fn hit(hits: &mut Vec<i64>, now: i64, rate: Rate) -> Decision {
+    hit_n(hits, now, rate, 1)
+}
+
+/// [`hit`] of weight `n` (a request that costs `n` units, e.g. an AI move by its level's
+/// budget): admitted whole if `n` more fit under the limit, recorded as `n` hits.
+pub fn hit_n(hits: &mut Vec<i64>, now: i64, rate: Rate, n: u32) -> Decision {
     hits.retain(|&t| t > now - rate.window_ms && t <= now + rate.window_ms);
-    if (hits.len() as u64) < u64::from(rate.limit) {
-        hits.push(now);
+    let n = n.max(1);
+    if hits.len() as u64 + u64::from(n) <= u64::from(rate.limit) {
+        hits.extend(std::iter::repeat_n(now, n as usize));
         return Decision { allowed: true, retry_after_s: 0 };
     }
-    // The oldest hits leave the window first; one slot frees when the
-    // (len - limit + 1)-th oldest leaves. A limit of 0 never frees: the whole window.
+    // The oldest hits leave the window first; `n` slots free when the
+    // (len - limit + n)-th oldest leaves. More than the limit never fits: the whole window.
     hits.sort_unstable();
-    let free_at =
-        hits.get(hits.len() - rate.limit as usize).map_or(now + rate.window_ms, |t| t + rate.window_ms);
+    let over = (hits.len() + n as usize).saturating_sub(rate.limit as usize);
+    let free_at = match over.checked_sub(1).and_then(|i| hits.get(i)) {
+        Some(t) if n <= rate.limit => t + rate.window_ms,
+        _ => now + rate.window_ms,
+    };
     let wait_ms = (free_at - now).max(1);
     Decision { allowed: false, retry_after_s: ((wait_ms + 999) / 1000).clamp(1, u32::MAX as i64) as u32 }
 }
@@ -207,6 +232,21 @@ impl CappedBody {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_weighted_hit_is_admitted_whole_or_not_at_all() {
+        let rate = Rate { limit: 10, window_ms: 1000 };
+        let mut hits = Vec::new();
+        assert!(hit_n(&mut hits, 0, rate, 6).allowed);
+        assert_eq!(hits.len(), 6);
+        let refused = hit_n(&mut hits, 100, rate, 6);
+        assert!(!refused.allowed, "6 more do not fit under 10");
+        assert_eq!(hits.len(), 6, "nothing recorded for a refusal");
+        assert_eq!(refused.retry_after_s, 1, "all 6 leave the window at 1000 ms");
+        assert!(hit_n(&mut hits, 100, rate, 4).allowed, "4 do");
+        assert!(!hit_n(&mut hits, 200, rate, 11).allowed, "more than the limit never fits");
+        assert!(hit_n(&mut hits, 1001, rate, 6).allowed, "the first 6 left the window");
+    }
 
     #[test]
     fn writes_need_json_and_cookie_writes_need_our_origin() {

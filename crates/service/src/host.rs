@@ -93,9 +93,36 @@ const DEV_IP_HASH_KEY: &str = "iron-arena-development-ip-hash-key";
 /// `IP_HASH_KEY` secret; without one (local development) a fixed development key is used
 /// and the log says so.
 pub fn ip_key(host: &impl Host, ip: Option<&str>) -> String {
-    let key = var(host, "IP_HASH_KEY").unwrap_or_else(|| {
+    crate::guard::ip_key(hash_key(host).as_bytes(), ip.unwrap_or_default())
+}
+
+/// The keyed hashes of the wider buckets of an IPv6 address (`crate::guard::wider_buckets`).
+pub fn wider_keys(host: &impl Host, ip: Option<&str>) -> Vec<String> {
+    let key = hash_key(host);
+    crate::guard::wider_buckets(ip.unwrap_or_default())
+        .iter()
+        .map(|b| crate::guard::keyed_hash(key.as_bytes(), b))
+        .collect()
+}
+
+/// A deployment must have the `IP_HASH_KEY` secret (every stored address is keyed by it;
+/// the development key is public): without it the API answers 503 `not_configured`, except
+/// on a loopback host (`wrangler dev` on this machine, where the development key is used).
+pub fn check_configured(host: &impl Host, url_host: &str) -> Result<(), ApiError> {
+    let local =
+        matches!(url_host, "localhost" | "127.0.0.1" | "[::1]" | "::1") || url_host.ends_with(".localhost");
+    if local || var(host, "IP_HASH_KEY").is_some() {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        crate::error::ErrorCode::NotConfigured,
+        "IP_HASH_KEY is not set: set the secret (wrangler secret put IP_HASH_KEY) before serving",
+    ))
+}
+
+fn hash_key(host: &impl Host) -> String {
+    var(host, "IP_HASH_KEY").unwrap_or_else(|| {
         host.log("IP_HASH_KEY is not set: using the development key (set the secret in production)");
         DEV_IP_HASH_KEY.to_owned()
-    });
-    crate::guard::ip_key(key.as_bytes(), ip.unwrap_or_default())
+    })
 }

@@ -85,6 +85,11 @@ impl<L: LocalSql> GameStore for LocalGameStore<L> {
 /// One hit on a rate bucket at `now`: the bucket's hits in the window, the rule
 /// ([`guard::hit`]), and the hit recorded if allowed.
 pub fn hit(db: &impl LocalSql, now: i64, rate: Rate) -> StoreResult<Decision> {
+    hit_n(db, now, rate, 1)
+}
+
+/// [`hit`] of weight `n` ([`guard::hit_n`]).
+pub fn hit_n(db: &impl LocalSql, now: i64, rate: Rate, n: u32) -> StoreResult<Decision> {
     #[derive(Deserialize)]
     struct Hit {
         at: i64,
@@ -96,9 +101,11 @@ pub fn hit(db: &impl LocalSql, now: i64, rate: Rate) -> StoreResult<Decision> {
     )?;
     let mut hits: Vec<i64> =
         rows::<Hit>(db, "SELECT at FROM hits", Vec::new())?.into_iter().map(|h| h.at).collect();
-    let decision = guard::hit(&mut hits, now, rate);
+    let decision = guard::hit_n(&mut hits, now, rate, n);
     if decision.allowed {
-        db.run("INSERT INTO hits (at) VALUES (?)", vec![Param::Int(now)])?;
+        for _ in 0..n.max(1) {
+            db.run("INSERT INTO hits (at) VALUES (?)", vec![Param::Int(now)])?;
+        }
     }
     Ok(decision)
 }
@@ -147,8 +154,9 @@ pub mod limiter_paths {
 }
 
 /// One call to a limiter object ([`limiter_paths`]): a hit
-/// (`?limit=&window_ms=`), or a socket lease's acquire (`?game=&count=&cap=`) or report
-/// (`?game=&count=`). The decision, and when the object may forget the bucket (every
+/// (`?limit=&window_ms=`, with `&cost=` its weight, 1 by default), or a lease's acquire
+/// (`?game=&count=&cap=`) or report (`?game=&count=`), each lease lasting `&lease_ms=`
+/// (a socket's hour by default). The decision, and when the object may forget the bucket (every
 /// window or lease passed). 400 `bad_url` for a call without its numbers (only the
 /// Worker calls these paths).
 pub fn limiter_call(
@@ -170,12 +178,14 @@ pub fn limiter_call(
             return Err(missing("game and count"));
         };
         let cap = num("cap").map(u32_of);
-        let decision = sockets(db, &game, u32_of(count), cap, now, guard::WS_LEASE_MS).map_err(stored)?;
+        let lease_ms = num("lease_ms").unwrap_or(guard::WS_LEASE_MS).clamp(1, guard::WS_LEASE_MS);
+        let decision = sockets(db, &game, u32_of(count), cap, now, lease_ms).map_err(stored)?;
         return Ok((decision, guard::WS_LEASE_MS + 1000));
     }
     let (Some(limit), Some(window_ms)) = (num("limit"), num("window_ms")) else {
         return Err(missing("limit and window_ms"));
     };
     let rate = Rate { limit: u32_of(limit), window_ms: window_ms.max(1) };
-    Ok((hit(db, now, rate).map_err(stored)?, rate.window_ms + 1000))
+    let cost = num("cost").map_or(1, u32_of);
+    Ok((hit_n(db, now, rate, cost).map_err(stored)?, rate.window_ms + 1000))
 }

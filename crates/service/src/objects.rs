@@ -158,6 +158,10 @@ pub struct Limiters<'a, H>(pub &'a H);
 
 use crate::local::limiter_paths;
 
+/// How long an AI search's lease holds if its end is never reported (a search is at most
+/// a few seconds).
+pub const SEARCH_LEASE_MS: i64 = 30_000;
+
 impl<H: Host> Limiters<'_, H> {
     async fn decide(&self, name: &str, path: &str) -> Result<Decision, String> {
         let (status, text) = self.0.object(Namespace::Limiter, name, path, String::new(), &[]).await?;
@@ -182,6 +186,31 @@ impl<H: Host> Limiters<'_, H> {
         }
     }
 
+    /// One AI search at a time per game, at most `cap` at once per address bucket
+    /// (`ip_key`): a lease of [`SEARCH_LEASE_MS`] in the bucket's `aisearch:` limiter,
+    /// handed back by [`Limiters::search_done`] (or lapsing, if that report is lost).
+    pub async fn search_begin(&self, ip_key: &str, game: &str, cap: u32) -> Result<(), ApiError> {
+        let q =
+            format!("{}?game={game}&count=0&cap={cap}&lease_ms={SEARCH_LEASE_MS}", limiter_paths::WS_ACQUIRE);
+        match self.decide(&format!("aisearch:{ip_key}"), &q).await {
+            Ok(d) if d.allowed => Ok(()),
+            Ok(d) => {
+                Err(guard::busy("too many AI moves being computed for your address at once", d.retry_after_s))
+            }
+            Err(e) => {
+                self.0.log(&format!("search limiter unavailable: {e}"));
+                Err(guard::busy("the limiter is unavailable", 5))
+            }
+        }
+    }
+
+    pub async fn search_done(&self, ip_key: &str, game: &str) {
+        let q = format!("{}?game={game}&count=0&lease_ms={SEARCH_LEASE_MS}", limiter_paths::WS_REPORT);
+        if let Err(e) = self.decide(&format!("aisearch:{ip_key}"), &q).await {
+            self.0.log(&format!("search limiter: report failed: {e}"));
+        }
+    }
+
     /// Tells the address bucket `tag`'s limiter how many sockets game `game` holds open
     /// from it (after a close); a failure is logged (the lease lapses on its own).
     pub async fn ws_report(&self, tag: &str, game: &str, count: u32) {
@@ -196,7 +225,12 @@ impl<H: Host> Limiter for Limiters<'_, H> {
     /// `Ok` if allowed, 503 `server_busy` with `Retry-After` otherwise (also when the
     /// limiter cannot be reached: refusing is the safe side).
     async fn hit(&self, name: &str, rate: Rate, why: &str) -> Result<(), ApiError> {
-        let q = format!("{}?limit={}&window_ms={}", limiter_paths::HIT, rate.limit, rate.window_ms);
+        self.hit_cost(name, rate, 1, why).await
+    }
+
+    async fn hit_cost(&self, name: &str, rate: Rate, cost: u32, why: &str) -> Result<(), ApiError> {
+        let q =
+            format!("{}?limit={}&window_ms={}&cost={cost}", limiter_paths::HIT, rate.limit, rate.window_ms);
         match self.decide(name, &q).await {
             Ok(d) if d.allowed => Ok(()),
             Ok(d) => Err(guard::busy(why, d.retry_after_s)),
@@ -208,19 +242,33 @@ impl<H: Host> Limiter for Limiters<'_, H> {
     }
 }
 
-/// The creation capacity of one address bucket (`crate::sagas::capacity::admit`).
+/// The creation capacity of one client address (`crate::sagas::capacity::admit`).
 #[derive(Debug)]
 pub struct AddressCapacity<'a, H> {
     pub host: &'a H,
-    /// The bucket's keyed hash ([`crate::host::ip_key`]).
+    /// The address bucket's keyed hash ([`crate::host::ip_key`]).
     pub ip_hash: String,
+    /// The keyed hashes of its wider buckets (IPv6 /56 and /48, [`crate::host::wider_keys`]).
+    pub wider: Vec<String>,
+}
+
+impl<'a, H: Host> AddressCapacity<'a, H> {
+    /// The capacity of client address `ip` (as the platform reports it).
+    pub fn of(host: &'a H, ip: Option<&str>) -> Self {
+        AddressCapacity {
+            host,
+            ip_hash: crate::host::ip_key(host, ip),
+            wider: crate::host::wider_keys(host, ip),
+        }
+    }
 }
 
 impl<H: Host> Capacity for AddressCapacity<'_, H> {
     async fn admit(&self, creator: Option<&str>) -> Result<String, ApiError> {
         let limits = crate::host::settings(self.host).limits;
-        crate::sagas::capacity::admit(&Limiters(self.host), self.host.db(), limits, &self.ip_hash, creator)
-            .await?;
+        let who =
+            crate::sagas::capacity::Creator { ip_hash: &self.ip_hash, wider: &self.wider, player: creator };
+        crate::sagas::capacity::admit(&Limiters(self.host), self.host.db(), limits, who).await?;
         Ok(self.ip_hash.clone())
     }
 }

@@ -93,6 +93,14 @@ pub trait Games {
 pub trait Limiter {
     /// One more hit on bucket `name`; refused (429 / 503, `why` as the message) past its rate.
     async fn hit(&self, name: &str, rate: Rate, why: &str) -> Result<(), ApiError>;
+    /// A hit of weight `cost`, admitted whole or not at all (the bindings to a limiter
+    /// object do it in one call; this default, for stand-ins, hits `cost` times).
+    async fn hit_cost(&self, name: &str, rate: Rate, cost: u32, why: &str) -> Result<(), ApiError> {
+        for _ in 0..cost.max(1) {
+            self.hit(name, rate, why).await?;
+        }
+        Ok(())
+    }
 }
 
 /// Best-effort notifications (Web Push, Discord DM, the lobby's live list): a failure is

@@ -387,3 +387,84 @@ fn open_challenges_are_capped_per_player_and_per_address_by_the_insert() {
         "another address is not held back"
     );
 }
+
+#[test]
+fn new_guests_are_counted_per_address_and_refused_past_the_rate() {
+    let h = TestHost::new(&[("LIMIT_GUESTS_PER_IP_PER_MINUTE", "2")]);
+    for _ in 0..2 {
+        assert_eq!(send(&h, Req::post("/api/me", json!({}))).response.status, 200);
+    }
+    let refused = send(&h, Req::post("/api/me", json!({})));
+    assert_eq!((refused.response.status, body(&refused)["error"].clone()), (503, json!("server_busy")));
+    assert!(refused.cookies.is_empty());
+    assert_eq!(players(&h), 2, "a refused request makes no player");
+    let elsewhere =
+        Req { headers: vec![("CF-Connecting-IP", "198.51.100.9".into())], ..Req::post("/api/me", json!({})) };
+    assert_eq!(send(&h, elsewhere).response.status, 200, "another address is not held back");
+    // A session already made is not counted again.
+    let again = send(&h, Req::post("/api/me", json!({})).with("Cookie", "__Host-ia_session=none"));
+    assert_eq!(again.response.status, 503, "no valid session: a new guest, still refused");
+}
+
+/// Issue 30: the AI limit counted moves, not their cost (a level-6 move is about six
+/// level-4 moves of CPU), and AI openings were outside it. Openings are metered by cost.
+#[test]
+fn ai_openings_are_metered_by_their_levels_cost() {
+    // 70 tenths of a level-4 move a minute: one level-6 opening (59), not two.
+    let h = TestHost::new(&[("LIMIT_AI_COST_PER_IP_PER_MINUTE", "70")]);
+    let open = |level: u8| {
+        let body =
+            json!({ "south": "axiom", "north": "blades", "mode": "ai", "seat": "north", "level": level });
+        send(&h, Req::post("/api/games", body))
+    };
+    assert_eq!(open(6).response.status, 201);
+    let refused = open(6);
+    assert_eq!((refused.response.status, body(&refused)["error"].clone()), (503, json!("server_busy")));
+    assert!(body(&refused)["message"].as_str().unwrap().contains("AI thinking"), "{:?}", body(&refused));
+    assert_eq!(open(1).response.status, 201, "a level-1 opening (1) still fits: 60 of 70");
+    // The creator taking South: the AI does not open, nothing is charged.
+    let south = json!({ "south": "axiom", "north": "blades", "mode": "ai", "seat": "south", "level": 6 });
+    assert_eq!(send(&h, Req::post("/api/games", south)).response.status, 201);
+    // Each opening searched under a lease, handed back after.
+    let leases: Vec<String> =
+        h.calls_to(Namespace::Limiter).into_iter().filter(|p| p.starts_with("/ws/")).collect();
+    assert_eq!(leases.len(), 4, "{leases:?}");
+    assert!(leases[0].starts_with("/ws/acquire") && leases[1].starts_with("/ws/report"), "{leases:?}");
+}
+
+#[test]
+fn ai_searches_at_once_per_address_are_capped_by_leases() {
+    let db = Sqlite::empty().unwrap();
+    let acquire = |game: &str| {
+        let q = format!("game={game}&count=0&cap=2&lease_ms=30000");
+        service::local::limiter_call(&db, "/ws/acquire", Some(&q), T0).unwrap().0.allowed
+    };
+    assert!(acquire("g1") && acquire("g2"));
+    assert!(!acquire("g3"), "a third search at once from one address is refused");
+    let q = "game=g1&count=0&lease_ms=30000";
+    assert!(service::local::limiter_call(&db, "/ws/report", Some(q), T0).unwrap().0.allowed);
+    assert!(acquire("g3"), "the first search's end frees its place");
+    // A lost report lapses with the search's lease, not a socket's hour.
+    let later = service::local::limiter_call(
+        &db,
+        "/ws/acquire",
+        Some("game=g4&count=0&cap=2&lease_ms=30000"),
+        T0 + 30_001,
+    );
+    assert!(later.unwrap().0.allowed);
+}
+
+/// Issue 30: a missing `IP_HASH_KEY` silently fell back to a public key, so every stored
+/// address hash could be reversed. A deployment without it answers 503 `not_configured`;
+/// a loopback host (local runs) uses the development key.
+#[test]
+fn a_deployment_without_the_ip_hash_key_refuses_to_serve() {
+    let bare = TestHost::new(&[]);
+    let e = service::host::check_configured(&bare, "arena.example").unwrap_err();
+    assert_eq!((e.status(), e.code.as_str()), (503, "not_configured"));
+    for local in ["127.0.0.1", "localhost", "[::1]", "dev.localhost"] {
+        assert!(service::host::check_configured(&bare, local).is_ok(), "{local}");
+    }
+    let keyed = TestHost::new(&[("IP_HASH_KEY", "k")]);
+    assert!(service::host::check_configured(&keyed, "arena.example").is_ok());
+}

@@ -184,13 +184,18 @@ fn an_older_snapshot_of_a_game_never_overwrites_a_newer_index_row() {
 }
 
 #[test]
-fn capacity_counts_unfinished_games_overall_and_the_creators_by_player_or_address() {
+fn capacity_counts_unfinished_games_overall_by_address_and_by_player() {
     let db = db();
     for p in ["me", "other"] {
         player(&db, p, None);
     }
     let load = |ip: &str, creator: Option<&str>| block_on(index::load(&db, ip, creator)).unwrap();
-    assert_eq!(load("ip", None), Load { active_games: 0, open_by_creator: 0 });
+    let l = |active_games, open_by_address, open_by_player| Load {
+        active_games,
+        open_by_address,
+        open_by_player,
+    };
+    assert_eq!(load("ip", None), l(0, 0, None));
     let games = [
         (gid(1), Some("me"), Some("ip-a"), false),
         (gid(2), Some("other"), Some("ip-a"), false),
@@ -205,11 +210,96 @@ fn capacity_counts_unfinished_games_overall_and_the_creators_by_player_or_addres
         }
         block_on(index::upsert(&db, &rec, *ip)).unwrap();
     }
-    // Without a session, the address bucket's unfinished games; with one, the player's.
-    assert_eq!(load("ip-a", None), Load { active_games: 4, open_by_creator: 3 });
-    assert_eq!(load("ip-a", Some("me")), Load { active_games: 4, open_by_creator: 2 });
-    assert_eq!(load("ip-c", Some("other")), Load { active_games: 4, open_by_creator: 1 });
-    assert_eq!(load("ip-c", None), Load { active_games: 4, open_by_creator: 0 });
+    // The address bucket's unfinished games, and the player's wherever they were made.
+    assert_eq!(load("ip-a", None), l(4, 3, None));
+    assert_eq!(load("ip-a", Some("me")), l(4, 3, Some(2)));
+    assert_eq!(load("ip-c", Some("other")), l(4, 0, Some(1)));
+    // The end frees them: game 1 finishes.
+    let done = finished(
+        &record(&gid(1), Mode::Link, Some("me"), None),
+        Side::North,
+        FinishReason::Resignation,
+        T0 + 2,
+    );
+    block_on(index::upsert(&db, &done, None)).unwrap();
+    assert_eq!(load("ip-a", Some("me")), l(3, 2, Some(1)));
+    // The counters are read by key: the statement scans no games.
+    let plan = query(
+        &db,
+        &format!("EXPLAIN QUERY PLAN {}", index::LOAD.replace("?1", "'ip-a'").replace("?2", "'me'")),
+    );
+    assert!(plan.iter().all(|r| !r["detail"].as_str().unwrap_or_default().contains("games")), "{plan:?}");
+}
+
+/// The load counters are kept by triggers (migrations/0008_load_counters.sql) whatever
+/// writes the games rows: after any sequence of creations, joins, ends, merges and
+/// removals, each counter equals the count it replaces (a seeded random walk).
+#[test]
+fn the_load_counters_equal_the_counts_they_replace_after_any_sequence_of_writes() {
+    let db = db();
+    let players = ["p0", "p1", "p2", "p3"];
+    for p in players {
+        player(&db, p, None);
+    }
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let scan = |key: &str| -> i64 {
+        let sql = match key.split_once(':') {
+            None => "SELECT COUNT(*) AS n FROM games WHERE result IS NULL".to_owned(),
+            Some(("ip", h)) => format!("SELECT COUNT(*) AS n FROM games WHERE result IS NULL AND creator_ip_hash = '{h}'"),
+            Some((_, p)) => format!("SELECT COUNT(*) AS n FROM games WHERE result IS NULL AND (south_player = '{p}' OR north_player = '{p}')"),
+        };
+        query(&db, &sql)[0]["n"].as_i64().unwrap()
+    };
+    let counter = |key: &str| -> i64 {
+        query(&db, &format!("SELECT n FROM load_counters WHERE key = '{key}'"))
+            .first()
+            .map_or(0, |r| r["n"].as_i64().unwrap())
+    };
+    let pick = |r: u64| (r < 4).then(|| players[r as usize]);
+    for step in 0..400 {
+        let id = gid(next(40) as u32 + 1);
+        match next(5) {
+            // Create (or re-upsert) a game: players may be absent, one player on both seats.
+            0 | 1 => {
+                let rec = record(&id, Mode::Link, pick(next(6)), pick(next(6)));
+                let ip = format!("ip-{}", next(3));
+                block_on(index::upsert(&db, &rec, Some(&ip))).unwrap();
+            }
+            2 => {
+                let rec = finished(
+                    &record(&id, Mode::Link, pick(next(6)), pick(next(6))),
+                    Side::South,
+                    FinishReason::Resignation,
+                    T0 + step,
+                );
+                block_on(index::upsert(&db, &rec, None)).unwrap();
+            }
+            3 => {
+                let (a, g) = (players[next(4) as usize], players[next(4) as usize]);
+                for seat in ["south_player", "north_player"] {
+                    block_on(db.run(
+                        Stmt::new(format!("UPDATE games SET {seat} = ?1 WHERE {seat} = ?2")).bind(a).bind(g),
+                    ))
+                    .unwrap();
+                }
+            }
+            _ => {
+                block_on(db.run(Stmt::new("DELETE FROM games WHERE id = ?1").bind(id.as_str()))).unwrap();
+            }
+        }
+        let mut keys = vec!["active".to_owned()];
+        keys.extend((0..3).map(|i| format!("ip:ip-{i}")));
+        keys.extend(players.iter().map(|p| format!("player:{p}")));
+        for k in &keys {
+            assert_eq!(counter(k), scan(k), "{k} after step {step}");
+        }
+    }
 }
 
 /// What the API does for My games (`service::api::me::games`): the index rows, each

@@ -463,11 +463,13 @@ fn a_stage_starts_its_new_game_before_it_ends_the_one_being_played() {
 struct Buckets {
     full: RefCell<Vec<String>>,
     hits: RefCell<Vec<String>>,
+    limits: RefCell<Vec<u32>>,
 }
 
 impl service::ports::Limiter for Buckets {
-    async fn hit(&self, name: &str, _rate: service::guard::Rate, why: &str) -> Result<(), ApiError> {
+    async fn hit(&self, name: &str, rate: service::guard::Rate, why: &str) -> Result<(), ApiError> {
         self.hits.borrow_mut().push(name.to_owned());
+        self.limits.borrow_mut().push(rate.limit);
         if self.full.borrow().iter().any(|f| f == name) {
             return Err(service::guard::busy(why, 60));
         }
@@ -478,11 +480,13 @@ impl service::ports::Limiter for Buckets {
 #[test]
 fn a_creation_is_admitted_by_the_address_rate_the_overall_rate_then_the_unfinished_games() {
     use service::create::Limits;
-    use service::sagas::capacity::admit;
+    use service::sagas::capacity::{admit, Creator};
     let db = db_with(&[(&pid(1), "Ann"), (&pid(2), "Bob")]);
     let limits = Limits { max_active_games: 2, open_per_creator: 1, ..Limits::default() };
     let buckets = Buckets::default();
-    assert!(run(admit(&buckets, &db, limits, "ipA", Some(&pid(1)))).is_ok());
+    let who = |ip: &'static str, player: Option<&'static str>| Creator { ip_hash: ip, wider: &[], player };
+    let (ann, bob) = (Box::leak(pid(1).into_boxed_str()) as &str, Box::leak(pid(2).into_boxed_str()) as &str);
+    assert!(run(admit(&buckets, &db, limits, who("ipA", Some(ann)))).is_ok());
     assert_eq!(*buckets.hits.borrow(), ["create:ip:ipA", "create:all"]);
     // Ann's unfinished game: her cap of one is reached, Bob's is not.
     let mut g = support::game(1, &pid(1), &pid(2), None, "", 0);
@@ -491,21 +495,57 @@ fn a_creation_is_admitted_by_the_address_rate_the_overall_rate_then_the_unfinish
     g.south_player = Some(pid(1));
     g.north_player = None;
     support::insert_game(&db, &g);
-    let e = run(admit(&buckets, &db, limits, "ipA", Some(&pid(1)))).unwrap_err();
+    let e = run(admit(&buckets, &db, limits, who("ipA", Some(ann)))).unwrap_err();
     assert_eq!((e.code, e.retry_after), (ErrorCode::ServerBusy, Some(300)));
     assert!(e.message.contains("unfinished games"), "{}", e.message);
-    assert!(run(admit(&buckets, &db, limits, "ipB", Some(&pid(2)))).is_ok());
+    assert!(run(admit(&buckets, &db, limits, who("ipB", Some(bob)))).is_ok());
     // Two unfinished games in all: everybody waits.
     let mut g2 = g.clone();
     g2.id = pid(2);
     g2.south_player = Some(pid(2));
     support::insert_game(&db, &g2);
-    let e = run(admit(&buckets, &db, limits, "ipC", None)).unwrap_err();
+    let e = run(admit(&buckets, &db, limits, who("ipC", None))).unwrap_err();
     assert!(e.message.contains("too many games in progress"), "{}", e.message);
     // A full bucket refuses first, before D1 is read.
     buckets.full.borrow_mut().push("create:ip:ipD".into());
     let before = db.statements();
-    let e = run(admit(&buckets, &db, limits, "ipD", None)).unwrap_err();
+    let e = run(admit(&buckets, &db, limits, who("ipD", None))).unwrap_err();
     assert!(e.message.contains("from your address"), "{}", e.message);
     assert_eq!(db.statements(), before, "no D1 statement for a refused rate");
+}
+
+/// Issue 30: the overall creation budget was one bucket that about 30 IPv6 /64s exhaust
+/// for everybody (a home /56 holds 256). An IPv6 address is limited at its /56 (twice the
+/// /64's rate) and /48 (four times) too, and creations without a session may use only
+/// part of the overall budget: players keep the rest.
+#[test]
+fn a_creation_counts_against_its_wider_ipv6_networks_and_cookieless_ones_get_a_share() {
+    use service::create::Limits;
+    use service::sagas::capacity::{admit, Creator, SESSIONLESS_SHARE_PERCENT};
+    let db = db_with(&[(&pid(1), "Ann")]);
+    let limits = Limits { per_ip_per_minute: 20, overall_per_minute: 600, ..Limits::default() };
+    let buckets = Buckets::default();
+    let wider = ["net56".to_owned(), "net48".to_owned()];
+    assert!(run(admit(&buckets, &db, limits, Creator { ip_hash: "v6", wider: &wider, player: None })).is_ok());
+    assert_eq!(
+        *buckets.hits.borrow(),
+        ["create:ip:v6", "create:net:net56", "create:net:net48", "create:all"]
+    );
+    assert_eq!(*buckets.limits.borrow(), [20, 40, 80, (600 * SESSIONLESS_SHARE_PERCENT).div_ceil(100)]);
+    let ann = pid(1);
+    assert!(run(admit(&buckets, &db, limits, Creator { ip_hash: "v6", wider: &wider, player: Some(&ann) }))
+        .is_ok());
+    assert_eq!(buckets.limits.borrow().last(), Some(&600), "a player's creation may use the whole budget");
+    // A full /48 refuses every /64 in it.
+    buckets.full.borrow_mut().push("create:net:net48".into());
+    let e = run(admit(&buckets, &db, limits, Creator { ip_hash: "other64", wider: &wider, player: None }))
+        .unwrap_err();
+    assert!(e.message.contains("from your network"), "{}", e.message);
+    // The buckets themselves: /56 and /48 of an address; none for IPv4.
+    assert_eq!(
+        service::guard::wider_buckets("2001:db8:aa:12ff::1"),
+        ["2001:db8:aa:1200::/56", "2001:db8:aa::/48"]
+    );
+    assert!(service::guard::wider_buckets("192.0.2.1").is_empty());
+    assert!(service::guard::wider_buckets("::ffff:192.0.2.1").is_empty());
 }

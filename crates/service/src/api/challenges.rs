@@ -64,12 +64,8 @@ async fn accept(h: &impl Host, req: &mut impl Incoming, id: &str) -> Res {
     let _ = req.body().await?;
     let origin = req.origin()?;
     let (accepter, cookie) = who(h, req).await?;
-    let ip_hash = host::ip_key(h, req.header("CF-Connecting-IP").as_deref());
-    let ports = AcceptPorts {
-        games: &GameObjects(h),
-        capacity: &AddressCapacity { host: h, ip_hash },
-        notifier: &Notifications(h),
-    };
+    let capacity = AddressCapacity::of(h, req.header("CF-Connecting-IP").as_deref());
+    let ports = AcceptPorts { games: &GameObjects(h), capacity: &capacity, notifier: &Notifications(h) };
     let accepted =
         saga::accept(h.db(), &ports, &mut HostRandom(h), h.now_ms(), id, &accepter, &origin).await?;
     Ok(Answer::ok(&accepted, cookie))

@@ -1,8 +1,9 @@
 //! `POST /api/games`: a new game, made by its own object after the creation limits.
 
-use crate::create::CreateGame;
-use crate::host::{self, Host, HostRandom};
-use crate::objects::{answer, AddressCapacity, GameObjects};
+use crate::create::{CreateGame, SeatChoice};
+use crate::host::{Host, HostRandom};
+use crate::model::Mode;
+use crate::objects::{answer, AddressCapacity, GameObjects, Limiters};
 use crate::ports::{paths, Capacity, CreateCall};
 use crate::tokens::Random;
 
@@ -12,15 +13,33 @@ use super::{Answer, Incoming, Res};
 pub async fn create(h: &impl Host, req: &mut impl Incoming) -> Res {
     let creator = current_player(h, req).await?;
     // The limits before the body: a refused client costs no parsing.
-    let ip_hash = host::ip_key(h, req.header("CF-Connecting-IP").as_deref());
-    let ip_hash = AddressCapacity { host: h, ip_hash }.admit(creator.as_ref().map(|c| c.id.as_str())).await?;
+    let capacity = AddressCapacity::of(h, req.header("CF-Connecting-IP").as_deref());
+    let ip_hash = capacity.admit(creator.as_ref().map(|c| c.id.as_str())).await?;
     let game = CreateGame::parse(&req.body().await?)?;
     let origin = req.origin()?;
     let id = HostRandom(h).id()?;
-    let call = CreateCall { id: id.clone(), game, origin, ip_hash, creator, start: None, stage: None };
+    // The AI may open (the creator did not take South): a search, metered like a move.
+    let opens = game.mode == Mode::Ai && game.seat != SeatChoice::South;
+    let limits = crate::host::settings(h).limits;
+    if opens {
+        crate::admission::ai_cost_limit(&Limiters(h), limits, &ip_hash, game.level).await?;
+        Limiters(h).search_begin(&ip_hash, &id, limits.ai_searches_per_ip).await?;
+    }
+    let call = CreateCall {
+        id: id.clone(),
+        game,
+        origin,
+        ip_hash: ip_hash.clone(),
+        creator,
+        start: None,
+        stage: None,
+    };
     // The object's answer goes to the client unchanged.
-    let reply = GameObjects(h).call(&id, paths::CREATE, &call).await.map_err(call_failed)?;
-    Ok(Answer::from(answer(reply).map_err(call_failed)?))
+    let reply = GameObjects(h).call(&id, paths::CREATE, &call).await;
+    if opens {
+        Limiters(h).search_done(&ip_hash, &id).await;
+    }
+    Ok(Answer::from(answer(reply.map_err(call_failed)?).map_err(call_failed)?))
 }
 
 fn call_failed(e: crate::ports::CallError) -> crate::ApiError {

@@ -109,12 +109,48 @@ pub async fn route_limits(h: &impl Host, req: &impl Incoming, path: &str) -> Res
     crate::admission::route_limits(&limiter, limits, &ip_key(h, req), req.method(), path).await
 }
 
-/// A move in an unfinished AI game costs the server a search (`crate::admission`).
-pub async fn ai_move_limit(
+/// A move in an unfinished AI game costs the server a search (`crate::admission`): the
+/// address bucket's move rate and cost budget are charged, then `f` (which may search)
+/// runs under one of the bucket's search leases (`crate::objects::Limiters::search_begin`),
+/// handed back after it. Anything else runs `f` as it is.
+pub async fn ai_move<T>(
     h: &impl Host,
     req: &impl Incoming,
     rec: Option<&crate::model::GameRecord>,
+    f: impl FnOnce() -> T,
+) -> Result<T, ApiError> {
+    let Some(rec) = rec.filter(|r| r.mode == crate::model::Mode::Ai && r.result.is_none()) else {
+        return Ok(f());
+    };
+    let (limits, key) = (crate::host::settings(h).limits, ip_key(h, req));
+    let limiter = crate::objects::Limiters(h);
+    crate::admission::ai_move_limit(&limiter, limits, &key, Some(rec)).await?;
+    searching(h, &key, &rec.id, limits.ai_searches_per_ip, f).await
+}
+
+/// A rematch of an AI game may open with an AI move (the sides swap): metered by cost
+/// like a move, for address bucket `key`.
+pub async fn ai_rematch(
+    h: &impl Host,
+    key: &str,
+    rec: Option<&crate::model::GameRecord>,
 ) -> Result<(), ApiError> {
+    let Some(rec) = rec.filter(|r| r.mode == crate::model::Mode::Ai) else { return Ok(()) };
     let limits = crate::host::settings(h).limits;
-    crate::admission::ai_move_limit(&crate::objects::Limiters(h), limits, &ip_key(h, req), rec).await
+    crate::admission::ai_cost_limit(&crate::objects::Limiters(h), limits, key, rec.level).await
+}
+
+/// `f` under one of address bucket `key`'s AI search leases, for game `game`.
+pub async fn searching<T>(
+    h: &impl Host,
+    key: &str,
+    game: &str,
+    cap: u32,
+    f: impl FnOnce() -> T,
+) -> Result<T, ApiError> {
+    let limiter = crate::objects::Limiters(h);
+    limiter.search_begin(key, game, cap).await?;
+    let out = f();
+    limiter.search_done(key, game).await;
+    Ok(out)
 }

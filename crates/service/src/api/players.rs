@@ -4,7 +4,7 @@
 //! result alone advances the story: `crate::db::index`).
 
 use crate::error::{ApiError, ErrorCode};
-use crate::host::{self, Host, HostRandom};
+use crate::host::{Host, HostRandom};
 use crate::http::{Method, PlayerRef};
 use crate::objects::{AddressCapacity, GameObjects};
 use crate::player_store::PlayerStore;
@@ -30,9 +30,8 @@ pub async fn handle(h: &impl Host, req: &mut impl Incoming, path: &str) -> Res {
             let _ = req.body().await?;
             let origin = req.origin()?;
             let (who, cookie): (PlayerRef, _) = who(h, req).await?;
-            let ip_hash = host::ip_key(h, req.header("CF-Connecting-IP").as_deref());
-            let ports =
-                StartPorts { games: &GameObjects(h), capacity: &AddressCapacity { host: h, ip_hash } };
+            let capacity = AddressCapacity::of(h, req.header("CF-Connecting-IP").as_deref());
+            let ports = StartPorts { games: &GameObjects(h), capacity: &capacity };
             let answer =
                 stages::start(&store, &ports, &mut HostRandom(h), h.now_ms(), st, index, &who, &origin)
                     .await?;

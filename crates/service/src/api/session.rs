@@ -3,11 +3,15 @@
 //! needs a player ([`player_or_guest`]), not by reads or crawlers.
 
 use crate::accounts as acc;
+use crate::create::MINUTE_MS;
 use crate::error::ApiError;
+use crate::guard::Rate;
 use crate::host::{Host, HostRandom};
 use crate::http::PlayerRef;
+use crate::objects::Limiters;
 use crate::player_store::PlayerStore;
 use crate::players;
+use crate::ports::Limiter;
 use crate::sql_players::SqlPlayers;
 use crate::tokens;
 
@@ -43,6 +47,11 @@ pub async fn session_or_guest(h: &impl Host, req: &impl Incoming) -> Result<Sess
     if let Some(s) = session(h, req).await? {
         return Ok(s);
     }
+    // Counted where it is decided (the address bucket's limiter): a burst of cookieless
+    // writes cannot mint players and sessions for the per-player limits to start afresh.
+    let rate = Rate { limit: crate::host::settings(h).limits.guests_per_ip_per_minute, window_ms: MINUTE_MS };
+    let bucket = format!("guest:ip:{}", super::ip_key(h, req));
+    Limiters(h).hit(&bucket, rate, "too many new players from your address this minute").await?;
     let (player, token) = players::new_guest(&store(h), &mut HostRandom(h), h.now_ms()).await?;
     Ok(Session { player, token_hash: tokens::hash(&token), cookie: Some(acc::session_cookie(&token)) })
 }

@@ -8,10 +8,12 @@ use crate::create::Load;
 use crate::model::{GameRecord, Mode};
 use crate::sql::{self, int, Sql, Stmt, StoreResult};
 
-/// The capacity counts' statement: `?1` the creator's address hash, `?2` its player.
-pub const LOAD: &str = "SELECT (SELECT COUNT(*) FROM games WHERE result IS NULL AND CASE WHEN ?2 IS NULL \
-                       THEN creator_ip_hash = ?1 ELSE (south_player = ?2 OR north_player = ?2) END) AS mine, \
-                    (SELECT COUNT(*) FROM games WHERE result IS NULL) AS active";
+/// The capacity counts' statement: `?1` the creator's address hash, `?2` its player. Three
+/// counters read by key (kept by the triggers of `migrations/0008_load_counters.sql` in
+/// the same statement as the games rows they count), never a scan of the games.
+pub const LOAD: &str = "SELECT COALESCE((SELECT n FROM load_counters WHERE key = 'active'), 0) AS active, \
+                    COALESCE((SELECT n FROM load_counters WHERE key = 'ip:' || ?1), 0) AS by_address, \
+                    COALESCE((SELECT n FROM load_counters WHERE key = 'player:' || ?2), 0) AS by_player";
 
 /// The index row's upsert (see [`upsert`]). The `WHERE` of its update is the rule
 /// that an older snapshot never overwrites a newer row.
@@ -33,19 +35,21 @@ fn count(v: f64) -> u32 {
     u32::try_from(int(v)).unwrap_or(0)
 }
 
-/// Counts for the capacity check: unfinished games overall, and those of this creator
-/// (the games its player sits in; without a session, those created from its address
-/// bucket). The per-minute rates are the Worker's limiter's.
+/// Counts for the capacity check: unfinished games overall, those created from the
+/// creator's address bucket, and those its player sits in (`None` without a session). The
+/// per-minute rates are the limiters'.
 pub async fn load(db: &impl Sql, ip_hash: &str, creator: Option<&str>) -> StoreResult<Load> {
     #[derive(Deserialize)]
     struct Counts {
-        mine: f64,
         active: f64,
+        by_address: f64,
+        by_player: f64,
     }
     let row: Option<Counts> = sql::first(db, Stmt::new(LOAD).bind(ip_hash).bind(creator)).await?;
     Ok(row.map_or_else(Load::default, |r| Load {
         active_games: count(r.active),
-        open_by_creator: count(r.mine),
+        open_by_address: count(r.by_address),
+        open_by_player: creator.map(|_| count(r.by_player)),
     }))
 }
 

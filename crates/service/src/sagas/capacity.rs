@@ -7,25 +7,49 @@ use crate::guard::Rate;
 use crate::ports::Limiter;
 use crate::sql::Sql;
 
-/// Admits one creation by address bucket `ip_hash` for `creator`, in order: the
-/// bucket's rate and the overall rate (atomic, in the limiters), then the unfinished
-/// games overall and of this creator (D1). The first refusal is the answer.
+/// Who creates: the address bucket's keyed hash, those of its wider buckets (IPv6 /56 and
+/// /48), and the session's player if any.
+#[derive(Clone, Copy, Debug)]
+pub struct Creator<'a> {
+    pub ip_hash: &'a str,
+    pub wider: &'a [String],
+    pub player: Option<&'a str>,
+}
+
+/// The share of the overall rate a creation without a session may use: when the budget
+/// runs low, players with a session keep the rest (a flood of cookieless requests cannot
+/// refuse everyone).
+pub const SESSIONLESS_SHARE_PERCENT: u32 = 80;
+
+/// Admits one creation by `who`, in order: the address bucket's rate, its /56's (twice
+/// it) and its /48's (four times it: one allocation cannot take the overall budget), the
+/// overall rate (atomic, in the limiters; cookieless creations only up to
+/// [`SESSIONLESS_SHARE_PERCENT`] of it), then the unfinished games overall, of the
+/// address and of the player (counters in D1). The first refusal is the answer.
 pub async fn admit(
     limiter: &impl Limiter,
     db: &impl Sql,
     limits: Limits,
-    ip_hash: &str,
-    creator: Option<&str>,
+    who: Creator<'_>,
 ) -> Result<(), ApiError> {
     let minute = |limit| Rate { limit, window_ms: MINUTE_MS };
-    limiter
-        .hit(
-            &format!("create:ip:{ip_hash}"),
-            minute(limits.per_ip_per_minute),
-            "too many new games from your address this minute",
-        )
-        .await?;
-    limiter.hit("create:all", minute(limits.overall_per_minute), "too many new games this minute").await?;
+    let why = "too many new games from your address this minute";
+    limiter.hit(&format!("create:ip:{}", who.ip_hash), minute(limits.per_ip_per_minute), why).await?;
+    for (wider, times) in who.wider.iter().zip([2, 4]) {
+        let rate = minute(limits.per_ip_per_minute.saturating_mul(times));
+        limiter
+            .hit(&format!("create:net:{wider}"), rate, "too many new games from your network this minute")
+            .await?;
+    }
+    let overall = match who.player {
+        Some(_) => limits.overall_per_minute,
+        // Rounded up: a budget of one still admits one.
+        None => {
+            (u64::from(limits.overall_per_minute) * u64::from(SESSIONLESS_SHARE_PERCENT)).div_ceil(100) as u32
+        }
+    };
+    limiter.hit("create:all", minute(overall), "too many new games this minute").await?;
+    let (ip_hash, creator) = (who.ip_hash, who.player);
     let load = crate::db::index::load(db, ip_hash, creator)
         .await
         .map_err(|e| ApiError::new(ErrorCode::IndexUnavailable, e.to_string()))?;
