@@ -144,7 +144,7 @@ build_modules() {
 }
 
 deploy_dry_run() {
-    phase "deploy dry run: the deployed module's bundle builds, fits the plan and has no test hook (wrangler deploy --dry-run)"
+    phase "deploy dry run: the deployed module's bundle builds, fits the 64 MiB limit, starts in time and has no test hook (wrangler deploy --dry-run)"
     scripts/check-deploy.sh
 }
 

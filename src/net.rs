@@ -9,10 +9,10 @@
 //! search runs), checked against [`MODEL_SHA256`] so the module plays exactly the
 //! network it was built and tested with (`service::net_assets`), then parsed and optimised
 //! once (about 0.3 s; never in global scope, which has a 1 s startup limit) and kept for
-//! the isolate's life. Out of the module, its 0.9 MB (gzip) of weights no longer count
-//! against the Workers script size limit: the module fits the Free plan's 3 MB (issue 10,
-//! lever 4). Without the feature the Worker plays the heuristic AI and carries no tract
-//! code (9 MB of wasm).
+//! the isolate's life. Out of the module, its weights (985 KB) do not count against the
+//! Workers script size limit (64 MiB uncompressed on every plan since the compressed 3 MB /
+//! 10 MB limits went; issue 10, lever 4, kept the module under Free's 3 MB then). Without
+//! the feature the Worker plays the heuristic AI and carries no tract code (9 MB of wasm).
 
 use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
