@@ -22,7 +22,7 @@ main() {
     finish_setup            # waits for setup; the wasm-bindgen front end's own tests
     build_modules           # the deployed module, the test module (FAULT_* hooks), the browser engine
     deploy_dry_run          # the deployed module's bundle: size, startup, no test hook
-    on_the_runtime          # side by side: the real-runtime suites, the browser tests, the network
+    on_the_runtime          # side by side: the real-runtime suites, the browser tests, the network, the load smoke
     echo "== all tests passed"
 }
 
@@ -156,12 +156,14 @@ deploy_dry_run() {
 #   test-output/);
 # - the network: the module's tract (wasm32, in workerd: scripts/check-model.sh) runs the
 #   shipped models as their trainer did; a reference moved by 1e-2 must fail the check;
-#   then the training smoke, its model checked the same way.
+#   then the training smoke, its model checked the same way;
+# - the load benchmark's smoke (load_smoke), a fourth, short job (issue 30, item 4).
 on_the_runtime() {
-    phase "on the real runtime, side by side: the Rust suites, the browser, the network"
+    phase "on the real runtime, side by side: the Rust suites, the browser, the network, the load smoke"
     side_job runtime-suites "${lint[@]}" RUNTIME_TESTS_CARGO_ARGS="${native[*]}" scripts/runtime-tests.sh
     side_job e2e scripts/e2e.sh
     side_job network network_checks
+    side_job load-smoke load_smoke
     local failed=() job name
     for job in "${side_jobs[@]}"; do
         wait "${job##*:}" || failed+=("${job%%:*}")
@@ -175,6 +177,24 @@ on_the_runtime() {
     grep -E "^# (tests|pass|fail) " test-output/e2e.log | tr '\n' ' '
     echo
     grep -E "matches the reference|refuses a reference|smoke: OK" test-output/network.log
+    grep -E "^PASS" test-output/load-smoke.log
+}
+
+# The load benchmark (scripts/load.sh) as a smoke: 20 games, 6 plies, a 20 s bound, on the
+# deployed module build_modules made (LOAD_SKIP_BUILD) and with the debug build of
+# tests/examples/load.rs that the native build made and linted (LOAD_BIN: no release build
+# here). It asserts only correctness: every acknowledged move in its game's record once, no
+# 5xx, D1 unchanged by the moves; its figures mean nothing. Alone on a loaded 2-core
+# machine it took 22-46 s and 11-19 CPU-s, the runtime's start included (2026-12-03).
+load_smoke() {
+    local bin
+    bin=$(python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["kind"] == ["example"] and m["target"]["name"] == "load":
+        print(m["executable"])' test-output/native-build.json)
+    [ -n "$bin" ] || { echo "the native build made no load example (test-output/native-build.json)" >&2; exit 1; }
+    LOAD_SKIP_BUILD=1 LOAD_BIN=$bin scripts/load.sh --smoke
 }
 
 network_checks() {
