@@ -88,24 +88,29 @@ pub fn hit(db: &impl LocalSql, now: i64, rate: Rate) -> StoreResult<Decision> {
     hit_n(db, now, rate, 1)
 }
 
-/// [`hit`] of weight `n` ([`guard::hit_n`]).
+/// [`hit`] of weight `n` ([`guard::hit_n`]): one row however heavy the hit (a level-6 AI
+/// move weighs 59: a row per unit made the limiters' storage writes the largest line of
+/// the bill, docs/capacity.md). (`hits`, the unweighted table before, is no longer read:
+/// its rows were at most one window old at the change.)
 pub fn hit_n(db: &impl LocalSql, now: i64, rate: Rate, n: u32) -> StoreResult<Decision> {
     #[derive(Deserialize)]
     struct Hit {
         at: i64,
+        n: i64,
     }
-    db.run("CREATE TABLE IF NOT EXISTS hits (at INTEGER NOT NULL)", Vec::new())?;
+    db.run("CREATE TABLE IF NOT EXISTS weighted_hits (at INTEGER NOT NULL, n INTEGER NOT NULL)", Vec::new())?;
     db.run(
-        "DELETE FROM hits WHERE at <= ? OR at > ?",
+        "DELETE FROM weighted_hits WHERE at <= ? OR at > ?",
         vec![Param::Int(now - rate.window_ms), Param::Int(now + rate.window_ms)],
     )?;
-    let mut hits: Vec<i64> =
-        rows::<Hit>(db, "SELECT at FROM hits", Vec::new())?.into_iter().map(|h| h.at).collect();
+    let mut hits: Vec<i64> = rows::<Hit>(db, "SELECT at, n FROM weighted_hits", Vec::new())?
+        .into_iter()
+        .flat_map(|h| std::iter::repeat_n(h.at, h.n.clamp(1, i64::from(u32::MAX)) as usize))
+        .collect();
     let decision = guard::hit_n(&mut hits, now, rate, n);
     if decision.allowed {
-        for _ in 0..n.max(1) {
-            db.run("INSERT INTO hits (at) VALUES (?)", vec![Param::Int(now)])?;
-        }
+        let n = i64::from(n.max(1));
+        db.run("INSERT INTO weighted_hits (at, n) VALUES (?, ?)", vec![Param::Int(now), Param::Int(n)])?;
     }
     Ok(decision)
 }

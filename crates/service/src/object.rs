@@ -193,11 +193,14 @@ impl<R: Runtime, O: Owed> Object<'_, R, O> {
                 self.runtime.broadcast(&msg);
             }
         }
-        if rec.outbox.is_some() && (fx.changed || woken) {
+        // What the outbox owes includes the index row (a creation, a join, an end): the
+        // change's own sync need not write it again.
+        let owed = rec.outbox.is_some();
+        if owed && (fx.changed || woken) {
             self.flush(rec).await;
         }
         if fx.changed {
-            self.runtime.changed(rec, fx.created || fx.finished).await;
+            self.runtime.changed(rec, fx.created || fx.finished || owed).await;
         }
     }
 

@@ -50,7 +50,7 @@ fn a_bucket_allows_its_rate_per_window_and_forgets_hits_outside_it() {
     assert!(refused.retry_after_s >= 1 && refused.retry_after_s <= 60, "{refused:?}");
     // Refusals are not counted: a window later, the bucket is open again.
     assert!(local::hit(&db, T0 + 60_001, rate).unwrap().allowed);
-    let kept: i64 = db.conn().query_row("SELECT COUNT(*) FROM hits", [], |r| r.get(0)).unwrap();
+    let kept: i64 = db.conn().query_row("SELECT COUNT(*) FROM weighted_hits", [], |r| r.get(0)).unwrap();
     assert_eq!(kept, 2, "the hits at or before the window went (T0, T0 + 1); T0 + 2 and the new one stay");
 }
 
@@ -66,4 +66,21 @@ fn socket_leases_cap_a_bucket_over_all_games_and_a_report_frees_them() {
     // g1 reports one socket closed: room again.
     assert!(local::sockets(&db, "g1", 1, None, T0, WS_LEASE_MS).unwrap().allowed);
     assert!(acquire("g3", 0));
+}
+
+/// A weighted hit is one stored row, whatever its weight (docs/capacity.md: a row per
+/// unit made a level-6 AI move 65 storage writes), and still counts its whole weight.
+#[test]
+fn a_weighted_hit_is_stored_as_one_row_and_counts_its_weight() {
+    let db = service::sqlite::Sqlite::empty().unwrap();
+    let rate = service::guard::Rate { limit: 100, window_ms: 60_000 };
+    let before = db.statements();
+    assert!(service::local::hit_n(&db, 1_000, rate, 59).unwrap().allowed);
+    let writes = db.statements() - before;
+    assert!(writes <= 4, "create, delete, select, one insert: {writes} statements");
+    let rows: i64 = db.conn().query_row("SELECT COUNT(*) FROM weighted_hits", [], |r| r.get(0)).unwrap();
+    assert_eq!(rows, 1);
+    assert!(!service::local::hit_n(&db, 2_000, rate, 59).unwrap().allowed, "59 + 59 > 100");
+    assert!(service::local::hit_n(&db, 2_000, rate, 41).unwrap().allowed, "59 + 41 = 100");
+    assert!(service::local::hit_n(&db, 61_001, rate, 59).unwrap().allowed, "the window passed");
 }
