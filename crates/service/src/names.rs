@@ -6,8 +6,10 @@ use crate::error::{ApiError, ErrorCode};
 pub const MIN_LEN: usize = 2;
 pub const MAX_LEN: usize = 24;
 
-/// A valid display name: 2–24 characters of letters (any script), digits, spaces and
-/// `-_.'`, no leading, trailing or repeated spaces, no control characters.
+/// A valid display name: 2–24 characters of letters (any script, with at most
+/// [`MAX_MARKS`] combining marks on each), digits, spaces and `-_.'`, letters of one of
+/// Latin, Greek and Cyrillic only, no leading, trailing or repeated spaces, no control
+/// characters.
 pub fn validate(raw: &str) -> Result<String, ApiError> {
     let bad = |why: &str| ApiError::new(ErrorCode::InvalidName, format!("display name {why}"));
     let n = raw.chars().count();
@@ -20,10 +22,59 @@ pub fn validate(raw: &str) -> Result<String, ApiError> {
     if let Some(c) = raw.chars().find(|&c| invisible(c)) {
         return Err(bad(&format!("may not contain the invisible character U+{:04X}", u32::from(c))));
     }
-    if let Some(c) = raw.chars().find(|&c| !(c.is_alphanumeric() || " -_.'".contains(c))) {
-        return Err(bad(&format!("may not contain {c:?}: use letters, digits, spaces and - _ . '")));
+    // A combining mark (an accent, an Indic vowel sign or virama) belongs to the letter
+    // before it; alone, after a space or punctuation, it is refused.
+    let mut prev_letter = false;
+    for c in raw.chars() {
+        let mark = unicode_normalization::char::is_combining_mark(c);
+        if !(c.is_alphanumeric() || " -_.'".contains(c) || (mark && prev_letter)) {
+            return Err(bad(&format!("may not contain {c:?}: use letters, digits, spaces and - _ . '")));
+        }
+        prev_letter = c.is_alphanumeric() || (mark && prev_letter);
+    }
+    if stacked_marks(raw) > MAX_MARKS {
+        return Err(bad(&format!("may not stack more than {MAX_MARKS} combining marks on one letter")));
+    }
+    if let [a, b, ..] = confusable_scripts(raw).as_slice() {
+        return Err(bad(&format!("may not mix {a} and {b} letters (they look alike)")));
     }
     Ok(raw.to_owned())
+}
+
+/// Combining marks one letter may carry: enough for any script's accents and vowel signs,
+/// too few for the tall "stacked" text that covers the names around it.
+pub const MAX_MARKS: usize = 2;
+
+/// The longest run of combining marks in `s`.
+fn stacked_marks(s: &str) -> usize {
+    use unicode_normalization::char::is_combining_mark;
+    let (mut run, mut longest) = (0, 0);
+    for c in s.chars() {
+        run = if is_combining_mark(c) { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    longest
+}
+
+/// The scripts among Latin, Greek and Cyrillic that `s` has letters of: those three hold
+/// the look-alikes (`a` and `а`, `o`, `ο` and `о`) that make one name pass for another, so a
+/// name keeps to one of them (other scripts mix freely, e.g. Latin with CJK).
+fn confusable_scripts(s: &str) -> Vec<&'static str> {
+    let script = |c: char| match u32::from(c) {
+        0x41..=0x5A | 0x61..=0x7A | 0xC0..=0x24F | 0x1E00..=0x1EFF | 0xFF21..=0xFF3A | 0xFF41..=0xFF5A => {
+            Some("Latin")
+        }
+        0x370..=0x3FF | 0x1F00..=0x1FFF => Some("Greek"),
+        0x400..=0x52F | 0x1C80..=0x1C8F | 0x2DE0..=0x2DFF | 0xA640..=0xA69F => Some("Cyrillic"),
+        _ => None,
+    };
+    let mut found: Vec<&'static str> = Vec::new();
+    for name in s.chars().filter(|c| c.is_alphabetic()).filter_map(script) {
+        if !found.contains(&name) {
+            found.push(name);
+        }
+    }
+    found
 }
 
 /// Characters that show nothing (or nothing of their own): Unicode's
@@ -97,6 +148,29 @@ pub fn disambiguate(name: &str, player_id: &str) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// Regression (issue 30): names accepted look-alike scripts ("Аda" with a Cyrillic А
+    /// passes for "Ada") and stacked combining marks.
+    #[test]
+    fn names_keep_to_one_confusable_script_and_stack_few_marks() {
+        for good in ["Ada", "Дмитрий", "Σοφία", "Tanaka 太郎", "José", "Nguyễn", "हिन्दी", "Zoë-7"]
+        {
+            assert!(validate(good).is_ok(), "{good}: {:?}", validate(good).err());
+        }
+        let e = validate("\u{0410}da").unwrap_err();
+        assert!(
+            e.message.contains("Latin and Cyrillic") || e.message.contains("Cyrillic and Latin"),
+            "{}",
+            e.message
+        );
+        assert!(validate("P\u{03B1}ul").unwrap_err().message.contains("Greek"));
+        assert!(validate("\u{0301}Ada").is_err(), "a mark with no letter before it");
+        assert!(validate("Jose\u{0301}").is_ok(), "a decomposed accent");
+        // Other_Alphabetic marks (Arabic, here) pass `is_alphanumeric`: three on one letter is a stack.
+        assert!(validate("\u{0628}\u{064E}\u{0651}").is_ok(), "two marks: a vowel and a shadda");
+        let e = validate("\u{0628}\u{064E}\u{064E}\u{064E}x").unwrap_err();
+        assert!(e.message.contains("combining marks"), "{}", e.message);
+    }
 
     #[test]
     fn chosen_names_may_not_pose_as_guests_and_tags_fit() {
