@@ -6,6 +6,14 @@ use core::fmt;
 use crate::position::{decode, Position, PositionError, Setup, MAX_PLY};
 use crate::types::{Faction, Piece, Role, Side, Square};
 
+/// A position shows as its IAPN (here, beside the notation, so `position` needs no
+/// import of it).
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", format(self))
+    }
+}
+
 /// Why a string is not a valid IAPN position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ParsePositionError {

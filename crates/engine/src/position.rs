@@ -125,10 +125,10 @@ pub struct Position {
     pub(crate) kings: [u8; 2],
 }
 
-impl fmt::Debug for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Position({})", crate::iapn::format(self))
-    }
+/// A cell's hash contribution (`zobrist::cell_key` over this module's cell encoding).
+#[inline]
+fn cell_key(sq: usize, cell: u8) -> u64 {
+    zobrist::cell_key(sq, cell & !CHARGED, cell & CHARGED != 0)
 }
 
 impl Position {
@@ -228,7 +228,7 @@ impl Position {
     pub fn compute_hash(&self) -> u64 {
         let mut h = 0;
         for (i, &c) in self.board.iter().enumerate() {
-            h ^= zobrist::cell_key(i, c);
+            h ^= cell_key(i, c);
         }
         if self.turn == Side::North {
             h ^= zobrist::NORTH_TO_MOVE;
@@ -308,7 +308,7 @@ impl Position {
     pub(crate) fn put(&mut self, sq: u8, cell: u8) {
         debug_assert_eq!(self.board[sq as usize], 0);
         self.board[sq as usize] = cell;
-        self.hash ^= zobrist::cell_key(sq as usize, cell);
+        self.hash ^= cell_key(sq as usize, cell);
         if Role::from_code(cell & ROLE_MASK).is_king() {
             self.kings[(cell & NORTH != 0) as usize] = sq;
         }
@@ -319,7 +319,7 @@ impl Position {
         let cell = self.board[sq as usize];
         if cell != 0 {
             self.board[sq as usize] = 0;
-            self.hash ^= zobrist::cell_key(sq as usize, cell);
+            self.hash ^= cell_key(sq as usize, cell);
             if Role::from_code(cell & ROLE_MASK).is_king() {
                 self.kings[(cell & NORTH != 0) as usize] = NO_SQUARE;
             }

@@ -44,14 +44,16 @@ const fn build_charged_keys() -> [u64; 81] {
     t
 }
 
-/// The hash contribution of one cell (0 for an empty square).
+/// The hash contribution of one piece on `sq` (`piece`: its cell code without the charge,
+/// 0 for an empty square; `charged` as the position's cell says: the encoding is
+/// `crate::position`'s, which this module does not read).
 #[inline]
-pub(crate) fn cell_key(sq: usize, cell: u8) -> u64 {
-    if cell == 0 {
+pub(crate) fn cell_key(sq: usize, piece: u8, charged: bool) -> u64 {
+    if piece == 0 {
         return 0;
     }
-    let mut k = PIECE_KEYS[sq * 64 + (cell & 0x3F) as usize];
-    if cell & crate::position::CHARGED != 0 {
+    let mut k = PIECE_KEYS[sq * 64 + (piece & 0x3F) as usize];
+    if charged {
         k ^= CHARGED_KEYS[sq];
     }
     k
