@@ -121,8 +121,8 @@ fn wait_list(
     }
 }
 
-#[test]
-fn the_lobby_socket_pushes_the_list_on_post_accept_and_cancel() {
+/// A fresh runtime with two browsers (guests), the first of which posted one challenge.
+fn one_open_challenge() -> (Server, Browser, Browser, String) {
     let s = Server::start(&[]);
     let (mut a, mut b) = (Browser::new(), Browser::new());
     a.me(&s);
@@ -130,6 +130,12 @@ fn the_lobby_socket_pushes_the_list_on_post_accept_and_cancel() {
     let (st, r) = post(&mut a, &s, "/api/challenges", json!({"south": "axiom", "north": "blades"}));
     assert_eq!(st, 201, "{r}");
     let first = r["challenge"]["id"].as_str().unwrap().to_owned();
+    (s, a, b, first)
+}
+
+#[test]
+fn the_lobby_socket_pushes_the_list_on_post_accept_and_cancel() {
+    let (s, mut a, mut b, first) = one_open_challenge();
 
     // Not a WebSocket: 426; other methods: 405.
     assert_eq!(s.get("/api/challenges/ws").status, 426);
@@ -281,13 +287,7 @@ fn fresh_guests_from_one_address_share_its_open_challenge_cap() {
 /// API's back (no announcement) still shows until the next change, which reads D1 again.
 #[test]
 fn list_frames_are_answered_from_memory_until_the_next_change() {
-    let s = Server::start(&[]);
-    let (mut a, mut b) = (Browser::new(), Browser::new());
-    a.me(&s);
-    b.me(&s);
-    let (st, r) = post(&mut a, &s, "/api/challenges", json!({"south": "axiom", "north": "blades"}));
-    assert_eq!(st, 201, "{r}");
-    let first = r["challenge"]["id"].as_str().unwrap().to_owned();
+    let (s, _a, mut b, first) = one_open_challenge();
     let url = s.url("/api/challenges/ws").replace("http://", "ws://");
     let (mut ws, _) = tungstenite::connect(&url).unwrap();
     assert_eq!(wait_list(&mut ws, "at once", |_| true), vec![first.clone()]);
