@@ -84,12 +84,14 @@ pub async fn sync(db: &impl Sql, local: &impl LocalSql, rec: &GameRecord, indexe
         return Ok(());
     }
     let key = index_key(rec);
-    if !indexed && synced(local).as_deref() != Some(key.as_str()) {
+    // Read once: this runs after every change, moves included.
+    if synced(local).as_deref() == Some(key.as_str()) {
+        return Ok(());
+    }
+    if !indexed {
         index::upsert(db, rec, None).await?;
     }
-    if synced(local).as_deref() != Some(key.as_str()) {
-        remember_synced(local, key);
-    }
+    remember_synced(local, key);
     Ok(())
 }
 
