@@ -75,7 +75,15 @@ impl DurableObject for GameObject {
         }
         let kept = self.memory.borrow().get().map(str::to_owned);
         let msg = kept.or_else(|| {
-            let msg = object::state_message(&record_store(&self.sql).load().ok().flatten()?)?;
+            let rec = record_store(&self.sql).load().ok().flatten()?;
+            // What the real-runtime suites count (api.rs: the frames served from memory).
+            #[cfg(feature = "test-hooks")]
+            worker::console_log!(
+                "test-hooks: a state frame replayed game {} at ply {}",
+                rec.id,
+                rec.moves.len()
+            );
+            let msg = object::state_message(&rec)?;
             self.memory.borrow_mut().keep(&msg);
             Some(msg)
         });
@@ -140,7 +148,7 @@ impl GameObject {
             Route::WebSocket => return self.upgrade(req, &host, &mut store, &mut ctx).await,
             // The saga (`service::sagas::rematch`): the new game made by its own object.
             Route::Rematch => {
-                let capacity = AddressCapacity::of(&host, header(req, "CF-Connecting-IP").as_deref());
+                let capacity = AddressCapacity::of(&host, crate::host::client_ip(req).as_deref());
                 api::ai_rematch(&host, &capacity.ip_hash, store.load().ok().flatten().as_ref()).await?;
                 service::sagas::rematch::request(&mut store, &api, &mut ctx, &GameObjects(&host), &capacity)
                     .await

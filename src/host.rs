@@ -154,7 +154,13 @@ pub fn origin(req: &Request) -> Result<String, ApiError> {
 
 /// The keyed hash of a request's address bucket (`service::host::ip_key`).
 pub fn ip_key(host: &WorkerHost<'_>, req: &Request) -> String {
-    service::host::ip_key(host, header(req, "CF-Connecting-IP").as_deref())
+    service::host::ip_key(host, client_ip(req).as_deref())
+}
+
+/// A request's client address, only from where the platform puts it
+/// (`service::host::client_ip`; a game object's requests keep the Worker's URL and headers).
+pub fn client_ip(req: &Request) -> Option<String> {
+    service::host::client_ip(&origin(req).unwrap_or_default(), header(req, service::host::CLIENT_IP_HEADER))
 }
 
 /// A `worker` request as the service's [`Incoming`].

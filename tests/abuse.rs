@@ -545,3 +545,68 @@ fn one_ipv6_allocation_cannot_take_the_overall_creation_budget() {
     assert_eq!(create_from(&s, "2001:db8:78::1").status, 201);
     assert_eq!(create_from(&s, "192.0.2.200").status, 201);
 }
+
+/// Regression (issue 30): the caps on unfinished games were read before a creation and
+/// counted only when the new game's index row came, later: 20 parallel creates by one
+/// player passed a cap of 50 at 40, and fresh guests from one address started afresh. A
+/// creation now reserves its place in the statement that checks the caps.
+#[test]
+fn parallel_creates_cannot_pass_the_unfinished_game_caps() {
+    let s = Server::start(&[
+        ("LIMIT_OPEN_GAMES_PER_CREATOR", "3"),
+        ("LIMIT_OPEN_GAMES_PER_IP", "5"),
+        ("LIMIT_PER_IP_PER_MINUTE", "1000"),
+        ("LIMIT_PER_MINUTE", "1000"),
+    ]);
+    let body = json!({"south": "axiom", "north": "blades", "mode": "link", "seat": "south"});
+    // 12 creations at once, the i-th with session cookie `cookies[i]`, all from `ip`.
+    let burst = |cookies: Vec<Option<String>>, ip: &str| -> usize {
+        let replies: Vec<(u16, String)> = std::thread::scope(|sc| {
+            let handles: Vec<_> = cookies
+                .into_iter()
+                .map(|cookie| {
+                    let (s, body) = (&s, &body);
+                    sc.spawn(move || {
+                        let mut b = Browser::new();
+                        b.cookie = cookie;
+                        let r = b.send_with(
+                            "POST",
+                            &s.url("/api/games"),
+                            Some(body),
+                            &[("CF-Connecting-IP", ip)],
+                        );
+                        (r.status, r.body)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (status, text) in replies.iter().filter(|(status, _)| *status != 201) {
+            assert_eq!(*status, 503, "{text}");
+            assert!(text.contains("server_busy") && text.contains("unfinished games"), "{text}");
+        }
+        replies.iter().filter(|(status, _)| *status == 201).count()
+    };
+    // One player: its cap of 3.
+    let mut player = Browser::new();
+    player.me(&s);
+    assert_eq!(burst(vec![player.cookie.clone(); 12], "203.0.113.70"), 3);
+    // Fresh guests from one address, a session each: the address's cap of 5.
+    let guests = (0..12)
+        .map(|_| {
+            let mut g = Browser::new();
+            let r = g.send_with("POST", &s.url("/api/me"), None, &[("CF-Connecting-IP", "203.0.113.71")]);
+            assert_eq!(r.status, 200, "{}", r.body);
+            g.cookie
+        })
+        .collect();
+    assert_eq!(burst(guests, "203.0.113.71"), 5);
+    // Without a session the address is the creator, with the creator's cap.
+    assert_eq!(burst(vec![None; 12], "203.0.113.72"), 3);
+    // Exactly these games exist, and every reservation was replaced by its game's row or
+    // given back.
+    eventually("11 games indexed", || games(&s) == 11);
+    eventually("no reservation left", || {
+        s.d1("SELECT COUNT(*) AS n FROM creation_reservations")[0]["n"].as_u64() == Some(0)
+    });
+}

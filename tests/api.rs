@@ -225,6 +225,39 @@ fn spectators_and_players_see_every_move_live() {
     assert_eq!(now["state"]["ply"], 2);
 }
 
+/// Issue 30: each `state` frame on a game socket replayed the whole game (100 frames, 100
+/// replays). It is answered from the object's memory between events: 20 frames replay the
+/// game at most once, and after a move the next frame reads the record again. The test
+/// module logs each replay (feature `test-hooks`).
+#[test]
+fn state_frames_are_answered_from_memory_until_the_next_change() {
+    let s = server();
+    let (id, south, _) = s.link_game("axiom", "blades", None);
+    let ws_url = s.url(&format!("/api/games/{id}/ws")).replace("http://", "ws://");
+    let (mut ws, _) = tungstenite::connect(&ws_url).unwrap();
+    let next_ply = |ws: &mut tungstenite::WebSocket<_>| {
+        let msg: Value = serde_json::from_str(ws.read().unwrap().to_text().unwrap()).unwrap();
+        assert_eq!(msg["type"], "state", "{msg}");
+        msg["state"]["ply"].as_u64().unwrap()
+    };
+    assert_eq!(next_ply(&mut ws), 0, "the state at once");
+    for _ in 0..20 {
+        ws.send(tungstenite::Message::text("state")).unwrap();
+    }
+    for _ in 0..20 {
+        assert_eq!(next_ply(&mut ws), 0);
+    }
+    assert_eq!(s.play(&id, &south, &support::legal(&s.state(&id))[0], 0).status, 200);
+    assert_eq!(next_ply(&mut ws), 1, "the move pushed");
+    ws.send(tungstenite::Message::text("state")).unwrap();
+    assert_eq!(next_ply(&mut ws), 1, "the record read again after the change");
+    // The log is in order: once the last frame's replay is there, so is every earlier one.
+    let last = format!("a state frame replayed game {id} at ply 1");
+    support::poll("the replay after the move in the log", 20, || s.log().contains(&last).then_some(()));
+    let replays = s.log().matches(&format!("a state frame replayed game {id}")).count();
+    assert!(replays <= 2, "{replays} replays for 21 frames: at most one before the move, one after");
+}
+
 #[test]
 fn malformed_requests_get_json_errors() {
     let s = server();

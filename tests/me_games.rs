@@ -205,3 +205,72 @@ fn moves_a_draw_offer_and_its_decline_write_nothing_to_d1() {
     assert_eq!((g["standing"].as_str(), g["turn"].as_str()), (Some("your_turn"), Some("south")), "{g}");
     assert!(g["draw_offer"].is_null(), "declined: {g}");
 }
+
+/// My games on a second device after a crash between the game's save and D1 (issue 30:
+/// moves write only the game's object; its index row is owed through the outbox). The
+/// runtime is killed while nothing of the game has reached D1 (`FAULT_D1 = crash` skips
+/// the writes, creation and join included); restarted, the game's own alarm writes what it
+/// owes, and the other device lists the game with the moves made meanwhile: whose turn it
+/// is, then its end.
+#[test]
+fn my_games_on_a_second_device_survives_a_crash_between_the_games_save_and_d1() {
+    let (discord, _) = stand_in();
+    let mut s =
+        server_with(&discord, &[("AI_ENGINE", "random"), ("FAULT_D1", "crash"), ("D1_RETRY_SECONDS", "1")]);
+    let (mut a, mut b) = (Browser::new(), Browser::new());
+    for device in [&mut a, &mut b] {
+        device.me(&s);
+        assert_eq!(device.sign_in(&s, "4242", false).status, 302);
+    }
+    assert_eq!(a.me(&s)["id"], b.me(&s)["id"], "one account on both devices");
+    let (st, link) = post(
+        &mut a,
+        &s,
+        "/api/games",
+        json!({"south": "axiom", "north": "clockwork", "mode": "link", "seat": "south", "days_per_move": 2}),
+    );
+    assert_eq!(st, 201, "{link}");
+    let id = link["id"].as_str().unwrap().to_owned();
+    let invite = link["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap().to_owned();
+    let j = s.post(&format!("/api/games/{id}/join"), None, &json!({ "invite": invite }));
+    assert_eq!(j.status, 200, "{}", j.text);
+    let north = j.json()["token"].as_str().unwrap().to_owned();
+    // South by session on device A, North by token: South to move at ply 2.
+    let (st, r) = post(
+        &mut a,
+        &s,
+        &format!("/api/games/{id}/moves"),
+        json!({"move": legal(&s.state(&id))[0], "ply": 0}),
+    );
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(s.play(&id, &north, &legal(&s.state(&id))[0], 1).status, 200);
+    assert_eq!(s.state(&id)["synced"], false, "nothing reached D1");
+    assert!(s.d1(&format!("SELECT id FROM games WHERE id = '{id}'")).is_empty());
+
+    s.set_var("FAULT_D1", None);
+    s.restart();
+    // No request touches the game: its alarm delivers what it owes.
+    support::poll("the index row after the restart", 90, || {
+        let listed = games(&mut b, &s);
+        listed.iter().find(|g| g["id"] == id).cloned()
+    });
+    let listed = games(&mut b, &s);
+    let g = find(&listed, &id);
+    assert_eq!((g["side"].as_str(), g["standing"].as_str()), (Some("south"), Some("your_turn")), "{g}");
+    assert!(g["deadline"].as_i64().unwrap() > 0, "{g}");
+    // A move made on device B shows on device A; then North resigns: finished on both.
+    let (st, r) = post(
+        &mut b,
+        &s,
+        &format!("/api/games/{id}/moves"),
+        json!({"move": legal(&s.state(&id))[0], "ply": 2}),
+    );
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(find(&games(&mut a, &s), &id)["standing"], "their_turn");
+    assert_eq!(s.post(&format!("/api/games/{id}/resign"), Some(&north), &json!({})).status, 200);
+    support::poll("the result in My games", 30, || {
+        let g = find(&games(&mut a, &s), &id).clone();
+        (g["standing"] == "finished").then_some(g)
+    });
+    assert_eq!(find(&games(&mut b, &s), &id)["winner"], "south");
+}

@@ -109,9 +109,7 @@ pub fn wider_keys(host: &impl Host, ip: Option<&str>) -> Vec<String> {
 /// the development key is public): without it the API answers 503 `not_configured`, except
 /// on a loopback host (`wrangler dev` on this machine, where the development key is used).
 pub fn check_configured(host: &impl Host, url_host: &str) -> Result<(), ApiError> {
-    let local =
-        matches!(url_host, "localhost" | "127.0.0.1" | "[::1]" | "::1") || url_host.ends_with(".localhost");
-    if local || var(host, "IP_HASH_KEY").is_some() {
+    if is_loopback(url_host) || var(host, "IP_HASH_KEY").is_some() {
         return Ok(());
     }
     Err(ApiError::new(
@@ -120,9 +118,73 @@ pub fn check_configured(host: &impl Host, url_host: &str) -> Result<(), ApiError
     ))
 }
 
+/// Whether a request's URL host is this machine (`wrangler dev`): no deployment is reached
+/// under such a name (the platform routes requests by the zone's hostnames).
+pub fn is_loopback(url_host: &str) -> bool {
+    matches!(url_host, "localhost" | "127.0.0.1" | "[::1]" | "::1") || url_host.ends_with(".localhost")
+}
+
+/// The header where the platform puts the client's address.
+pub const CLIENT_IP_HEADER: &str = "CF-Connecting-IP";
+
+/// The client's address, taken only from where the platform puts it (`origin`: the
+/// request's `scheme://host[:port]`; `header`: its [`CLIENT_IP_HEADER`]). Cloudflare's
+/// edge sets the header on every request, replacing any a client sent. The local runtime
+/// (workerd under `wrangler dev`, on a loopback host) sets it only when the client did not,
+/// so there a client could pick its address and slip every per-address limit: a local
+/// request is the loopback address, whatever it says. The one exception is the module
+/// the real-runtime suites run on (feature `test-hooks`, never deployed), whose tests
+/// stand for clients at many addresses by setting the header.
+pub fn client_ip(origin: &str, header: Option<String>) -> Option<String> {
+    if is_loopback(url_host(origin)) && !cfg!(feature = "test-hooks") {
+        return Some("127.0.0.1".to_owned());
+    }
+    header
+}
+
+/// The host of `scheme://host[:port]` (an IPv6 host keeps its brackets).
+fn url_host(origin: &str) -> &str {
+    let rest = origin.split_once("://").map_or(origin, |(_, r)| r);
+    let rest = rest.split('/').next().unwrap_or(rest);
+    match rest.strip_prefix('[') {
+        Some(v6) => v6.find(']').map_or(rest, |end| &rest[..end + 2]),
+        None => rest.split(':').next().unwrap_or(rest),
+    }
+}
+
 fn hash_key(host: &impl Host) -> String {
     var(host, "IP_HASH_KEY").unwrap_or_else(|| {
         host.log("IP_HASH_KEY is not set: using the development key (set the secret in production)");
         DEV_IP_HASH_KEY.to_owned()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_url_host_of_an_origin() {
+        assert_eq!(url_host("https://arena.example"), "arena.example");
+        assert_eq!(url_host("http://127.0.0.1:8787"), "127.0.0.1");
+        assert_eq!(url_host("http://[::1]:8787"), "[::1]");
+        assert_eq!(url_host("http://localhost"), "localhost");
+    }
+
+    /// Regression (issue 30): the local runtime passed a client's own `CF-Connecting-IP`
+    /// on, so a local client chose its address bucket.
+    #[test]
+    fn a_client_address_comes_only_from_the_platform() {
+        let claimed = || Some("203.0.113.5".to_owned());
+        assert_eq!(client_ip("https://arena.example", claimed()).as_deref(), Some("203.0.113.5"));
+        assert_eq!(client_ip("https://arena.example", None), None);
+        let local = client_ip("http://127.0.0.1:8787", claimed());
+        if cfg!(feature = "test-hooks") {
+            assert_eq!(local.as_deref(), Some("203.0.113.5"));
+        } else {
+            assert_eq!(local.as_deref(), Some("127.0.0.1"));
+            assert_eq!(client_ip("http://[::1]:8787", claimed()).as_deref(), Some("127.0.0.1"));
+            assert_eq!(client_ip("http://play.localhost", None).as_deref(), Some("127.0.0.1"));
+        }
+    }
 }

@@ -264,12 +264,19 @@ impl<'a, H: Host> AddressCapacity<'a, H> {
 }
 
 impl<H: Host> Capacity for AddressCapacity<'_, H> {
-    async fn admit(&self, creator: Option<&str>) -> Result<String, ApiError> {
+    async fn admit(&self, game: &str, creator: Option<&str>) -> Result<String, ApiError> {
         let limits = crate::host::settings(self.host).limits;
         let who =
             crate::sagas::capacity::Creator { ip_hash: &self.ip_hash, wider: &self.wider, player: creator };
-        crate::sagas::capacity::admit(&Limiters(self.host), self.host.db(), limits, who).await?;
+        let now = self.host.now_ms();
+        crate::sagas::capacity::admit(&Limiters(self.host), self.host.db(), limits, who, game, now).await?;
         Ok(self.ip_hash.clone())
+    }
+
+    async fn release(&self, game: &str) {
+        if let Err(e) = crate::db::index::release(self.host.db(), game).await {
+            self.host.log(&format!("releasing the reservation of {game} failed: {e}"));
+        }
     }
 }
 

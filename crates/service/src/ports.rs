@@ -114,9 +114,14 @@ pub trait Notifier {
 }
 
 /// The capacity check every creation passes before anything is made: the rates per
-/// address bucket and overall (the limiters), then the unfinished games overall and of
-/// the creator. The address bucket's keyed hash (what the index stores) when admitted.
+/// address bucket and overall (the limiters), then a place among the unfinished games
+/// overall and of the creator, reserved for game `game` in the check itself (so parallel
+/// creations cannot pass on the same counts). The address bucket's keyed hash (what the
+/// index stores) when admitted.
 #[allow(async_fn_in_trait)]
 pub trait Capacity {
-    async fn admit(&self, creator: Option<&str>) -> Result<String, ApiError>;
+    async fn admit(&self, game: &str, creator: Option<&str>) -> Result<String, ApiError>;
+    /// Gives back game `game`'s place: its creation was refused, nothing was made (best
+    /// effort: a place not given back is swept after `crate::db::index::RESERVATION_MS`).
+    async fn release(&self, game: &str);
 }

@@ -231,9 +231,10 @@ fn capacity_counts_unfinished_games_overall_by_address_and_by_player() {
     assert!(plan.iter().all(|r| !r["detail"].as_str().unwrap_or_default().contains("games")), "{plan:?}");
 }
 
-/// The load counters are kept by triggers (migrations/0008_load_counters.sql) whatever
-/// writes the games rows: after any sequence of creations, joins, ends, merges and
-/// removals, each counter equals the count it replaces (a seeded random walk).
+/// The load counters are kept by triggers (migrations/0008_load_counters.sql, 0009's
+/// reservations) whatever writes the games rows: after any sequence of reservations,
+/// releases, creations, joins, ends, merges and removals, each counter equals the count it
+/// replaces, unfinished games plus open reservations (a seeded random walk).
 #[test]
 fn the_load_counters_equal_the_counts_they_replace_after_any_sequence_of_writes() {
     let db = db();
@@ -249,13 +250,17 @@ fn the_load_counters_equal_the_counts_they_replace_after_any_sequence_of_writes(
         x % n
     };
     let scan = |key: &str| -> i64 {
-        let sql = match key.split_once(':') {
-            None => "SELECT COUNT(*) AS n FROM games WHERE result IS NULL".to_owned(),
-            Some(("ip", h)) => format!("SELECT COUNT(*) AS n FROM games WHERE result IS NULL AND creator_ip_hash = '{h}'"),
-            Some((_, p)) => format!("SELECT COUNT(*) AS n FROM games WHERE result IS NULL AND (south_player = '{p}' OR north_player = '{p}')"),
+        let (games, reserved) = match key.split_once(':') {
+            None => ("SELECT COUNT(*) AS n FROM games WHERE result IS NULL".to_owned(),
+                "SELECT COUNT(*) AS n FROM creation_reservations".to_owned()),
+            Some(("ip", h)) => (format!("SELECT COUNT(*) AS n FROM games WHERE result IS NULL AND creator_ip_hash = '{h}'"),
+                format!("SELECT COUNT(*) AS n FROM creation_reservations WHERE ip_hash = '{h}'")),
+            Some((_, p)) => (format!("SELECT COUNT(*) AS n FROM games WHERE result IS NULL AND (south_player = '{p}' OR north_player = '{p}')"),
+                format!("SELECT COUNT(*) AS n FROM creation_reservations WHERE player_id = '{p}'")),
         };
-        query(&db, &sql)[0]["n"].as_i64().unwrap()
+        query(&db, &games)[0]["n"].as_i64().unwrap() + query(&db, &reserved)[0]["n"].as_i64().unwrap()
     };
+    let unbounded = index::Caps { active: u32::MAX, by_address: u32::MAX, by_player: u32::MAX };
     let counter = |key: &str| -> i64 {
         query(&db, &format!("SELECT n FROM load_counters WHERE key = '{key}'"))
             .first()
@@ -264,7 +269,7 @@ fn the_load_counters_equal_the_counts_they_replace_after_any_sequence_of_writes(
     let pick = |r: u64| (r < 4).then(|| players[r as usize]);
     for step in 0..400 {
         let id = gid(next(40) as u32 + 1);
-        match next(5) {
+        match next(7) {
             // Create (or re-upsert) a game: players may be absent, one player on both seats.
             0 | 1 => {
                 let rec = record(&id, Mode::Link, pick(next(6)), pick(next(6)));
@@ -289,9 +294,16 @@ fn the_load_counters_equal_the_counts_they_replace_after_any_sequence_of_writes(
                     .unwrap();
                 }
             }
-            _ => {
+            4 => {
                 block_on(db.run(Stmt::new("DELETE FROM games WHERE id = ?1").bind(id.as_str()))).unwrap();
             }
+            // A creation's reservation (replaced by its game's row when that is inserted).
+            5 => {
+                let ip = format!("ip-{}", next(3));
+                let p = pick(next(6));
+                block_on(index::reserve(&db, &id, &ip, p, unbounded, T0 + step)).unwrap_or(false);
+            }
+            _ => block_on(index::release(&db, &id)).unwrap(),
         }
         let mut keys = vec!["active".to_owned()];
         keys.extend((0..3).map(|i| format!("ip:ip-{i}")));
@@ -300,6 +312,57 @@ fn the_load_counters_equal_the_counts_they_replace_after_any_sequence_of_writes(
             assert_eq!(counter(k), scan(k), "{k} after step {step}");
         }
     }
+}
+
+/// Regression (issue 30): the capacity check read the counters and the game's row came
+/// later, so parallel creations all passed the caps. A reservation reads and counts in
+/// one statement: exactly as many as the caps allow are admitted, the game's row replaces
+/// its reservation (counted once), a release or the sweep of a crashed creation's
+/// reservation frees its place.
+#[test]
+fn a_reservation_counts_at_once_and_holds_the_caps_exactly() {
+    let db = db();
+    player(&db, "me", None);
+    let caps = index::Caps { active: 10, by_address: 3, by_player: 2 };
+    let reserve = |id: u32, ip: &str, p: Option<&str>, at: i64| {
+        block_on(index::reserve(&db, &gid(id), ip, p, caps, at)).unwrap()
+    };
+    let load = |ip: &str, p: Option<&str>| block_on(index::load(&db, ip, p)).unwrap();
+    // The player's cap: two, the third refused however the address differs.
+    assert!(reserve(1, "ip-a", Some("me"), T0));
+    assert!(reserve(2, "ip-b", Some("me"), T0));
+    assert!(!reserve(3, "ip-c", Some("me"), T0));
+    assert_eq!(
+        load("ip-a", Some("me")),
+        Load { active_games: 2, open_by_address: 1, open_by_player: Some(2) }
+    );
+    // The address's cap: fresh guests (no player) from ip-a share it.
+    assert!(reserve(4, "ip-a", None, T0));
+    assert!(reserve(5, "ip-a", None, T0));
+    assert!(!reserve(6, "ip-a", None, T0));
+    // The game's row replaces its reservation: counted once.
+    block_on(index::upsert(&db, &record(&gid(1), Mode::Link, Some("me"), None), Some("ip-a"))).unwrap();
+    assert_eq!(
+        load("ip-a", Some("me")),
+        Load { active_games: 4, open_by_address: 3, open_by_player: Some(2) }
+    );
+    assert_eq!(query(&db, "SELECT COUNT(*) AS n FROM creation_reservations")[0]["n"], 3);
+    // A release frees its place.
+    block_on(index::release(&db, &gid(5))).unwrap();
+    assert!(reserve(6, "ip-a", None, T0));
+    // A crashed creation's reservation holds its place for ten minutes, then a refused
+    // reservation sweeps it and is admitted.
+    assert!(!reserve(7, "ip-z", Some("me"), T0 + index::RESERVATION_MS - 1));
+    assert!(reserve(7, "ip-z", Some("me"), T0 + index::RESERVATION_MS + 1));
+    assert_eq!(
+        load("ip-b", Some("me")),
+        Load { active_games: 2, open_by_address: 0, open_by_player: Some(2) }
+    );
+    // The overall cap.
+    let small = index::Caps { active: 2, ..caps };
+    assert!(
+        !block_on(index::reserve(&db, &gid(8), "ip-y", None, small, T0 + index::RESERVATION_MS + 2)).unwrap()
+    );
 }
 
 /// What the API does for My games (`service::api::me::games`): the index rows, each

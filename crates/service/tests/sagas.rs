@@ -173,15 +173,22 @@ impl Games for Objects {
 struct Gate {
     refuse: Cell<bool>,
     calls: Cell<u32>,
+    /// The places admitted and not given back: the games whose creation went ahead.
+    held: RefCell<Vec<String>>,
 }
 
 impl Capacity for Gate {
-    async fn admit(&self, _creator: Option<&str>) -> Result<String, ApiError> {
+    async fn admit(&self, game: &str, _creator: Option<&str>) -> Result<String, ApiError> {
         self.calls.set(self.calls.get() + 1);
         if self.refuse.get() {
             return Err(service::guard::busy("too many games in progress", 300));
         }
+        self.held.borrow_mut().push(game.to_owned());
         Ok("ip-hash".into())
+    }
+
+    async fn release(&self, game: &str) {
+        self.held.borrow_mut().retain(|g| g != game);
     }
 }
 
@@ -486,30 +493,34 @@ fn a_creation_is_admitted_by_the_address_rate_the_overall_rate_then_the_unfinish
     let buckets = Buckets::default();
     let who = |ip: &'static str, player: Option<&'static str>| Creator { ip_hash: ip, wider: &[], player };
     let (ann, bob) = (Box::leak(pid(1).into_boxed_str()) as &str, Box::leak(pid(2).into_boxed_str()) as &str);
-    assert!(run(admit(&buckets, &db, limits, who("ipA", Some(ann)))).is_ok());
+    let admit = |game: &str, creator| run(admit(&buckets, &db, limits, creator, game, T0));
+    assert!(admit("game-a", who("ipA", Some(ann))).is_ok());
     assert_eq!(*buckets.hits.borrow(), ["create:ip:ipA", "create:all"]);
-    // Ann's unfinished game: her cap of one is reached, Bob's is not.
+    // Ann's admitted game holds its place at once (before its index row exists): her cap
+    // of one is reached, Bob's is not.
+    let e = admit("game-a2", who("ipA", Some(ann))).unwrap_err();
+    assert_eq!((e.code, e.retry_after), (ErrorCode::ServerBusy, Some(300)));
+    assert!(e.message.contains("unfinished games"), "{}", e.message);
+    assert!(admit("game-b", who("ipB", Some(bob))).is_ok());
+    // Two unfinished games in all: everybody waits, also once Ann's game's row replaces
+    // its reservation.
+    let e = admit("game-c", who("ipC", None)).unwrap_err();
+    assert!(e.message.contains("too many games in progress"), "{}", e.message);
     let mut g = support::game(1, &pid(1), &pid(2), None, "", 0);
+    g.id = "game-a".into();
     g.result = None;
     g.finished_at = None;
     g.south_player = Some(pid(1));
     g.north_player = None;
     support::insert_game(&db, &g);
-    let e = run(admit(&buckets, &db, limits, who("ipA", Some(ann)))).unwrap_err();
-    assert_eq!((e.code, e.retry_after), (ErrorCode::ServerBusy, Some(300)));
-    assert!(e.message.contains("unfinished games"), "{}", e.message);
-    assert!(run(admit(&buckets, &db, limits, who("ipB", Some(bob)))).is_ok());
-    // Two unfinished games in all: everybody waits.
-    let mut g2 = g.clone();
-    g2.id = pid(2);
-    g2.south_player = Some(pid(2));
-    support::insert_game(&db, &g2);
-    let e = run(admit(&buckets, &db, limits, who("ipC", None))).unwrap_err();
-    assert!(e.message.contains("too many games in progress"), "{}", e.message);
+    assert!(admit("game-c", who("ipC", None)).is_err());
+    // Bob's creation failed: its place given back, the next one is admitted.
+    run(service::db::index::release(&db, "game-b")).unwrap();
+    assert!(admit("game-c", who("ipC", None)).is_ok());
     // A full bucket refuses first, before D1 is read.
     buckets.full.borrow_mut().push("create:ip:ipD".into());
     let before = db.statements();
-    let e = run(admit(&buckets, &db, limits, who("ipD", None))).unwrap_err();
+    let e = admit("game-d", who("ipD", None)).unwrap_err();
     assert!(e.message.contains("from your address"), "{}", e.message);
     assert_eq!(db.statements(), before, "no D1 statement for a refused rate");
 }
@@ -526,20 +537,42 @@ fn a_creation_counts_against_its_wider_ipv6_networks_and_cookieless_ones_get_a_s
     let limits = Limits { per_ip_per_minute: 20, overall_per_minute: 600, ..Limits::default() };
     let buckets = Buckets::default();
     let wider = ["net56".to_owned(), "net48".to_owned()];
-    assert!(run(admit(&buckets, &db, limits, Creator { ip_hash: "v6", wider: &wider, player: None })).is_ok());
+    assert!(run(admit(
+        &buckets,
+        &db,
+        limits,
+        Creator { ip_hash: "v6", wider: &wider, player: None },
+        "g1",
+        T0
+    ))
+    .is_ok());
     assert_eq!(
         *buckets.hits.borrow(),
         ["create:ip:v6", "create:net:net56", "create:net:net48", "create:all"]
     );
     assert_eq!(*buckets.limits.borrow(), [20, 40, 80, (600 * SESSIONLESS_SHARE_PERCENT).div_ceil(100)]);
     let ann = pid(1);
-    assert!(run(admit(&buckets, &db, limits, Creator { ip_hash: "v6", wider: &wider, player: Some(&ann) }))
-        .is_ok());
+    assert!(run(admit(
+        &buckets,
+        &db,
+        limits,
+        Creator { ip_hash: "v6", wider: &wider, player: Some(&ann) },
+        "g2",
+        T0
+    ))
+    .is_ok());
     assert_eq!(buckets.limits.borrow().last(), Some(&600), "a player's creation may use the whole budget");
     // A full /48 refuses every /64 in it.
     buckets.full.borrow_mut().push("create:net:net48".into());
-    let e = run(admit(&buckets, &db, limits, Creator { ip_hash: "other64", wider: &wider, player: None }))
-        .unwrap_err();
+    let e = run(admit(
+        &buckets,
+        &db,
+        limits,
+        Creator { ip_hash: "other64", wider: &wider, player: None },
+        "g3",
+        T0,
+    ))
+    .unwrap_err();
     assert!(e.message.contains("from your network"), "{}", e.message);
     // The buckets themselves: /56 and /48 of an address; none for IPv4.
     assert_eq!(

@@ -55,7 +55,7 @@ async fn post(h: &impl Host, req: &mut impl Incoming) -> Res {
     // The body first: a bad one makes no guest.
     let spec = PostChallenge::parse(&req.body().await?)?;
     let (poster, cookie) = who(h, req).await?;
-    let ip = host::ip_key(h, req.header("CF-Connecting-IP").as_deref());
+    let ip = host::ip_key(h, req.client_ip().as_deref());
     let posted = saga::post(h.db(), &mut HostRandom(h), h.now_ms(), ttl_ms(h), &poster, &ip, &spec).await?;
     Ok(Answer { cookies: cookie.into_iter().collect(), ..Answer::of(201, &posted) })
 }
@@ -64,7 +64,7 @@ async fn accept(h: &impl Host, req: &mut impl Incoming, id: &str) -> Res {
     let _ = req.body().await?;
     let origin = req.origin()?;
     let (accepter, cookie) = who(h, req).await?;
-    let capacity = AddressCapacity::of(h, req.header("CF-Connecting-IP").as_deref());
+    let capacity = AddressCapacity::of(h, req.client_ip().as_deref());
     let ports = AcceptPorts { games: &GameObjects(h), capacity: &capacity, notifier: &Notifications(h) };
     let accepted =
         saga::accept(h.db(), &ports, &mut HostRandom(h), h.now_ms(), id, &accepter, &origin).await?;

@@ -32,6 +32,11 @@ pub trait Incoming {
     /// `https://host` of the request.
     fn origin(&self) -> Result<String, ApiError>;
     fn header(&self, name: &str) -> Option<String>;
+    /// The client's address, only from where the platform puts it
+    /// ([`crate::host::client_ip`]).
+    fn client_ip(&self) -> Option<String> {
+        crate::host::client_ip(&self.origin().unwrap_or_default(), self.header(crate::host::CLIENT_IP_HEADER))
+    }
     /// The body, at most `crate::http::MAX_BODY_BYTES` (413 past it).
     async fn body(&mut self) -> Result<Vec<u8>, ApiError>;
 }
@@ -99,7 +104,7 @@ async fn json<T: serde::de::DeserializeOwned>(req: &mut impl Incoming) -> Result
 
 /// The keyed hash of the request's client address bucket (`crate::host::ip_key`).
 pub fn ip_key(h: &impl Host, req: &impl Incoming) -> String {
-    crate::host::ip_key(h, req.header("CF-Connecting-IP").as_deref())
+    crate::host::ip_key(h, req.client_ip().as_deref())
 }
 
 /// In the router, before a game's object is woken (`crate::admission::route_limits`).

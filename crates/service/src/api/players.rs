@@ -30,7 +30,7 @@ pub async fn handle(h: &impl Host, req: &mut impl Incoming, path: &str) -> Res {
             let _ = req.body().await?;
             let origin = req.origin()?;
             let (who, cookie): (PlayerRef, _) = who(h, req).await?;
-            let capacity = AddressCapacity::of(h, req.header("CF-Connecting-IP").as_deref());
+            let capacity = AddressCapacity::of(h, req.client_ip().as_deref());
             let ports = StartPorts { games: &GameObjects(h), capacity: &capacity };
             let answer =
                 stages::start(&store, &ports, &mut HostRandom(h), h.now_ms(), st, index, &who, &origin)

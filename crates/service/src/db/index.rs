@@ -15,6 +15,73 @@ pub const LOAD: &str = "SELECT COALESCE((SELECT n FROM load_counters WHERE key =
                     COALESCE((SELECT n FROM load_counters WHERE key = 'ip:' || ?1), 0) AS by_address, \
                     COALESCE((SELECT n FROM load_counters WHERE key = 'player:' || ?2), 0) AS by_player";
 
+/// A creation's reservation (migration 0009): `?1` the new game's id, `?2` the creator's
+/// address hash, `?3` its player (or NULL), `?4` now; admitted only while the counters it
+/// reads stay under `?5` (unfinished games overall), `?6` (of the address bucket) and `?7`
+/// (of the player). One statement reads and counts, so parallel creations cannot all pass
+/// on the same counts; the row counts until the game's index row replaces it.
+pub const RESERVE: &str = "INSERT INTO creation_reservations (game_id, ip_hash, player_id, created_at) \
+     SELECT ?1, ?2, ?3, ?4 \
+     WHERE COALESCE((SELECT n FROM load_counters WHERE key = 'active'), 0) < ?5 \
+       AND COALESCE((SELECT n FROM load_counters WHERE key = 'ip:' || ?2), 0) < ?6 \
+       AND (?3 IS NULL OR COALESCE((SELECT n FROM load_counters WHERE key = 'player:' || ?3), 0) < ?7) \
+     RETURNING game_id";
+
+/// Releases a reservation whose creation failed (`?1` the game's id).
+pub const RELEASE: &str = "DELETE FROM creation_reservations WHERE game_id = ?1";
+
+/// Drops the reservations made before `?1`: their creation crashed half-way (a creation
+/// takes well under a second; its game's row would have replaced them).
+pub const SWEEP: &str = "DELETE FROM creation_reservations WHERE created_at < ?1";
+
+/// How long a reservation may wait for its game's index row before it is swept.
+pub const RESERVATION_MS: i64 = 10 * 60_000;
+
+/// The caps a reservation must stay under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caps {
+    pub active: u32,
+    pub by_address: u32,
+    pub by_player: u32,
+}
+
+/// Reserves a place for game `game_id` by the creator (`ip_hash`, `player`) if the load
+/// counters allow it under `caps`: whether it was admitted. A refusal sweeps reservations
+/// older than [`RESERVATION_MS`] (left by crashed creations) and tries once more, so a
+/// crash never holds a place for longer.
+pub async fn reserve(
+    db: &impl Sql,
+    game_id: &str,
+    ip_hash: &str,
+    player: Option<&str>,
+    caps: Caps,
+    now: i64,
+) -> StoreResult<bool> {
+    let stmt = || {
+        Stmt::new(RESERVE)
+            .bind(game_id)
+            .bind(ip_hash)
+            .bind(player)
+            .bind(now)
+            .bind(caps.active)
+            .bind(caps.by_address)
+            .bind(caps.by_player)
+    };
+    if !db.all(stmt()).await?.is_empty() {
+        return Ok(true);
+    }
+    if db.run(Stmt::new(SWEEP).bind(now - RESERVATION_MS)).await? == 0 {
+        return Ok(false);
+    }
+    Ok(!db.all(stmt()).await?.is_empty())
+}
+
+/// Releases game `game_id`'s reservation (its creation failed; idempotent).
+pub async fn release(db: &impl Sql, game_id: &str) -> StoreResult<()> {
+    db.run(Stmt::new(RELEASE).bind(game_id)).await?;
+    Ok(())
+}
+
 /// The index row's upsert (see [`upsert`]). The `WHERE` of its update is the rule
 /// that an older snapshot never overwrites a newer row.
 pub const UPSERT: &str = concat!(

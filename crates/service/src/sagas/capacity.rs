@@ -2,6 +2,7 @@
 //! accepted challenge, a stage, a rematch).
 
 use crate::create::{check_capacity, Limits, MINUTE_MS};
+use crate::db::index;
 use crate::error::{ApiError, ErrorCode};
 use crate::guard::Rate;
 use crate::ports::Limiter;
@@ -21,16 +22,20 @@ pub struct Creator<'a> {
 /// refuse everyone).
 pub const SESSIONLESS_SHARE_PERCENT: u32 = 80;
 
-/// Admits one creation by `who`, in order: the address bucket's rate, its /56's (twice
-/// it) and its /48's (four times it: one allocation cannot take the overall budget), the
-/// overall rate (atomic, in the limiters; cookieless creations only up to
-/// [`SESSIONLESS_SHARE_PERCENT`] of it), then the unfinished games overall, of the
-/// address and of the player (counters in D1). The first refusal is the answer.
+/// Admits the creation of game `game` by `who`, in order: the address bucket's rate, its
+/// /56's (twice it) and its /48's (four times it: one allocation cannot take the overall
+/// budget), the overall rate (atomic, in the limiters; cookieless creations only up to
+/// [`SESSIONLESS_SHARE_PERCENT`] of it), then a place among the unfinished games overall,
+/// of the address and of the player, reserved in D1 by one conditional statement
+/// ([`crate::db::index::reserve`]): each cap is counted where it is decided. The first
+/// refusal is the answer.
 pub async fn admit(
     limiter: &impl Limiter,
     db: &impl Sql,
     limits: Limits,
     who: Creator<'_>,
+    game: &str,
+    now: i64,
 ) -> Result<(), ApiError> {
     let minute = |limit| Rate { limit, window_ms: MINUTE_MS };
     let why = "too many new games from your address this minute";
@@ -50,8 +55,25 @@ pub async fn admit(
     };
     limiter.hit("create:all", minute(overall), "too many new games this minute").await?;
     let (ip_hash, creator) = (who.ip_hash, who.player);
-    let load = crate::db::index::load(db, ip_hash, creator)
-        .await
-        .map_err(|e| ApiError::new(ErrorCode::IndexUnavailable, e.to_string()))?;
-    check_capacity(load, limits)
+    let unavailable = |e: crate::sql::StoreError| ApiError::new(ErrorCode::IndexUnavailable, e.to_string());
+    let caps = caps(limits, creator.is_some());
+    if index::reserve(db, game, ip_hash, creator, caps, now).await.map_err(unavailable)? {
+        return Ok(());
+    }
+    // Refused: the counts say which cap, for the message (a place freed in between still
+    // refuses this creation, as the reservation did).
+    let load = index::load(db, ip_hash, creator).await.map_err(unavailable)?;
+    check_capacity(load, limits)?;
+    Err(crate::guard::busy("too many games in progress", 300))
+}
+
+/// The caps of [`check_capacity`] as a reservation's bounds: without a session the
+/// address is the creator, with the creator's cap.
+pub fn caps(limits: Limits, with_player: bool) -> index::Caps {
+    let by_address = if with_player {
+        limits.open_per_address
+    } else {
+        limits.open_per_address.min(limits.open_per_creator)
+    };
+    index::Caps { active: limits.max_active_games, by_address, by_player: limits.open_per_creator }
 }

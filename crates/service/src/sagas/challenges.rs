@@ -147,9 +147,10 @@ pub async fn accept<G: Games, C: Capacity, N: Notifier>(
     let spec: PostChallenge =
         serde_json::from_str(&open.spec).map_err(|e| ApiError::internal(e.to_string()))?;
     challenge::may_accept(&open.poster_id, &accepter.id, spec.rated, accepter.linked)?;
-    ports.capacity.admit(Some(&accepter.id)).await?;
     let game_id = rng.id()?;
+    ports.capacity.admit(&game_id, Some(&accepter.id)).await?;
     if !db::claim(db, id, &game_id, &accepter.id, now).await? {
+        ports.capacity.release(&game_id).await;
         return Err(gone());
     }
     match start_game(ports.games, rng, origin, &spec, &open.poster_id, &game_id, accepter).await {
@@ -159,8 +160,9 @@ pub async fn accept<G: Games, C: Capacity, N: Notifier>(
         }
         Err(e) => {
             // Best effort: a release that fails too leaves the challenge claimed by a game
-            // that never started, which expires with it.
+            // that never started, which expires with it (and the place is swept).
             let _ = db::release(db, id, &game_id).await;
+            ports.capacity.release(&game_id).await;
             Err(e)
         }
     }

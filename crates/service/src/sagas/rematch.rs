@@ -39,7 +39,7 @@ pub async fn request(
         Step::Create(call, rec, reservation) => (call, rec, reservation),
     };
     if reservation == Reservation::New {
-        if let Err(e) = capacity.admit(api.player.as_ref().map(|p| p.id.as_str())).await {
+        if let Err(e) = capacity.admit(&call.id, api.player.as_ref().map(|p| p.id.as_str())).await {
             rematch::release(store, &call.id);
             return failed(&e);
         }
@@ -49,6 +49,7 @@ pub async fn request(
         Err(CallError::Refused(_)) => {
             if reservation == Reservation::New {
                 rematch::release(store, &call.id);
+                capacity.release(&call.id).await;
             }
             return failed(&try_again());
         }

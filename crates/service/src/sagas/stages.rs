@@ -62,9 +62,9 @@ pub async fn start<G: Games, C: Capacity>(
         .stage(index)
         .ok_or_else(|| ApiError::not_found(format!("story '{}' has no stage {index}", st.id)))?;
     rules::check_unlocked(store, st, index, &player.id).await?;
-    let ip_hash = ports.capacity.admit(Some(&player.id)).await?;
-    let (game, stage_ref) = rules::stage_game(st, index, stage);
     let id = rng.id()?;
+    let ip_hash = ports.capacity.admit(&id, Some(&player.id)).await?;
+    let (game, stage_ref) = rules::stage_game(st, index, stage);
     let call = CreateCall {
         id: id.clone(),
         game,
@@ -77,8 +77,14 @@ pub async fn start<G: Games, C: Capacity>(
     // A refusal (e.g. the network AI unavailable) is the answer, as the object gave it.
     let answer = match ports.games.create_answer(&call).await {
         Ok(answer) | Err(CallError::Refused(answer)) => answer,
-        Err(CallError::NoAnswer(why)) => return Err(ApiError::internal(why)),
+        Err(CallError::NoAnswer(why)) => {
+            ports.capacity.release(&id).await;
+            return Err(ApiError::internal(why));
+        }
     };
+    if answer.status != 201 {
+        ports.capacity.release(&id).await;
+    }
     if answer.status == 201 {
         let handed_over = async {
             end_current(store, ports.games, &st.id, &player.id).await?;
