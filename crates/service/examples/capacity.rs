@@ -1425,7 +1425,7 @@ fn main() {
     }
 
     println!("### The creation capacity check at scale\n");
-    println!("`service::db::index::LOAD` (every creation, accepted challenge, stage and rematch runs it), median of 15, native SQLite:\n");
+    println!("`service::db::index::LOAD` (the counters every creation, accepted challenge, stage and rematch reads: its reservation, `RESERVE`, reads the same three by key as it writes; `LOAD` itself names the cap of a refusal), median of 15, native SQLite:\n");
     println!("| unfinished games in the index | ms | D1 bytes per games row (its indexes and counter rows included) | query plan |\n|---|---|---|---|");
     for active in [1_000, 10_000, 100_000] {
         let (ms, plan, per_row) = capacity_check(active, 15);

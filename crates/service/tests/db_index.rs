@@ -363,6 +363,12 @@ fn a_reservation_counts_at_once_and_holds_the_caps_exactly() {
     assert!(
         !block_on(index::reserve(&db, &gid(8), "ip-y", None, small, T0 + index::RESERVATION_MS + 2)).unwrap()
     );
+    // The reservation reads the counters by key: it scans no games.
+    let bound =
+        [("?1", "'g'"), ("?2", "'ip-a'"), ("?3", "'me'"), ("?4", "0"), ("?5", "1"), ("?6", "1"), ("?7", "1")];
+    let sql = bound.iter().fold(index::RESERVE.to_owned(), |q, (k, v)| q.replace(k, v));
+    let plan = query(&db, &format!("EXPLAIN QUERY PLAN {sql}"));
+    assert!(plan.iter().all(|r| !r["detail"].as_str().unwrap_or_default().contains("games")), "{plan:?}");
 }
 
 /// What the API does for My games (`service::api::me::games`): the index rows, each
