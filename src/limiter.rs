@@ -32,8 +32,14 @@ impl DurableObject for Limiter {
         match call {
             Ok((decision, forget_in_ms)) => {
                 // Once every window and lease has passed, the object forgets the bucket
-                // (after the decision: the await cannot split it).
-                self.state.storage().set_alarm(forget_in_ms).await?;
+                // (after the decision: the await cannot split it). An alarm already set
+                // is left: when it fires it looks for what still counts and, if anything
+                // does, comes back then (an alarm set is a row written; reading one is
+                // not).
+                let storage = self.state.storage();
+                if storage.get_alarm().await?.is_none() {
+                    storage.set_alarm(forget_in_ms).await?;
+                }
                 Response::from_json(&decision)
             }
             Err(e) => glue::error(&e),
@@ -41,7 +47,19 @@ impl DurableObject for Limiter {
     }
 
     async fn alarm(&self) -> Result<Response> {
-        self.state.storage().delete_all().await?;
+        let storage = self.state.storage();
+        let now = crate::host::now_ms();
+        match service::local::limiter_forget_at(&DoSql(&self.sql)) {
+            // A hit or lease made since the alarm was set still counts: forget it later.
+            Ok(Some(at)) if at > now => storage.set_alarm(at - now + 1000).await?,
+            Ok(_) => storage.delete_all().await?,
+            // Unreadable: keep everything and look again (forgetting early would let a
+            // client past its limit).
+            Err(e) => {
+                worker::console_error!("limiter: its storage could not be read: {}", e.0);
+                storage.set_alarm(60_000).await?;
+            }
+        }
         Response::ok("")
     }
 }

@@ -311,6 +311,9 @@ struct Bench {
     engine: Cell<Engine>,
     games: RefCell<BTreeMap<String, Rc<GameDo>>>,
     limiters: RefCell<BTreeMap<String, Rc<Local>>>,
+    /// When each limiter's forget alarm fires (src/limiter.rs sets one only when none is
+    /// pending; a fired one found nothing left to count and forgot the bucket).
+    limiter_alarms: RefCell<BTreeMap<String, i64>>,
     lobby: RefCell<service::lobby::Reads>,
     log: RefCell<Vec<String>>,
 }
@@ -331,6 +334,7 @@ impl Bench {
             engine: Cell::new(Engine::Random),
             games: RefCell::default(),
             limiters: RefCell::default(),
+            limiter_alarms: RefCell::default(),
             lobby: RefCell::default(),
             log: RefCell::default(),
         }
@@ -639,19 +643,31 @@ impl Host for Bench {
                 Ok(block_on(Box::pin(self.game_fetch(name, Method::Post, path, body.into_bytes(), headers))))
             }
             Namespace::Limiter => {
-                tally(|c| {
-                    c.limiter += 1;
-                    c.alarms += 1; // the limiter sets its forget alarm on every call
-                });
+                tally(|c| c.limiter += 1);
                 let _t = within(Place::OtherObject);
+                let now = self.now_ms();
+                // A pending alarm that has come due fired: it found nothing still counting
+                // (every call here is at least a window after the last one of the bucket's
+                // earlier operations) and forgot the bucket.
+                if self.limiter_alarms.borrow().get(name).is_some_and(|&at| at <= now) {
+                    self.limiter_alarms.borrow_mut().remove(name);
+                    self.limiters.borrow_mut().remove(name);
+                }
                 let db = {
                     let mut limiters = self.limiters.borrow_mut();
                     limiters.entry(name.to_owned()).or_insert_with(|| Rc::new(Local::new(true))).clone()
                 };
                 let (p, q) = path.split_once('?').map_or((path, None), |(p, q)| (p, Some(q)));
-                let decided = service::local::limiter_call(&*db, p, q, self.now_ms());
+                let decided = service::local::limiter_call(&*db, p, q, now);
                 match decided {
-                    Ok((d, _)) => Ok((200, serde_json::to_string(&d).map_err(|e| e.to_string())?)),
+                    Ok((d, forget_in_ms)) => {
+                        // The forget alarm, set only when none is pending (src/limiter.rs).
+                        if !self.limiter_alarms.borrow().contains_key(name) {
+                            tally(|c| c.alarms += 1);
+                            self.limiter_alarms.borrow_mut().insert(name.to_owned(), now + forget_in_ms);
+                        }
+                        Ok((200, serde_json::to_string(&d).map_err(|e| e.to_string())?))
+                    }
                     Err(e) => Ok((e.status(), e.to_string())),
                 }
             }

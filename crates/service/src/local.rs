@@ -90,29 +90,65 @@ pub fn hit(db: &impl LocalSql, now: i64, rate: Rate) -> StoreResult<Decision> {
 
 /// [`hit`] of weight `n` ([`guard::hit_n`]): one row however heavy the hit (a level-6 AI
 /// move weighs 59: a row per unit made the limiters' storage writes the largest line of
-/// the bill, docs/capacity.md). (`hits`, the unweighted table before, is no longer read:
-/// its rows were at most one window old at the change.)
+/// the bill, docs/capacity.md), with the end of its window (`until`), so that the
+/// object's alarm knows when nothing counts any more ([`limiter_forget_at`]). (`hits` and
+/// `weighted_hits`, the tables before, are no longer read: their rows were at most one
+/// window old at each change.)
 pub fn hit_n(db: &impl LocalSql, now: i64, rate: Rate, n: u32) -> StoreResult<Decision> {
     #[derive(Deserialize)]
     struct Hit {
         at: i64,
         n: i64,
     }
-    db.run("CREATE TABLE IF NOT EXISTS weighted_hits (at INTEGER NOT NULL, n INTEGER NOT NULL)", Vec::new())?;
     db.run(
-        "DELETE FROM weighted_hits WHERE at <= ? OR at > ?",
+        "CREATE TABLE IF NOT EXISTS rate_hits (at INTEGER NOT NULL, n INTEGER NOT NULL, until INTEGER NOT NULL)",
+        Vec::new(),
+    )?;
+    db.run(
+        "DELETE FROM rate_hits WHERE at <= ? OR at > ?",
         vec![Param::Int(now - rate.window_ms), Param::Int(now + rate.window_ms)],
     )?;
-    let mut hits: Vec<i64> = rows::<Hit>(db, "SELECT at, n FROM weighted_hits", Vec::new())?
+    let mut hits: Vec<i64> = rows::<Hit>(db, "SELECT at, n FROM rate_hits", Vec::new())?
         .into_iter()
         .flat_map(|h| std::iter::repeat_n(h.at, h.n.clamp(1, i64::from(u32::MAX)) as usize))
         .collect();
     let decision = guard::hit_n(&mut hits, now, rate, n);
     if decision.allowed {
         let n = i64::from(n.max(1));
-        db.run("INSERT INTO weighted_hits (at, n) VALUES (?, ?)", vec![Param::Int(now), Param::Int(n)])?;
+        db.run(
+            "INSERT INTO rate_hits (at, n, until) VALUES (?, ?, ?)",
+            vec![Param::Int(now), Param::Int(n), Param::Int(now + rate.window_ms)],
+        )?;
     }
     Ok(decision)
+}
+
+/// When a limiter object may forget everything it holds: the latest end of a recorded
+/// hit's window or of a socket or search lease (`None`: it holds nothing). Its alarm asks
+/// this when it fires, so a call needs to set the alarm only when none is set (an alarm
+/// set is a storage row written: one per call was a third of an AI move's writes,
+/// docs/capacity.md), and a bucket is never forgotten while a hit or lease still counts.
+pub fn limiter_forget_at(db: &impl LocalSql) -> StoreResult<Option<i64>> {
+    #[derive(Deserialize)]
+    struct Latest {
+        at: Option<i64>,
+    }
+    let mut latest: Option<i64> = None;
+    for (table, sql) in [
+        ("rate_hits", "SELECT MAX(until) AS at FROM rate_hits"),
+        ("sockets", "SELECT MAX(expires_at) AS at FROM sockets"),
+    ] {
+        let exists = !db
+            .all(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?",
+                vec![Param::Text(table.into())],
+            )?
+            .is_empty();
+        if exists {
+            latest = latest.max(rows::<Latest>(db, sql, Vec::new())?.first().and_then(|r| r.at));
+        }
+    }
+    Ok(latest)
 }
 
 /// An address bucket's socket leases: with `cap`, one more socket for `game` (which

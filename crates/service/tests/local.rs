@@ -50,7 +50,7 @@ fn a_bucket_allows_its_rate_per_window_and_forgets_hits_outside_it() {
     assert!(refused.retry_after_s >= 1 && refused.retry_after_s <= 60, "{refused:?}");
     // Refusals are not counted: a window later, the bucket is open again.
     assert!(local::hit(&db, T0 + 60_001, rate).unwrap().allowed);
-    let kept: i64 = db.conn().query_row("SELECT COUNT(*) FROM weighted_hits", [], |r| r.get(0)).unwrap();
+    let kept: i64 = db.conn().query_row("SELECT COUNT(*) FROM rate_hits", [], |r| r.get(0)).unwrap();
     assert_eq!(kept, 2, "the hits at or before the window went (T0, T0 + 1); T0 + 2 and the new one stay");
 }
 
@@ -78,9 +78,33 @@ fn a_weighted_hit_is_stored_as_one_row_and_counts_its_weight() {
     assert!(service::local::hit_n(&db, 1_000, rate, 59).unwrap().allowed);
     let writes = db.statements() - before;
     assert!(writes <= 4, "create, delete, select, one insert: {writes} statements");
-    let rows: i64 = db.conn().query_row("SELECT COUNT(*) FROM weighted_hits", [], |r| r.get(0)).unwrap();
+    let rows: i64 = db.conn().query_row("SELECT COUNT(*) FROM rate_hits", [], |r| r.get(0)).unwrap();
     assert_eq!(rows, 1);
     assert!(!service::local::hit_n(&db, 2_000, rate, 59).unwrap().allowed, "59 + 59 > 100");
     assert!(service::local::hit_n(&db, 2_000, rate, 41).unwrap().allowed, "59 + 41 = 100");
     assert!(service::local::hit_n(&db, 61_001, rate, 59).unwrap().allowed, "the window passed");
+}
+
+/// A limiter's alarm forgets its bucket only once nothing in it counts (the calls set
+/// the alarm only when none is set, so the alarm finds out itself): the latest hit's
+/// window end, the latest lease's expiry; nothing at all in a fresh object.
+#[test]
+fn a_limiter_may_forget_its_bucket_only_after_the_last_window_and_lease() {
+    let db = Sqlite::empty().unwrap();
+    assert_eq!(local::limiter_forget_at(&db).unwrap(), None, "a fresh object holds nothing");
+    let minute = Rate { limit: 10, window_ms: 60_000 };
+    local::hit(&db, T0, minute).unwrap();
+    local::hit(&db, T0 + 5_000, minute).unwrap();
+    assert_eq!(local::limiter_forget_at(&db).unwrap(), Some(T0 + 65_000));
+    // A hit with a longer window counts until its own window ends.
+    local::hit(&db, T0 + 6_000, Rate { limit: 10, window_ms: 120_000 }).unwrap();
+    local::hit(&db, T0 + 7_000, minute).unwrap();
+    assert_eq!(local::limiter_forget_at(&db).unwrap(), Some(T0 + 126_000));
+    // A refused hit records nothing.
+    let full = Rate { limit: 0, window_ms: 600_000 };
+    assert!(!local::hit(&db, T0 + 8_000, full).unwrap().allowed);
+    assert_eq!(local::limiter_forget_at(&db).unwrap(), Some(T0 + 126_000));
+    // A socket lease outlasts the hits.
+    local::sockets(&db, "game-1", 1, Some(5), T0 + 9_000, WS_LEASE_MS).unwrap();
+    assert_eq!(local::limiter_forget_at(&db).unwrap(), Some(T0 + 9_000 + WS_LEASE_MS));
 }
