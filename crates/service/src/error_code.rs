@@ -53,7 +53,7 @@ error_codes! {
     NotFound = "not_found", 404, "No such route, game, player, stage or challenge.";
     MethodNotAllowed = "method_not_allowed", 405, "The route does not take this method.";
     InvalidJson = "invalid_json", 400, "The request needs a JSON body and this one is missing or not JSON.";
-    InvalidBody = "invalid_body", 400, "The JSON body does not have the request's shape (a field missing, unknown or mistyped).";
+    InvalidBody = "invalid_body", 400, "The JSON body does not have the request's shape (a field missing, unknown or mistyped, or a key repeated).";
     UnreadableBody = "unreadable_body", 400, "The request body could not be read.";
     BadUrl = "bad_url", 400, "The request URL could not be parsed.";
     BodyTooLarge = "body_too_large", 413, "The request body is over the size limit (refused before it is parsed).";
