@@ -307,3 +307,41 @@ pub trait PlayerStore {
         at: i64,
     ) -> StoreResult<()>;
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_reads_back_what_it_writes_and_nothing_else() {
+        let id = "0123456789abcdef01234567";
+        for at in [0, 1_712_345_678_901, MAX_EXACT, -5] {
+            let c = GamesCursor { at, id: id.to_owned() };
+            assert_eq!(c.to_string().parse::<GamesCursor>().unwrap(), c);
+        }
+        assert_eq!(
+            serde_json::to_value(GamesCursor { at: 7, id: id.to_owned() }).unwrap(),
+            format!("7_{id}")
+        );
+        for bad in [
+            "".to_owned(),
+            "7".to_owned(),
+            format!("7-{id}"),
+            format!("+7_{id}"),
+            format!(" 7_{id}"),
+            format!("_{id}"),
+            format!("-_{id}"),
+            format!("7.0_{id}"),
+            format!("{}_{id}", MAX_EXACT + 1),
+            format!("12345678901234567_{id}"),
+            format!("7_{}", id.to_uppercase()),
+            format!("7_{id}0"),
+            format!("7_{id}_1"),
+            "7_zz3456789abcdef01234567".to_owned(),
+        ] {
+            let e = bad.parse::<GamesCursor>().unwrap_err();
+            assert_eq!((e.status(), e.code), (400, ErrorCode::InvalidPage), "{bad:?}");
+        }
+    }
+}

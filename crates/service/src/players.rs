@@ -811,3 +811,32 @@ pub async fn link<S: PlayerStore>(
         }
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_is_read_from_the_query_or_refused_naming_why() {
+        let id = "0123456789abcdef01234567";
+        assert_eq!(games_page("").unwrap(), GamesPage { before: None, limit: RECENT_GAMES });
+        assert_eq!(games_page("x=1&limit=50").unwrap().limit, 50, "other parameters are ignored");
+        let p = games_page(&format!("before=5_{id}&limit=1")).unwrap();
+        assert_eq!(p, GamesPage { before: Some(GamesCursor { at: 5, id: id.into() }), limit: 1 });
+        for (q, says) in [
+            ("limit=0", "from 1 to 50"),
+            ("limit=51", "from 1 to 50"),
+            ("limit=-1", "from 1 to 50"),
+            ("limit=", "from 1 to 50"),
+            ("limit=1e1", "from 1 to 50"),
+            ("limit=1&limit=2", "'limit' is given twice"),
+            ("before=", "not a cursor"),
+            ("before=next", "not a cursor"),
+        ] {
+            let e = games_page(q).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidPage, "{q}");
+            assert!(e.message.contains(says), "{q}: {}", e.message);
+        }
+    }
+}
