@@ -65,7 +65,8 @@ export const api = {
   logoutEverywhere: () => call("POST", "/api/auth/logout/all"),
   setName: (name) => call("POST", "/api/me/name", { body: { name } }),
   logout: () => call("POST", "/api/auth/logout"),
-  player: (id) => call("GET", `/api/players/${encodeURIComponent(id)}`),
+  // Player Info; `before`: the `next` of the page before (older finished games).
+  player: (id, before) => call("GET", `/api/players/${encodeURIComponent(id)}${before ? `?before=${encodeURIComponent(before)}` : ""}`),
   leaderboard: () => call("GET", "/api/leaderboard"),
   matchups: () => call("GET", "/api/stats/matchups"),
   // Story mode.

@@ -5,7 +5,7 @@ import { api } from "./api.js";
 import { account, accountPanel, badgeEl, playerName } from "./account.js";
 import { FACTION_NAMES, FACTIONS } from "./notation.js";
 import { keyboardScrollable } from "./modals.js";
-import { h } from "./ui.js";
+import { announce, h } from "./ui.js";
 
 const SIDE = { south: "South", north: "North" };
 const fname = (f) => FACTION_NAMES[f] || f;
@@ -33,6 +33,50 @@ function ratingText(r) {
 function when(ms) {
   if (!ms) return "";
   return new Date(ms).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+}
+
+function recentGame(g) {
+  const mineF = g.side === "south" ? g.south : g.north;
+  const theirF = g.side === "south" ? g.north : g.south;
+  return h("li", { class: `recent ${g.won ? "won" : "lost"}` },
+    h("span", { class: "recent-main" },
+      h("strong", { class: g.won ? "res-won" : "res-other", text: g.won ? "Won" : /^draw/.test(g.result) ? "Draw" : "Lost" }),
+      ` · ${fname(mineF)} (${SIDE[g.side]}) vs ${fname(theirF)} · ${g.mode === "ai" ? "AI" : "link"}${g.rated ? " · rated" : ""}`),
+    h("small", { class: "muted", text: `${g.result}${g.finished_at ? ` · ${when(g.finished_at)}` : ""}` }),
+    h("span", { class: "recent-links" },
+      h("a", { href: `/g/${g.id}`, "data-link": true, text: "View game" }),
+      h("a", { href: g.record, text: "Record", "aria-label": `Game record of ${fname(mineF)} vs ${fname(theirF)}, ${when(g.finished_at)}` })));
+}
+
+/**
+ * The finished games, a page at a time: the first page came with Player Info; "Show more
+ * games" asks for the page after the last one shown (`next`, the server's cursor), so a
+ * game finished meanwhile neither repeats nor shifts the list.
+ */
+function recentGames(p) {
+  if (!p.recent.length) return h("p", { class: "muted", text: "No finished games yet." });
+  const list = h("ul", { class: "recent-list", id: "recent-list" }, p.recent.map(recentGame));
+  let next = p.next;
+  const error = h("p", { class: "form-error", role: "alert", hidden: true });
+  const more = h("button", { type: "button", class: "show-more", "aria-controls": "recent-list", text: "Show more games" });
+  more.hidden = !next;
+  more.addEventListener("click", async () => {
+    more.disabled = true;
+    error.hidden = true;
+    try {
+      const page = await api.player(p.id, next);
+      list.append(...page.recent.map(recentGame));
+      next = page.next;
+      more.hidden = !next;
+      announce(`${page.recent.length} more games shown${next ? "" : ", all of them"}.`);
+    } catch (e) {
+      error.textContent = `More games could not be loaded: ${e.message}`;
+      error.hidden = false;
+    } finally {
+      more.disabled = false;
+    }
+  });
+  return h("div", { class: "recent-games" }, list, error, more);
 }
 
 export async function showPlayer(main, id) {
@@ -78,20 +122,7 @@ export async function showPlayer(main, id) {
   cols.append(card("By match-up", "matchup-h", p.by_matchup.length
     ? table("Games by match-up", ["Match-up", "Side", "Played", "Won"], p.by_matchup.map((m) => [`${fname(m.south)} vs ${fname(m.north)}`, SIDE[m.side], String(m.played), String(m.won)]))
     : h("p", { class: "muted", text: "No finished games yet." })));
-  cols.append(card("Recent games", "recent-h", p.recent.length
-    ? h("ul", { class: "recent-list" }, p.recent.map((g) => {
-      const mineF = g.side === "south" ? g.south : g.north;
-      const theirF = g.side === "south" ? g.north : g.south;
-      return h("li", { class: `recent ${g.won ? "won" : "lost"}` },
-        h("span", { class: "recent-main" },
-          h("strong", { class: g.won ? "res-won" : "res-other", text: g.won ? "Won" : /^draw/.test(g.result) ? "Draw" : "Lost" }),
-          ` · ${fname(mineF)} (${SIDE[g.side]}) vs ${fname(theirF)} · ${g.mode === "ai" ? "AI" : "link"}${g.rated ? " · rated" : ""}`),
-        h("small", { class: "muted", text: `${g.result}${g.finished_at ? ` · ${when(g.finished_at)}` : ""}` }),
-        h("span", { class: "recent-links" },
-          h("a", { href: `/g/${g.id}`, "data-link": true, text: "View game" }),
-          h("a", { href: g.record, text: "Record", "aria-label": `Game record of ${fname(mineF)} vs ${fname(theirF)}, ${when(g.finished_at)}` })));
-    }))
-    : h("p", { class: "muted", text: "No finished games yet." })));
+  cols.append(card("Recent games", "recent-h", recentGames(p)));
   section.replaceChildren(head, cols);
 }
 

@@ -295,6 +295,37 @@ fn malformed_requests_get_json_errors() {
     assert!(r.text.contains("IRON ARENA"));
 }
 
+/// Regression (issue 30): a body that repeats a key was read as its last value (`{"mode":
+/// "link", "mode": "ai"}` made an `ai` game), where another reader of the same bytes may
+/// take the first. Every body is refused with 400 `invalid_body` naming the key: the
+/// Worker's (a creation, a nested one in a push subscription) and a game object's (a
+/// move), and nothing changes.
+#[test]
+fn a_body_that_repeats_a_key_is_refused_naming_it() {
+    let s = server();
+    let refused = |r: &support::Reply, key: &str| {
+        assert_eq!((r.status, r.error().as_str()), (400, "invalid_body"), "{}", r.text);
+        let message = r.json()["message"].as_str().unwrap_or_default().to_owned();
+        assert!(message.contains(&format!("duplicate key \"{key}\"")), "{message}");
+    };
+    let create = br#"{"south":"axiom","north":"blades","mode":"link","seat":"south","mode":"ai"}"#;
+    refused(&s.post_raw("/api/games", None, create), "mode");
+    let subscription =
+        br#"{"subscription":{"endpoint":"https://push.example/x","keys":{"p256dh":"a","auth":"b","auth":"c"}}}"#;
+    refused(&s.post_raw("/api/me/push", None, subscription), "auth");
+    let (id, south, _) = s.link_game("clockwork", "blades", None);
+    let before = s.state(&id);
+    let r = s.post_raw(
+        &format!("/api/games/{id}/moves"),
+        Some(&south),
+        br#"{"move":"e2d3","ply":0,"move":"e2e3"}"#,
+    );
+    refused(&r, "move");
+    assert_eq!(s.state(&id), before, "no move was played");
+    // The same bodies without the repeat are read as before.
+    assert_eq!(s.play(&id, &south, "e2d3", 0).status, 200);
+}
+
 #[test]
 fn creation_past_capacity_is_server_busy() {
     let s = Server::start(&[("LIMIT_PER_IP_PER_MINUTE", "2")]);

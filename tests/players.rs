@@ -331,3 +331,48 @@ fn rated_games_update_ratings_once_and_feed_the_leaderboard_player_info_and_stat
     // Ratings were applied once: the players' rows are as computed above.
     assert!((row(&a_id)["rating"].as_f64().unwrap() - win.rating).abs() < 1e-6);
 }
+
+/// Player Info a page at a time (issue 30: it read every finished game of the player):
+/// `limit` games, latest first, and `next` to ask for the older ones; the totals on every
+/// page; a cursor or limit the route did not give is a 400 `invalid_page`.
+#[test]
+fn player_info_pages_its_finished_games_and_refuses_a_bad_page() {
+    let s = shared();
+    let mut b = Browser::new();
+    let pid = b.me(s)["id"].as_str().unwrap().to_owned();
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let body = json!({"south": "axiom", "north": "clockwork", "mode": "ai", "seat": "south", "level": 1});
+        let r = b.send("POST", &s.url("/api/games"), Some(&body));
+        assert_eq!(r.status, 201, "{}", r.body);
+        let c: Value = serde_json::from_str(&r.body).unwrap();
+        let id = c["id"].as_str().unwrap().to_owned();
+        assert_eq!(s.post(&format!("/api/games/{id}/resign"), c["token"].as_str(), &json!({})).status, 200);
+        s.synced(&id);
+        ids.push(id);
+    }
+    let page = |b: &mut Browser, q: &str| get(b, s, &format!("/api/players/{pid}?{q}"));
+    let first = page(&mut b, "limit=2");
+    let listed = |p: &Value| -> Vec<String> {
+        p["recent"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(listed(&first), [ids[2].clone(), ids[1].clone()], "latest first");
+    assert_eq!((first["games"]["played"].as_u64(), first["games"]["won"].as_u64()), (Some(3), Some(0)));
+    let next = first["next"].as_str().unwrap().to_owned();
+    let last = page(&mut b, &format!("limit=2&before={next}"));
+    assert_eq!(listed(&last), [ids[0].clone()]);
+    assert_eq!((last["next"].clone(), last["games"].clone()), (Value::Null, first["games"].clone()));
+    assert_eq!(listed(&page(&mut b, "")).len(), 3, "ten by default");
+
+    for q in [
+        "limit=0".to_owned(),
+        "limit=51".to_owned(),
+        "limit=two".to_owned(),
+        "before=nope".to_owned(),
+        format!("before={}", next.replace('_', "-")),
+        format!("before={next}&before={next}"),
+    ] {
+        let r = b.send("GET", &s.url(&format!("/api/players/{pid}?{q}")), None);
+        assert_eq!((r.status, r.body.contains("\"invalid_page\"")), (400, true), "{q}: {}", r.body);
+    }
+}

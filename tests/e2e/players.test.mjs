@@ -432,6 +432,34 @@ test("leaderboard: empty state without rated players, and the match-up table", T
   assert.deepEqual(page.errors, []);
 });
 
+// Issue 30: Player Info read every finished game; it lists a page and "Show more games"
+// asks for the next one from where the list ends.
+test("Player Info lists finished games a page at a time: Show more games", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  await startSession(page);
+  const me = await meOf(page);
+  // 13 finished ai games, the newest last (written as the index writes them).
+  const rows = Array.from({ length: 13 }, (_, i) => {
+    const id = (0xe2e000 + i).toString(16).padStart(24, "0");
+    return `('${id}', 'clockwork', 'axiom', 'ai', '${me.id}', 1, ${1_700_000_000_000 + i * 60_000}, 'south wins: resignation', 'south', 'resignation', 4)`;
+  });
+  await d1(server.persist, "INSERT INTO games (id, south_faction, north_faction, mode, south_player, created_at, finished_at, result, winner, reason, plies) VALUES " + rows.join(", "));
+  await page.goto(`/p/${me.id}`);
+  await page.waitForSelector(".recent-list .recent");
+  assert.equal(await page.locator(".recent-list .recent").count(), 10);
+  assert.equal(await page.textContent(".profile-head .played"), "13", "the totals count them all");
+  const newest = (0xe2e000 + 12).toString(16).padStart(24, "0");
+  assert.equal(await page.getAttribute(".recent-list .recent:first-child a[data-link]", "href"), `/g/${newest}`);
+  await page.click(".show-more");
+  await page.waitForFunction(() => document.querySelectorAll(".recent-list .recent").length === 13);
+  assert.ok(await page.locator(".show-more").isHidden(), "no more pages");
+  const oldest = (0xe2e000).toString(16).padStart(24, "0");
+  assert.equal(await page.getAttribute(".recent-list .recent:last-child a[data-link]", "href"), `/g/${oldest}`);
+  await shot(page, "player-info-more");
+  assert.deepEqual(page.errors, []);
+});
+
 // Regression (issue 11, item 4): the client started a guest on every page load, so a
 // visit that only looked (or a crawler running scripts) left a player behind.
 test("a visit that only looks makes no player; the first game does", T, async () => {

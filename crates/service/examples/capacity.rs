@@ -1115,7 +1115,7 @@ fn operations(b: &Bench, runs: usize, ai_runs: usize) -> Vec<Measured> {
             want(200)(b.send(Req::get("/api/me/games", &b.ip()).cookie(&mine)));
         },
     ));
-    // A player with 20 finished games (Player Info reads them all).
+    // A player with 20 finished games (Player Info reads its counters and one page of them).
     let veteran = b.guest();
     for n in 0..20 {
         b.tick();

@@ -53,9 +53,10 @@ error_codes! {
     NotFound = "not_found", 404, "No such route, game, player, stage or challenge.";
     MethodNotAllowed = "method_not_allowed", 405, "The route does not take this method.";
     InvalidJson = "invalid_json", 400, "The request needs a JSON body and this one is missing or not JSON.";
-    InvalidBody = "invalid_body", 400, "The JSON body does not have the request's shape (a field missing, unknown or mistyped).";
+    InvalidBody = "invalid_body", 400, "The JSON body does not have the request's shape (a field missing, unknown or mistyped, or a key repeated).";
     UnreadableBody = "unreadable_body", 400, "The request body could not be read.";
     BadUrl = "bad_url", 400, "The request URL could not be parsed.";
+    InvalidPage = "invalid_page", 400, "The page's cursor (`before`) is not one the API gave, or its size (`limit`) is out of range.";
     BodyTooLarge = "body_too_large", 413, "The request body is over the size limit (refused before it is parsed).";
     BadMoveNotation = "bad_move_notation", 400, "The move is not valid IAMN.";
     Unauthorized = "unauthorized", 401, "The request needs a seat token or a session and carries neither.";
@@ -156,7 +157,7 @@ mod tests {
             let d = code.description();
             assert!(d.ends_with('.') && !d.contains('\n'), "{wire}: one line, a sentence");
         }
-        assert_eq!(ErrorCode::ALL.len(), 70);
+        assert_eq!(ErrorCode::ALL.len(), 71);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 
-use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::de::{self, DeserializeOwned, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::error::{ApiError, ErrorBody, ErrorCode, GENERIC_MESSAGE};
@@ -191,13 +191,97 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     }
     // Two steps so the error says which is wrong: the JSON itself, or its shape. (serde
     // alone would also read a struct from an array, and calls some type errors syntax.)
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| ApiError::new(ErrorCode::InvalidJson, format!("request body is not JSON: {e}")))?;
+    let value = unique_json(body).map_err(|e| match e.classify() {
+        // The one data error a plain read can give: a key repeated (`UniqueKeys`).
+        serde_json::error::Category::Data => {
+            ApiError::new(ErrorCode::InvalidBody, format!("request body: {e}"))
+        }
+        _ => ApiError::new(ErrorCode::InvalidJson, format!("request body is not JSON: {e}")),
+    })?;
     if !value.is_object() {
         return Err(ApiError::new(ErrorCode::InvalidBody, "request body must be a JSON object"));
     }
     serde_json::from_value(value)
         .map_err(|e| ApiError::new(ErrorCode::InvalidBody, format!("request body: {e}")))
+}
+
+/// JSON read as a [`Value`], refusing an object that repeats a key (at any depth, keys
+/// compared after unescaping). A plain read into a `Value` keeps the last of two equal
+/// keys without a word, and RFC 8259 leaves what they mean to the reader: one client or
+/// proxy may act on the first while the API acted on the last. The error is a data error
+/// (`Category::Data`) naming the key.
+pub fn unique_json(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    serde_json::from_slice::<UniqueKeys>(bytes).map(|u| u.0)
+}
+
+/// A [`Value`] read by [`UniqueKeysVisitor`]: the same value `Value` reads, or the error
+/// of its first repeated key.
+struct UniqueKeys(Value);
+
+impl<'de> Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<UniqueKeys, D::Error> {
+        d.deserialize_any(UniqueKeysVisitor).map(UniqueKeys)
+    }
+}
+
+struct UniqueKeysVisitor;
+
+impl<'de> Visitor<'de> for UniqueKeysVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(UniqueKeys(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                // Cut, as a key can be most of an 8 KiB body.
+                let shown: String = key.chars().take(40).collect();
+                return Err(de::Error::custom(format_args!("duplicate key {shown:?}")));
+            }
+            let UniqueKeys(v) = map.next_value()?;
+            object.insert(key, v);
+        }
+        Ok(Value::Object(object))
+    }
 }
 
 pub fn too_large() -> ApiError {
@@ -258,6 +342,64 @@ mod tests {
         assert_eq!(r.json_body().unwrap()["message"], GENERIC_MESSAGE);
         assert!(log.unwrap().contains("D1_ERROR"));
         assert!(ApiResponse::relayed(500, "Internal Server Error".to_owned()).is_err());
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Sub {
+        endpoint: String,
+        keys: std::collections::BTreeMap<String, String>,
+    }
+
+    #[test]
+    fn a_repeated_key_is_refused_at_any_depth_naming_it() {
+        let refused = |body: &str, key: &str| {
+            let e = parse_json::<Sub>(body.as_bytes()).unwrap_err();
+            assert_eq!((e.status(), e.code), (400, ErrorCode::InvalidBody), "{body}: {e:?}");
+            assert!(e.message.contains(&format!("duplicate key \"{key}\"")), "{body}: {}", e.message);
+        };
+        refused(r#"{"endpoint":"a","endpoint":"b","keys":{}}"#, "endpoint");
+        // In a nested map, which a plain read kept the last of; equal once unescaped.
+        refused(r#"{"endpoint":"a","keys":{"auth":"x","p256dh":"y","auth":"z"}}"#, "auth");
+        refused(r#"{"endpoint":"a","keys":{},"\u0065ndpoint":"b"}"#, "endpoint");
+        // Inside an array, and in a value the type never reads.
+        let v = unique_json(br#"{"a":[1,{"b":1,"b":2}]}"#).unwrap_err();
+        assert!(v.is_data() && v.to_string().contains("duplicate key \"b\""), "{v}");
+        // A long key is named cut.
+        let long = "k".repeat(500);
+        let e = parse_json::<Sub>(format!(r#"{{"{long}":1,"{long}":2}}"#).as_bytes()).unwrap_err();
+        assert!(
+            e.message.contains(&format!("\"{}\"", "k".repeat(40))) && e.message.len() < 200,
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn unique_json_reads_what_a_plain_read_does() {
+        for text in [
+            r#"{"endpoint":"a","keys":{"auth":"x","p256dh":"y"}}"#,
+            r#"[1,-2,3.5,18446744073709551615,-9223372036854775808,1e300,"\u00e9\n",true,false,null,[],{}]"#,
+            r#"{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}]}"#,
+            "  \"x\"  ",
+        ] {
+            let plain: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(unique_json(text.as_bytes()).unwrap(), plain, "{text}");
+        }
+        let sub: Sub = parse_json(br#"{"endpoint":"a","keys":{"auth":"x"}}"#).unwrap();
+        assert_eq!((sub.endpoint.as_str(), sub.keys.len()), ("a", 1));
+        // Syntax stays a syntax error (invalid_json), a shape error an invalid_body.
+        for (bad, code) in [
+            (&b"{\"a\":1,}"[..], ErrorCode::InvalidJson),
+            (b"{\"a\" 1}", ErrorCode::InvalidJson),
+            (br#"{"endpoint":1,"keys":{}}"#, ErrorCode::InvalidBody),
+            (b"[]", ErrorCode::InvalidBody),
+        ] {
+            assert_eq!(parse_json::<Sub>(bad).unwrap_err().code, code, "{}", String::from_utf8_lossy(bad));
+        }
+        // Too deep is refused as before (serde_json's recursion limit), not a stack overflow.
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        assert!(unique_json(deep.as_bytes()).unwrap_err().is_syntax());
     }
 
     #[test]

@@ -124,8 +124,11 @@ pub enum Internal {
     Status,
 }
 
+/// An internal call's body: the Worker wrote it, but it is read as strictly as a client's
+/// (no repeated key, `crate::http::unique_json`).
 fn body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
-    serde_json::from_slice(body).map_err(|e| ApiError::new(ErrorCode::InvalidBody, e.to_string()))
+    let invalid = |e: serde_json::Error| ApiError::new(ErrorCode::InvalidBody, e.to_string());
+    serde_json::from_value(crate::http::unique_json(body).map_err(invalid)?).map_err(invalid)
 }
 
 /// The internal call at `path` with `body`; `Ok(None)` for any other path (a public
@@ -335,5 +338,21 @@ impl<R: Runtime, O: Owed> Object<'_, R, O> {
             Ok(None) => ApiResponse::error(&ApiError::not_found("no such game")),
             Err(e) => ApiResponse::error(&ApiError::internal(format!("storage: {e}"))),
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_calls_are_read_strictly_too() {
+        let call = internal(paths::ABANDON, br#"{"player":"p","aliases":["g"]}"#).unwrap();
+        assert!(matches!(call, Some(Internal::Abandon(AbandonCall { ref player, .. })) if player == "p"));
+        let e = internal(paths::ABANDON, br#"{"player":"p","player":"q"}"#).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidBody);
+        assert!(e.message.contains("duplicate key \"player\""), "{}", e.message);
+        assert_eq!(internal("/api/games/x", b"").unwrap(), None, "a public route");
     }
 }

@@ -60,7 +60,7 @@ pub struct Progress {
     pub current_stage: Option<usize>,
 }
 
-/// A finished game one of whose seats is the player (Player Info).
+/// A finished game one of whose seats is the player (Player Info's list).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FinishedGame {
     pub id: String,
@@ -79,21 +79,97 @@ pub struct FinishedGame {
     pub rated: bool,
 }
 
-/// Finished games counted together: one row per distinct combination of the columns
-/// the match-up statistics filter on (a few hundred rows at most, however many games).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Tally {
+impl FinishedGame {
+    /// The place of this game in the list (a page that ends here goes on from it).
+    pub fn cursor(&self) -> GamesCursor {
+        GamesCursor { at: self.finished_at.unwrap_or(0), id: self.id.clone() }
+    }
+}
+
+/// A place in a player's finished games, listed latest first: by end time (`finished_at`,
+/// none read as 0), then by id, both descending. A page `before` it starts with the next
+/// older game, so a game finished meanwhile neither repeats nor shifts the pages.
+///
+/// On the wire (`?before=`, Player Info's `next`): `<at>_<id>`, e.g.
+/// `1712345678901_0123456789abcdef01234567`, opaque to clients.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GamesCursor {
+    /// Milliseconds since the Unix epoch, within a JavaScript number's exact integers (D1
+    /// binds numbers as doubles).
+    pub at: i64,
+    /// A game's id (24 lowercase hex digits).
+    pub id: String,
+}
+
+/// The largest integer a double holds exactly (`Number.MAX_SAFE_INTEGER`).
+const MAX_EXACT: i64 = (1 << 53) - 1;
+
+impl std::fmt::Display for GamesCursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}_{}", self.at, self.id)
+    }
+}
+
+impl serde::Serialize for GamesCursor {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl std::str::FromStr for GamesCursor {
+    type Err = ApiError;
+
+    /// 400 `invalid_page` for anything [`GamesCursor`]'s `Display` does not write.
+    fn from_str(s: &str) -> Result<GamesCursor, ApiError> {
+        let bad = || {
+            let shown: String = s.chars().take(60).collect();
+            ApiError::new(ErrorCode::InvalidPage, format!("'{shown}' is not a cursor this API gave (`next`)"))
+        };
+        let (at, id) = s.split_once('_').ok_or_else(bad)?;
+        // Digits only (no sign, no `+`): the form Display writes, at most 16 of them.
+        let digits = at.strip_prefix('-').unwrap_or(at);
+        if digits.is_empty() || digits.len() > 16 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let at: i64 = at.parse().map_err(|_| bad())?;
+        let hex = id.len() == 24 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        if !hex || at.abs() > MAX_EXACT {
+            return Err(bad());
+        }
+        Ok(GamesCursor { at, id: id.to_owned() })
+    }
+}
+
+/// A page of a player's finished games: at most `limit`, latest first, older than
+/// `before` when given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GamesPage {
+    pub before: Option<GamesCursor>,
+    pub limit: u32,
+}
+
+/// A player's counted games of one match-up, played on one side (`player_totals`, kept by
+/// triggers beside the games rows: migrations/0010_stats_counters.sql).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SideTotals {
     pub south: Faction,
     pub north: Faction,
-    pub mode: Mode,
-    pub winner: Option<Side>,
-    /// Why they ended (`None`: a reason this version does not know).
-    pub reason: Option<FinishReason>,
-    /// At least one move was played.
-    pub moved: bool,
-    /// Both seats are the same player.
-    pub self_play: bool,
+    /// The player's side.
+    pub side: Side,
+    pub played: u32,
+    pub won: u32,
+}
+
+/// The counted games of one match-up (`matchup_totals`, kept by triggers beside the
+/// games rows: migrations/0010_stats_counters.sql).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchupCount {
+    pub south: Faction,
+    pub north: Faction,
     pub games: u64,
+    pub south_wins: u64,
+    pub north_wins: u64,
+    pub draws: u64,
 }
 
 /// A stage game's result, applied only while `game` is the player's current stage game
@@ -169,10 +245,14 @@ pub trait PlayerStore {
     /// in the order earned.
     async fn badges_of(&self, players: &[&str]) -> StoreResult<Vec<(String, Badge)>>;
     async fn has_badge(&self, player: &str, badge: &str) -> StoreResult<bool>;
-    /// The player's finished games, latest first.
-    async fn finished_games(&self, player: &str) -> StoreResult<Vec<FinishedGame>>;
-    /// Every finished game, counted by [`Tally`]'s columns.
-    async fn tallies(&self) -> StoreResult<Vec<Tally>>;
+    /// A page of the player's finished games (aborted games aside, games against oneself
+    /// included), latest first: at most `page.limit` rows read, whatever the player's
+    /// history.
+    async fn finished_games(&self, player: &str, page: &GamesPage) -> StoreResult<Vec<FinishedGame>>;
+    /// The player's counted games by match-up and side (at most 18 rows).
+    async fn player_totals(&self, player: &str) -> StoreResult<Vec<SideTotals>>;
+    /// The counted games of every match-up that has any (at most 9 rows).
+    async fn matchup_counts(&self) -> StoreResult<Vec<MatchupCount>>;
 
     /// The player a (possibly merged-away guest) id stands for.
     async fn resolve(&self, id: &str) -> StoreResult<String>;
@@ -226,4 +306,42 @@ pub trait PlayerStore {
         name: &NameClaim,
         at: i64,
     ) -> StoreResult<()>;
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_reads_back_what_it_writes_and_nothing_else() {
+        let id = "0123456789abcdef01234567";
+        for at in [0, 1_712_345_678_901, MAX_EXACT, -5] {
+            let c = GamesCursor { at, id: id.to_owned() };
+            assert_eq!(c.to_string().parse::<GamesCursor>().unwrap(), c);
+        }
+        assert_eq!(
+            serde_json::to_value(GamesCursor { at: 7, id: id.to_owned() }).unwrap(),
+            format!("7_{id}")
+        );
+        for bad in [
+            "".to_owned(),
+            "7".to_owned(),
+            format!("7-{id}"),
+            format!("+7_{id}"),
+            format!(" 7_{id}"),
+            format!("_{id}"),
+            format!("-_{id}"),
+            format!("7.0_{id}"),
+            format!("{}_{id}", MAX_EXACT + 1),
+            format!("12345678901234567_{id}"),
+            format!("7_{}", id.to_uppercase()),
+            format!("7_{id}0"),
+            format!("7_{id}_1"),
+            "7_zz3456789abcdef01234567".to_owned(),
+        ] {
+            let e = bad.parse::<GamesCursor>().unwrap_err();
+            assert_eq!((e.status(), e.code), (400, ErrorCode::InvalidPage), "{bad:?}");
+        }
+    }
 }

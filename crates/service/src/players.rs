@@ -12,11 +12,11 @@ use serde::Serialize;
 
 use crate::create::{CreateGame, SeatChoice};
 use crate::error::{ApiError, ErrorCode};
-use crate::model::{FinishReason, GameRecord, Mode, StageRef};
+use crate::model::{GameRecord, Mode, StageRef};
 use crate::names;
 use crate::player_store::{
-    FinishedGame, Merge, NameClaim, PlayerRow, PlayerStore, Progress, RatingCommit, SessionRow, StageDone,
-    StoreError, StoreResult,
+    FinishedGame, GamesCursor, GamesPage, Merge, NameClaim, PlayerRow, PlayerStore, Progress, RatingCommit,
+    SessionRow, StageDone, StoreError, StoreResult,
 };
 use crate::rating::{Game, Rating};
 use crate::story::{self, Badge, Stage, Story};
@@ -120,8 +120,11 @@ pub struct PlayerInfo {
     pub games: Played,
     pub by_faction: Vec<FactionTotals>,
     pub by_matchup: Vec<MatchupTotals>,
-    /// The 10 latest finished games (against oneself included).
+    /// A page of the finished games, latest first (against oneself included): the
+    /// latest [`RECENT_GAMES`], or the page the query asked for.
     pub recent: Vec<RecentGame>,
+    /// The next page's `before`, when there are older games.
+    pub next: Option<GamesCursor>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -447,62 +450,89 @@ pub async fn badges<S: PlayerStore>(store: &S, player: &str) -> StoreResult<Vec<
     Ok(store.badges_of(&[player]).await?.into_iter().map(|(_, b)| b).collect())
 }
 
-/// A game ended before it began (`aborted: …`): listed nowhere, counted nowhere. Read
-/// from the stored reason, never from the result's text.
-pub fn is_aborted(reason: Option<FinishReason>) -> bool {
-    reason.is_some_and(FinishReason::is_abort)
+/// How many finished games Player Info lists without `?limit=`, and at most.
+pub const RECENT_GAMES: u32 = 10;
+pub const MAX_RECENT_GAMES: u32 = 50;
+
+/// Player Info's page from its URL query: `before` (a `next` it gave) and `limit` (1 to
+/// [`MAX_RECENT_GAMES`], default [`RECENT_GAMES`]); other parameters are ignored. 400
+/// `invalid_page` for a cursor it did not give, a limit out of range, or either twice.
+pub fn games_page(query: &str) -> Result<GamesPage, ApiError> {
+    let (mut before, mut limit) = (None, None);
+    for (k, v) in form_urlencoded::parse(query.as_bytes()) {
+        let slot = match k.as_ref() {
+            "before" => &mut before,
+            "limit" => &mut limit,
+            _ => continue,
+        };
+        if slot.replace(v.into_owned()).is_some() {
+            return Err(ApiError::new(ErrorCode::InvalidPage, format!("'{k}' is given twice")));
+        }
+    }
+    let limit = match limit {
+        None => RECENT_GAMES,
+        Some(l) => l.parse().ok().filter(|n| (1..=MAX_RECENT_GAMES).contains(n)).ok_or_else(|| {
+            let shown: String = l.chars().take(20).collect();
+            ApiError::new(
+                ErrorCode::InvalidPage,
+                format!("limit '{shown}' is not a whole number from 1 to {MAX_RECENT_GAMES}"),
+            )
+        })?,
+    };
+    Ok(GamesPage { before: before.as_deref().map(str::parse).transpose()?, limit })
 }
 
 /// Player Info: name, badges, rating, games played and won (overall, by faction, by
-/// match-up and side; a game against oneself is listed but not counted), the 10 latest.
-pub async fn player_info<S: PlayerStore>(store: &S, id: &str) -> Result<PlayerInfo, ApiError> {
+/// match-up and side; a game against oneself is listed but not counted), and a page of
+/// its finished games. Four bounded reads, whatever the player's history: the player, its
+/// badges, its counters (`player_totals`, at most 18 rows) and one more game than the page
+/// (to know whether there is a next).
+pub async fn player_info<S: PlayerStore>(
+    store: &S,
+    id: &str,
+    page: &GamesPage,
+) -> Result<PlayerInfo, ApiError> {
     if !crate::game::valid_id(id) {
         return Err(ApiError::not_found("no such player"));
     }
     let p = store.player(id).await?.ok_or_else(|| ApiError::not_found("no such player"))?;
-    let games: Vec<FinishedGame> =
-        store.finished_games(id).await?.into_iter().filter(|g| !is_aborted(g.reason)).collect();
+    let mut totals = store.player_totals(id).await?;
+    // Sorted by names (south, north, side), as the page lists them.
+    totals.sort_by_key(|t| (t.south.name(), t.north.name(), t.side.name()));
     let mut by_faction: BTreeMap<&'static str, (Faction, Played)> = BTreeMap::new();
-    // Keyed by names (south, north, side), as the page lists them.
-    type MatchupKey = (&'static str, &'static str, &'static str);
-    let mut by_matchup: BTreeMap<MatchupKey, (Faction, Faction, Side, Played)> = BTreeMap::new();
     let mut total = Played::default();
-    let mut recent = Vec::new();
-    for g in &games {
-        let side = if g.south_player.as_deref() == Some(id) { Side::South } else { Side::North };
-        let self_play = g.south_player.is_some() && g.south_player == g.north_player;
-        let won = g.winner == Some(side);
-        if recent.len() < 10 {
-            recent.push(RecentGame {
+    for t in &totals {
+        total.played += t.played;
+        total.won += t.won;
+        let mine = if t.side == Side::South { t.south } else { t.north };
+        // Sorted by name, as the page lists them.
+        let f = &mut by_faction.entry(mine.name()).or_insert((mine, Played::default())).1;
+        f.played += t.played;
+        f.won += t.won;
+    }
+    let mut games = store.finished_games(id, &GamesPage { limit: page.limit + 1, ..page.clone() }).await?;
+    let more = games.len() > page.limit as usize;
+    games.truncate(page.limit as usize);
+    let next = if more { games.last().map(FinishedGame::cursor) } else { None };
+    let recent = games
+        .iter()
+        .map(|g| {
+            let side = if g.south_player.as_deref() == Some(id) { Side::South } else { Side::North };
+            RecentGame {
                 id: g.id.clone(),
                 south: g.south,
                 north: g.north,
                 mode: g.mode,
                 side,
                 result: g.result.clone(),
-                won,
+                won: g.winner == Some(side),
                 rated: g.rated,
-                self_play,
+                self_play: g.south_player.is_some() && g.south_player == g.north_player,
                 finished_at: g.finished_at,
                 record: format!("/api/games/{}/record", g.id),
-            });
-        }
-        if self_play {
-            continue;
-        }
-        let w = u32::from(won);
-        total.played += 1;
-        total.won += w;
-        let mine = if side == Side::South { g.south } else { g.north };
-        // Sorted by name, as the page lists them.
-        let f = &mut by_faction.entry(mine.name()).or_insert((mine, Played::default())).1;
-        f.played += 1;
-        f.won += w;
-        let key = (g.south.name(), g.north.name(), side.name());
-        let m = &mut by_matchup.entry(key).or_insert((g.south, g.north, side, Played::default())).3;
-        m.played += 1;
-        m.won += w;
-    }
+            }
+        })
+        .collect();
     Ok(PlayerInfo {
         id: id.to_owned(),
         name: p.display_name,
@@ -518,11 +548,18 @@ pub async fn player_info<S: PlayerStore>(store: &S, id: &str) -> Result<PlayerIn
             .into_values()
             .map(|(faction, n)| FactionTotals { faction, played: n.played, won: n.won })
             .collect(),
-        by_matchup: by_matchup
-            .into_values()
-            .map(|(south, north, side, n)| MatchupTotals { south, north, side, played: n.played, won: n.won })
+        by_matchup: totals
+            .into_iter()
+            .map(|t| MatchupTotals {
+                south: t.south,
+                north: t.north,
+                side: t.side,
+                played: t.played,
+                won: t.won,
+            })
             .collect(),
         recent,
+        next,
     })
 }
 
@@ -556,24 +593,22 @@ const COUNTED: &str =
     "finished link games (human vs human, two different players) with at least one move, aborted games aside";
 
 /// Finished human-vs-human games per match-up: link games in which a move was played,
-/// between two different players, aborted games aside.
+/// between two different players, aborted games aside. Read from the counters the games
+/// rows' triggers keep (`matchup_totals`, at most nine rows), never from the games.
 pub async fn matchups<S: PlayerStore>(store: &S) -> StoreResult<Matchups> {
-    let mut out: Vec<MatchupStats> = Vec::new();
+    let counts = store.matchup_counts().await?;
+    let mut out = Vec::new();
     for south in Faction::ALL {
         for north in Faction::ALL {
-            out.push(MatchupStats { south, north, games: 0, south_wins: 0, north_wins: 0, draws: 0 });
-        }
-    }
-    for t in store.tallies().await? {
-        if t.mode != Mode::Link || !t.moved || t.self_play || is_aborted(t.reason) {
-            continue;
-        }
-        let Some(m) = out.iter_mut().find(|m| m.south == t.south && m.north == t.north) else { continue };
-        m.games += t.games;
-        match t.winner {
-            Some(Side::South) => m.south_wins += t.games,
-            Some(Side::North) => m.north_wins += t.games,
-            None => m.draws += t.games,
+            let c = counts.iter().find(|c| c.south == south && c.north == north);
+            out.push(MatchupStats {
+                south,
+                north,
+                games: c.map_or(0, |c| c.games),
+                south_wins: c.map_or(0, |c| c.south_wins),
+                north_wins: c.map_or(0, |c| c.north_wins),
+                draws: c.map_or(0, |c| c.draws),
+            });
         }
     }
     Ok(Matchups { matchups: out, counted: COUNTED })
@@ -773,6 +808,35 @@ pub async fn link<S: PlayerStore>(
             let name = claim(discord_display_name(store, discord_name, &id).await?);
             store.create_discord_player(&id, &guest_name(&id), discord_id, &name, now).await?;
             Ok(id)
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_is_read_from_the_query_or_refused_naming_why() {
+        let id = "0123456789abcdef01234567";
+        assert_eq!(games_page("").unwrap(), GamesPage { before: None, limit: RECENT_GAMES });
+        assert_eq!(games_page("x=1&limit=50").unwrap().limit, 50, "other parameters are ignored");
+        let p = games_page(&format!("before=5_{id}&limit=1")).unwrap();
+        assert_eq!(p, GamesPage { before: Some(GamesCursor { at: 5, id: id.into() }), limit: 1 });
+        for (q, says) in [
+            ("limit=0", "from 1 to 50"),
+            ("limit=51", "from 1 to 50"),
+            ("limit=-1", "from 1 to 50"),
+            ("limit=", "from 1 to 50"),
+            ("limit=1e1", "from 1 to 50"),
+            ("limit=1&limit=2", "'limit' is given twice"),
+            ("before=", "not a cursor"),
+            ("before=next", "not a cursor"),
+        ] {
+            let e = games_page(q).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidPage, "{q}");
+            assert!(e.message.contains(says), "{q}: {}", e.message);
         }
     }
 }

@@ -10,8 +10,8 @@ use serde::Deserialize;
 
 use crate::model::{FinishReason, Mode};
 use crate::player_store::{
-    FinishedGame, Merge, NameClaim, PlayerRow, PlayerStore, Progress, RatingCommit, SessionRow, StageDone,
-    Tally,
+    FinishedGame, GamesPage, MatchupCount, Merge, NameClaim, PlayerRow, PlayerStore, Progress, RatingCommit,
+    SessionRow, SideTotals, StageDone,
 };
 use crate::rating::Rating;
 use crate::sql::{self, int, marks, Param, Sql, Stmt, StoreError, StoreResult, MAX_PARAMS};
@@ -32,6 +32,62 @@ fn parse<T: DeserializeOwned>(v: &str) -> StoreResult<T> {
 fn reason(v: Option<&str>) -> Option<FinishReason> {
     v.and_then(|r| parse(r).ok())
 }
+
+/// A counter read back (never negative, as the triggers keep it; a drifted row reads 0).
+fn count(v: f64) -> u32 {
+    u32::try_from(int(v)).unwrap_or(0)
+}
+
+/// One seat's finished games of player `?1` in Player Info's order, at most `?2`, from
+/// `before` on (an empty string or `?3`/`?4`'s condition): walked down its index
+/// (`games_finished_by_south` / `_north`, migrations/0010_stats_counters.sql), whose
+/// `WHERE` the query repeats word for word so that SQLite may use it.
+macro_rules! seat_page {
+    ($seat:literal, $before:literal) => {
+        concat!(
+            "SELECT id FROM (SELECT id FROM games WHERE ",
+            $seat,
+            " = ?1 AND result IS NOT NULL AND COALESCE(reason, '') NOT IN ('by a player', 'never joined') ",
+            $before,
+            " ORDER BY COALESCE(finished_at, 0) DESC, id DESC LIMIT ?2)"
+        )
+    };
+}
+
+/// A page of Player Info's finished games (see [`seat_page`]): at most `?2` from each
+/// seat's index, at most `?2` in all (a game against oneself is in both, once in the
+/// `IN`), each with whether it was rated. Bounded by the page, not by the history.
+macro_rules! finished_games {
+    ($before:literal) => {
+        concat!(
+            "SELECT g.id, g.south_faction, g.north_faction, g.mode, g.south_player, g.north_player, \
+                 g.winner, g.result, g.reason, g.finished_at, \
+                 EXISTS (SELECT 1 FROM rated_games r WHERE r.game_id = g.id) AS rated \
+             FROM games g WHERE g.id IN (",
+            seat_page!("south_player", $before),
+            " UNION ALL ",
+            seat_page!("north_player", $before),
+            ") ORDER BY COALESCE(g.finished_at, 0) DESC, g.id DESC LIMIT ?2"
+        )
+    };
+}
+
+/// The first page of a player's finished games: `?1` the player, `?2` the page's size.
+pub const FINISHED_GAMES: &str = finished_games!("");
+
+/// A later page: older than the cursor `?3` (end time), `?4` (id). Written as a range on
+/// the end time (which the index seeks to) and the tie-break on the id, not as a row value
+/// over the expression, which SQLite would only filter with, walking every newer game.
+pub const FINISHED_GAMES_BEFORE: &str =
+    finished_games!("AND COALESCE(finished_at, 0) <= ?3 AND (COALESCE(finished_at, 0) < ?3 OR id < ?4)");
+
+/// A player's totals: its `player_totals` rows, read by the primary key's prefix.
+pub const PLAYER_TOTALS: &str =
+    "SELECT south_faction, north_faction, side, played, won FROM player_totals WHERE player_id = ?1";
+
+/// The match-up statistics: the `matchup_totals` rows (at most nine).
+pub const MATCHUP_COUNTS: &str =
+    "SELECT south_faction, north_faction, games, south_wins, north_wins, draws FROM matchup_totals";
 
 #[derive(Deserialize)]
 struct PlayerSql {
@@ -195,7 +251,7 @@ impl<S: Sql> PlayerStore for SqlPlayers<S> {
         sql::exists(&self.0, stmt).await
     }
 
-    async fn finished_games(&self, player: &str) -> StoreResult<Vec<FinishedGame>> {
+    async fn finished_games(&self, player: &str, page: &GamesPage) -> StoreResult<Vec<FinishedGame>> {
         #[derive(Deserialize)]
         struct Row {
             id: String,
@@ -210,18 +266,11 @@ impl<S: Sql> PlayerStore for SqlPlayers<S> {
             finished_at: Option<f64>,
             rated: f64,
         }
-        let rows: Vec<Row> = sql::rows(
-            &self.0,
-            strs(
-                "SELECT g.id, g.south_faction, g.north_faction, g.mode, g.south_player, g.north_player, \
-                         g.winner, g.result, g.reason, g.finished_at, \
-                         EXISTS (SELECT 1 FROM rated_games r WHERE r.game_id = g.id) AS rated \
-                 FROM games g WHERE (g.south_player = ?1 OR g.north_player = ?1) AND g.result IS NOT NULL \
-                 ORDER BY g.finished_at DESC",
-                &[player],
-            ),
-        )
-        .await?;
+        let stmt = match &page.before {
+            None => Stmt::new(FINISHED_GAMES).bind(player).bind(page.limit),
+            Some(c) => Stmt::new(FINISHED_GAMES_BEFORE).bind(player).bind(page.limit).bind(c.at).bind(&c.id),
+        };
+        let rows: Vec<Row> = sql::rows(&self.0, stmt).await?;
         rows.into_iter()
             .map(|r| {
                 Ok(FinishedGame {
@@ -241,40 +290,49 @@ impl<S: Sql> PlayerStore for SqlPlayers<S> {
             .collect()
     }
 
-    async fn tallies(&self) -> StoreResult<Vec<Tally>> {
+    async fn player_totals(&self, player: &str) -> StoreResult<Vec<SideTotals>> {
         #[derive(Deserialize)]
         struct Row {
             south_faction: String,
             north_faction: String,
-            mode: String,
-            winner: Option<String>,
-            reason: Option<String>,
-            moved: f64,
-            self_play: f64,
-            games: f64,
+            side: String,
+            played: f64,
+            won: f64,
         }
-        // Aggregated in SQL: a few hundred rows at most, whatever the number of games.
-        let rows: Vec<Row> = sql::rows(
-            &self.0,
-            Stmt::new(
-                "SELECT south_faction, north_faction, mode, winner, reason, plies > 0 AS moved, \
-                         COALESCE(south_player = north_player, 0) AS self_play, COUNT(*) AS games \
-                 FROM games WHERE result IS NOT NULL \
-                 GROUP BY south_faction, north_faction, mode, winner, reason, moved, self_play",
-            ),
-        )
-        .await?;
+        let rows: Vec<Row> = sql::rows(&self.0, strs(PLAYER_TOTALS, &[player])).await?;
         rows.into_iter()
             .map(|r| {
-                Ok(Tally {
+                Ok(SideTotals {
                     south: parse(&r.south_faction)?,
                     north: parse(&r.north_faction)?,
-                    mode: parse(&r.mode)?,
-                    winner: r.winner.as_deref().map(parse).transpose()?,
-                    reason: reason(r.reason.as_deref()),
-                    moved: r.moved != 0.0,
-                    self_play: r.self_play != 0.0,
-                    games: r.games as u64,
+                    side: parse(&r.side)?,
+                    played: count(r.played),
+                    won: count(r.won),
+                })
+            })
+            .collect()
+    }
+
+    async fn matchup_counts(&self) -> StoreResult<Vec<MatchupCount>> {
+        #[derive(Deserialize)]
+        struct Row {
+            south_faction: String,
+            north_faction: String,
+            games: f64,
+            south_wins: f64,
+            north_wins: f64,
+            draws: f64,
+        }
+        let rows: Vec<Row> = sql::rows(&self.0, Stmt::new(MATCHUP_COUNTS)).await?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(MatchupCount {
+                    south: parse(&r.south_faction)?,
+                    north: parse(&r.north_faction)?,
+                    games: count(r.games).into(),
+                    south_wins: count(r.south_wins).into(),
+                    north_wins: count(r.north_wins).into(),
+                    draws: count(r.draws).into(),
                 })
             })
             .collect()

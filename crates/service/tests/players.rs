@@ -66,6 +66,11 @@ impl<F: FnMut(&Connection)> Sql for Racing<'_, F> {
     }
 }
 
+/// Player Info's page for a URL query.
+fn page(query: &str) -> service::player_store::GamesPage {
+    players::games_page(query).unwrap()
+}
+
 fn first_story() -> &'static story::Story {
     &story::embedded().all()[0]
 }
@@ -440,7 +445,7 @@ fn player_info_counts_games_by_faction_and_matchup_without_self_play_or_aborts()
     insert_game(&db, &game(14, &a, &b, None, "aborted: never joined", 500));
     insert_game(&db, &GameRow { result: None, finished_at: None, ..game(15, &a, &b, None, "", 0) }); // ongoing
     mark_rated(&db, &pid(10), 100);
-    let info = run(players::player_info(&store, &a)).unwrap();
+    let info = run(players::player_info(&store, &a, &page(""))).unwrap();
     assert_eq!((info.games.played, info.games.won), (3, 1));
     let by_faction: Vec<(Faction, u32, u32)> =
         info.by_faction.iter().map(|f| (f.faction, f.played, f.won)).collect();
@@ -480,13 +485,62 @@ fn player_info_counts_games_by_faction_and_matchup_without_self_play_or_aborts()
             &game(100 + i, &b, &pid(3), Some(Side::South), "south wins: resignation", 1000 + i64::from(i)),
         );
     }
-    let bob = run(players::player_info(&store, &b)).unwrap();
+    let bob = run(players::player_info(&store, &b, &page(""))).unwrap();
     assert_eq!(bob.recent.len(), 10);
     assert_eq!(bob.recent[0].id, pid(111));
     assert_eq!(bob.games.played, 3 + 12);
+    assert_eq!(info.next, None, "Ann's 4 fit in a page");
+    let next = bob.next.clone().unwrap();
+    assert_eq!(next.to_string(), format!("1002_{}", pid(102)), "the last game listed");
+    assert_eq!(serde_json::to_value(&bob).unwrap()["next"], next.to_string());
+
+    // Pages of 4 from there: the older games in order, each once; the last has no next.
+    let mut pages = vec![bob.recent.iter().map(|g| g.id.clone()).collect::<Vec<_>>()];
+    let mut before = bob.next;
+    while let Some(c) = before {
+        let p = run(players::player_info(&store, &b, &page(&format!("before={c}&limit=4")))).unwrap();
+        assert!(p.recent.len() <= 4);
+        assert_eq!(p.games, bob.games, "the totals on every page");
+        pages.push(p.recent.iter().map(|g| g.id.clone()).collect());
+        before = p.next;
+    }
+    let listed: Vec<String> = pages.concat();
+    let mut all: Vec<String> = (0..12).rev().map(|i| pid(100 + i)).collect();
+    all.extend([pid(12), pid(11), pid(10)]);
+    assert_eq!(listed, all);
+    assert_eq!(pages.iter().map(Vec::len).collect::<Vec<_>>(), [10, 4, 1]);
+
+    // A game that ends meanwhile is on the first page, and shifts no later one.
+    let c = run(players::player_info(&store, &b, &page("limit=5"))).unwrap().next.unwrap();
+    insert_game(&db, &game(200, &b, &pid(3), None, "draw: agreement", 5000));
+    let later = run(players::player_info(&store, &b, &page(&format!("before={c}&limit=5")))).unwrap();
+    assert_eq!(later.recent.iter().map(|g| g.id.clone()).collect::<Vec<_>>(), all[5..10]);
+    assert_eq!(run(players::player_info(&store, &b, &page("limit=1"))).unwrap().recent[0].id, pid(200));
+
+    // Ties on the end time are broken by the id, so no game falls between two pages.
+    for i in 0..5 {
+        insert_game(&db, &game(300 + i, &pid(3), &b, Some(Side::North), "north wins: resignation", 7000));
+    }
+    let (mut seen, mut before) = (Vec::new(), None::<String>);
+    loop {
+        let q = before.as_ref().map_or("limit=2".to_owned(), |c| format!("limit=2&before={c}"));
+        let p = run(players::player_info(&store, &b, &page(&q))).unwrap();
+        seen.extend(p.recent.into_iter().map(|g| g.id));
+        match p.next {
+            Some(c) => before = Some(c.to_string()),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 15 + 1 + 5);
+    assert_eq!(seen[..5], (0..5).rev().map(|i| pid(300 + i)).collect::<Vec<_>>()[..]);
+
+    // The totals and a page are read in four statements, however long the history.
+    let before = db.statements();
+    run(players::player_info(&store, &b, &page("limit=3"))).unwrap();
+    assert_eq!(db.statements() - before, 4, "the player, its counters, one page, its badges");
 
     for bad in ["nope", &pid(77)] {
-        let e = run(players::player_info(&store, bad)).unwrap_err();
+        let e = run(players::player_info(&store, bad, &page(""))).unwrap_err();
         assert_eq!((e.status(), e.message.as_str()), (404, "no such player"));
     }
 }

@@ -10,9 +10,10 @@ mod support;
 
 use engine::{Faction, Side};
 use rusqlite::params;
-use service::model::{FinishReason, Mode};
+use service::model::Mode;
 use service::player_store::{
-    Merge, NameClaim, PlayerRow, PlayerStore, RatingCommit, SessionRow, StageDone, Tally,
+    GamesCursor, GamesPage, MatchupCount, Merge, NameClaim, PlayerRow, PlayerStore, RatingCommit, SessionRow,
+    SideTotals, StageDone,
 };
 use service::rating::Rating;
 use service::sql_players::SqlPlayers;
@@ -335,18 +336,21 @@ fn badges_of_many_players_takes_one_query_per_hundred() {
 }
 
 #[test]
-fn tallies_count_finished_games_by_their_columns_in_sql() {
+fn the_counters_count_finished_games_by_their_columns() {
     let (a, b) = (pid(1), pid(2));
     let db = db_with(&[(&a, "Ann"), (&b, "Bob")]);
     let store = SqlPlayers(&db);
-    let won = |id| game(id, &a, &b, Some(Side::South), "south wins: resignation", 1);
+    let won = |id| game(id, &a, &b, Some(Side::South), "south wins: resignation", i64::from(id));
     for g in [
         won(1),
         won(2),
         // An open seat is not self-play (NULL = NULL is not true): counted with the two.
         GameRow { north_player: None, ..won(3) },
+        // No move: counted for the players, not in the match-up statistics.
         GameRow { plies: 0, ..won(4) },
+        // Against oneself: counted nowhere.
         GameRow { north_player: Some(a.clone()), ..won(5) },
+        // An ai game: the player's, not the statistics'.
         GameRow {
             mode: Mode::Ai,
             south: Faction::Axiom,
@@ -356,38 +360,38 @@ fn tallies_count_finished_games_by_their_columns_in_sql() {
             ..won(6)
         },
         GameRow { result: None, finished_at: None, ..won(7) }, // unfinished: not counted
+        game(8, &a, &b, None, "aborted: never joined", 8),     // aborted: not counted
     ] {
         insert_game(&db, &g);
     }
-    // A reason this version does not know reads as none (an old row must not fail the page).
+    // A reason this version does not know counts as none (an old row must not fail a page).
     db.conn().execute("UPDATE games SET reason = 'meteor' WHERE id = ?1", [pid(6)]).unwrap();
-    let t = |south, mode, winner, reason, moved, self_play, games| Tally {
-        south,
-        north: Faction::Blades,
-        mode,
-        winner,
-        reason,
-        moved,
-        self_play,
-        games,
-    };
-    let r = Some(FinishReason::Resignation);
-    let s = Some(Side::South);
-    let want = [
-        t(Faction::Clockwork, Mode::Link, s, r, true, false, 3),
-        t(Faction::Clockwork, Mode::Link, s, r, false, false, 1),
-        t(Faction::Clockwork, Mode::Link, s, r, true, true, 1),
-        t(Faction::Axiom, Mode::Ai, None, None, true, false, 1),
-    ];
-    let got = run(store.tallies()).unwrap();
-    assert_eq!(got.len(), want.len(), "{got:?}");
-    for w in &want {
-        assert!(got.contains(w), "{w:?} in {got:?}");
-    }
-    // The same unknown reason on the player's page: none, the game still listed.
-    let mine = run(store.finished_games(&b)).unwrap();
-    assert_eq!(mine.len(), 4, "Bob's seat: games 1, 2, 4 and 6");
-    assert!(mine.iter().any(|g| g.id == pid(6) && g.reason.is_none() && g.result == "draw: meteor"));
+    let mut matchups = run(store.matchup_counts()).unwrap();
+    matchups.retain(|m| m.games > 0);
+    let (cw, bl) = (Faction::Clockwork, Faction::Blades);
+    let m = MatchupCount { south: cw, north: bl, games: 3, south_wins: 3, north_wins: 0, draws: 0 };
+    assert_eq!(matchups, [m], "games 1, 2 and 3");
+    let t = |south, side, played, won| SideTotals { south, north: bl, side, played, won };
+    let mut ann = run(store.player_totals(&a)).unwrap();
+    ann.sort_by_key(|t| t.south.name());
+    assert_eq!(ann, [t(Faction::Axiom, Side::South, 1, 0), t(cw, Side::South, 4, 4)]);
+    let mut bob = run(store.player_totals(&b)).unwrap();
+    bob.sort_by_key(|t| t.south.name());
+    assert_eq!(bob, [t(Faction::Axiom, Side::North, 1, 0), t(cw, Side::North, 3, 0)], "games 6; 1, 2 and 4");
+    // The same unknown reason on the player's page: none, the game still listed; the
+    // aborted game and the unfinished one are not.
+    let first = GamesPage { before: None, limit: 10 };
+    let mine = run(store.finished_games(&b, &first)).unwrap();
+    let ids: Vec<String> = mine.iter().map(|g| g.id.clone()).collect();
+    assert_eq!(ids, [pid(6), pid(4), pid(2), pid(1)], "Bob's seat, latest first");
+    assert!(mine[0].reason.is_none() && mine[0].result == "draw: meteor");
+    // Ann's: the game against herself once.
+    let ann: Vec<String> = run(store.finished_games(&a, &first)).unwrap().into_iter().map(|g| g.id).collect();
+    assert_eq!(ann, [pid(6), pid(5), pid(4), pid(3), pid(2), pid(1)]);
+    let page = GamesPage { before: Some(GamesCursor { at: 5, id: pid(5) }), limit: 2 };
+    let older: Vec<String> =
+        run(store.finished_games(&a, &page)).unwrap().into_iter().map(|g| g.id).collect();
+    assert_eq!(older, [pid(4), pid(3)]);
 }
 
 #[test]

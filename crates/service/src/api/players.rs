@@ -49,7 +49,10 @@ pub async fn handle(h: &impl Host, req: &mut impl Incoming, path: &str) -> Res {
             }
             Ok(Answer::ok(&rules::story_view(&store, st, Some(&player)).await?, cookie))
         }
-        (Method::Get, ["players", id]) => Ok(Answer::of(200, &rules::player_info(&store, id).await?)),
+        (Method::Get, ["players", id]) => {
+            let page = rules::games_page(&req.query())?;
+            Ok(Answer::of(200, &rules::player_info(&store, id, &page).await?))
+        }
         (Method::Get, ["leaderboard"]) => Ok(Answer::of(200, &rules::leaderboard(&store).await?)),
         (Method::Get, ["stats", "matchups"]) => Ok(Answer::of(200, &rules::matchups(&store).await?)),
         (_, ["stories", ..] | ["players", ..] | ["leaderboard"] | ["stats", "matchups"]) => {
