@@ -158,7 +158,11 @@ fn d1_digest(s: &Server) -> String {
         .iter()
         .map(|t| {
             let name = t["name"].as_str().unwrap();
-            format!("{name}: {:?}", s.d1(&format!("SELECT * FROM {name} ORDER BY rowid")))
+            // Sorted here, not by rowid: a WITHOUT ROWID table has none.
+            let mut rows: Vec<String> =
+                s.d1(&format!("SELECT * FROM {name}")).iter().map(Value::to_string).collect();
+            rows.sort();
+            format!("{name}: {rows:?}")
         })
         .collect::<Vec<_>>()
         .join("\n")

@@ -461,10 +461,10 @@ fn d1_digest(o: &Opts, dir: &std::path::Path) -> Vec<(String, Vec<String>)> {
     d1_tables(o, dir)
         .into_iter()
         .map(|name| {
-            let rows = d1(o, dir, &format!("SELECT * FROM \"{name}\" ORDER BY rowid"))
-                .iter()
-                .map(Value::to_string)
-                .collect();
+            // Sorted here, not by rowid: a WITHOUT ROWID table has none.
+            let mut rows: Vec<String> =
+                d1(o, dir, &format!("SELECT * FROM \"{name}\"")).iter().map(Value::to_string).collect();
+            rows.sort();
             (name, rows)
         })
         .collect()
