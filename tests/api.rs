@@ -511,3 +511,37 @@ fn a_seeded_ai_replies_alike_to_the_same_moves() {
         game.play(native).unwrap();
     }
 }
+
+/// Issue 31: "Take back" in a casual game against the AI undoes the player's last move and
+/// the AI's answer on the server: the position, ply, repetition history and legal moves
+/// exactly as before; the state and the record say the game was assisted. A link game
+/// refuses it, changing nothing.
+#[test]
+fn a_takeback_in_a_casual_ai_game_restores_the_earlier_state_and_is_refused_elsewhere() {
+    let s = server();
+    let c = s.create(json!({"south": "axiom", "north": "blades", "mode": "ai", "seat": "south", "level": 1}));
+    let (id, token) = (c["id"].as_str().unwrap().to_owned(), c["token"].as_str().unwrap().to_owned());
+    let first = support::legal(&s.state(&id))[0].clone();
+    assert_eq!(s.play(&id, &token, &first, 0).status, 200);
+    let before = s.state(&id);
+    let second = support::legal(&before).last().unwrap().clone();
+    assert_eq!(s.play(&id, &token, &second, 2).status, 200);
+    let r = s.post(&format!("/api/games/{id}/takeback"), Some(&token), &json!({}));
+    assert_eq!(r.status, 200, "{}", r.text);
+    let after = s.state(&id);
+    for field in ["position", "ply", "turn", "moves", "legal_moves", "rules_result", "result"] {
+        assert_eq!(after[field], before[field], "{field}");
+    }
+    assert_eq!((before["assisted"].as_bool(), after["assisted"].as_bool()), (Some(false), Some(true)));
+    assert!(s.get(&format!("/api/games/{id}/record")).text.contains("assisted"));
+    // The game goes on from there.
+    assert_eq!(s.play(&id, &token, &second, 2).status, 200);
+
+    let (link, south, north) = s.link_game("axiom", "blades", None);
+    assert_eq!(s.play(&link, &south, &support::legal(&s.state(&link))[0], 0).status, 200);
+    assert_eq!(s.play(&link, &north, &support::legal(&s.state(&link))[0], 1).status, 200);
+    let unchanged = s.state(&link);
+    let r = s.post(&format!("/api/games/{link}/takeback"), Some(&south), &json!({}));
+    assert_eq!((r.status, r.error().as_str()), (422, "takeback_unavailable"), "{}", r.text);
+    assert_eq!(s.state(&link), unchanged);
+}

@@ -73,6 +73,8 @@ error_codes! {
     NoDrawOffer = "no_draw_offer", 409, "The opponent has not offered a draw.";
     IllegalMove = "illegal_move", 422, "The move is not legal in the position.";
     DrawUnavailable = "draw_unavailable", 422, "Draws cannot be offered in this game (against the AI).";
+    TakebackUnavailable = "takeback_unavailable", 422, "Take-backs are only for casual games against the AI: not rated, story or human games.";
+    NothingToTakeBack = "nothing_to_take_back", 409, "There is no move of yours answered by the AI to take back.";
     InvalidTimeControl = "invalid_time_control", 422, "The time control is out of range or does not go with the mode.";
     InvalidLevel = "invalid_level", 422, "The AI level is out of range or does not go with the mode.";
     RatedNeedsLink = "rated_needs_link", 422, "Only link games can be rated.";
@@ -157,7 +159,7 @@ mod tests {
             let d = code.description();
             assert!(d.ends_with('.') && !d.contains('\n'), "{wire}: one line, a sentence");
         }
-        assert_eq!(ErrorCode::ALL.len(), 71);
+        assert_eq!(ErrorCode::ALL.len(), 73);
     }
 
     #[test]

@@ -70,6 +70,8 @@ pub enum Route {
     Abort,
     /// After the game (see [`crate::rematch`]; the Durable Object's glue runs it).
     Rematch,
+    /// A casual game against the AI: the player's last move and the AI's answer undone.
+    Takeback,
 }
 
 /// Splits `/api/games/{id}[/rest]` into the id and the route.
@@ -89,7 +91,11 @@ pub fn route(method: Method, path: &str) -> Result<(String, Route), ApiError> {
         (Method::Get, "ws") => Route::WebSocket,
         (Method::Post, "abort") => Route::Abort,
         (Method::Post, "rematch") => Route::Rematch,
-        (_, "" | "join" | "moves" | "resign" | "draw" | "record" | "ws" | "abort" | "rematch") => {
+        (Method::Post, "takeback") => Route::Takeback,
+        (
+            _,
+            "" | "join" | "moves" | "resign" | "draw" | "record" | "ws" | "abort" | "rematch" | "takeback",
+        ) => {
             return Err(ApiError::new(
                 ErrorCode::MethodNotAllowed,
                 format!("{method:?} is not allowed on this route"),
@@ -98,6 +104,42 @@ pub fn route(method: Method, path: &str) -> Result<(String, Route), ApiError> {
         _ => return Err(ApiError::not_found("no such route")),
     };
     Ok((id.to_owned(), r))
+}
+
+/// Takes back `side`'s last move and the AI's answer to it: a casual game against the AI
+/// (not rated, not a story stage), unfinished, `side` to move again after the AI's reply.
+/// The game is replayed from the remaining moves, so the position, the ply and the
+/// repetition history are exactly those before the move; the stored answers of earlier
+/// submissions are dropped (a retry of the taken-back move must move again, not replay
+/// its old answer), and the game is marked assisted.
+fn takeback(rec: &mut GameRecord, game: &mut Game, side: Side) -> Result<(), ApiError> {
+    let unavailable = |why: &str| Err(ApiError::new(ErrorCode::TakebackUnavailable, why.to_owned()));
+    if rec.mode != Mode::Ai {
+        return unavailable("take-backs are only for games against the AI");
+    }
+    if rec.rated {
+        return unavailable("a rated game has no take-backs");
+    }
+    if rec.stage.is_some() {
+        return unavailable("a story stage has no take-backs: Reset Stage starts it again");
+    }
+    if rec.result.is_some() {
+        return Err(ApiError::conflict(ErrorCode::GameOver, "the game is over", rec.view(game)));
+    }
+    let n = rec.moves.len();
+    let answered = n >= 2 && rec.moves[n - 2].by == side && rec.moves[n - 1].by == side.opponent();
+    if !answered || game.position().turn() != side {
+        return Err(ApiError::conflict(
+            ErrorCode::NothingToTakeBack,
+            "no move of yours has been answered yet",
+            rec.view(game),
+        ));
+    }
+    rec.moves.truncate(n - 2);
+    *game = rec.replay().map_err(ApiError::internal)?;
+    rec.last_replies = [None, None];
+    rec.assisted = true;
+    Ok(())
 }
 
 /// Game ids are 24 lowercase hex digits (96 random bits).
@@ -327,6 +369,7 @@ pub fn create_with(
             outbox: None,
             last_mark: 0,
             rematch: None,
+            assisted: false,
         };
         let mut game = Game::new(start);
         let ai_move = ai_turn(&mut rec, &mut game, ctx)?;
@@ -548,6 +591,16 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 owe_result(&mut rec, was_finished, ctx.now);
                 save(store, &rec)?;
                 Ok((ApiResponse::of(200, &reply), effects(was_finished, &rec), rec))
+            }
+            Route::Takeback => {
+                let side = authorise_request(&rec, req, game.position().turn())?;
+                if let Some(late) = forfeit_first(store, &mut rec, &game, ctx.now)? {
+                    return Ok(late);
+                }
+                takeback(&mut rec, &mut game, side)?;
+                settle(&mut rec, &game, ctx.now, ctx.day_ms);
+                save(store, &rec)?;
+                Ok((envelope(rec.view(&game)), effects(was_finished, &rec), rec))
             }
             Route::Abort => {
                 authorise_request(&rec, req, game.position().turn())?;

@@ -139,6 +139,9 @@ pub struct GameRecord {
     /// After the game: a rematch offered, declined or agreed (see [`crate::rematch`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rematch: Option<Rematch>,
+    /// A move was taken back (a casual game against the AI): the game was assisted.
+    #[serde(default)]
+    pub assisted: bool,
 }
 
 impl GameRecord {
@@ -236,6 +239,7 @@ impl GameRecord {
                 goal: crate::story::goal_text(&st.goal),
                 verdict: self.stage_verdict(game),
             }),
+            assisted: self.assisted,
         }
     }
 
@@ -256,7 +260,10 @@ impl GameRecord {
                 ("south".into(), who(Side::South)),
                 ("north".into(), who(Side::North)),
                 ("mode".into(), format!("{:?}", self.mode).to_lowercase()),
-            ],
+            ]
+            .into_iter()
+            .chain(self.assisted.then(|| ("assisted".into(), "takeback".into())))
+            .collect(),
             start: self.start,
             moves: self.moves.iter().map(|m| m.mv).collect(),
             result: self.result.as_ref().map_or_else(|| "ongoing".to_owned(), |f| f.text.clone()),
@@ -297,6 +304,8 @@ pub struct GameView {
     /// false while a write is owed (it is retried by the game's alarm).
     pub synced: bool,
     pub stage: Option<StageView>,
+    /// A move was taken back in this game (a casual game against the AI).
+    pub assisted: bool,
 }
 
 /// One seat in a [`GameView`].

@@ -574,6 +574,7 @@ mod tests {
             outbox: None,
             last_mark: 0,
             rematch: None,
+            assisted: false,
         };
         let kinds = |n: &[Notice]| n.iter().map(|n| (n.player.clone(), n.kind)).collect::<Vec<_>>();
         let (n, seen) = notices(None, &rec);

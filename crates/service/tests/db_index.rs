@@ -71,6 +71,7 @@ fn record(id: &str, mode: Mode, south: Option<&str>, north: Option<&str>) -> Gam
         outbox: None,
         last_mark: 0,
         rematch: None,
+        assisted: false,
     }
 }
 

@@ -191,6 +191,7 @@ fn link_game() -> GameRecord {
         outbox: None,
         last_mark: 0,
         rematch: None,
+        assisted: false,
     }
 }
 

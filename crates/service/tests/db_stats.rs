@@ -110,6 +110,7 @@ fn record(w: &mut Walk, id: &str) -> GameRecord {
         outbox: None,
         last_mark: 0,
         rematch: None,
+        assisted: false,
     };
     // Plies as the index counts them: 0 to 2.
     let mv = engine::Game::new(start).legal_moves()[0];

@@ -1455,3 +1455,89 @@ fn rematch_refusals_answer_their_codes_status() {
         assert!(b["state"].is_object(), "{b}");
     }
 }
+
+// --- take-backs (issue 31) ------------------------------------------------------------
+
+fn takeback(env: &mut Env, token: &str) -> Handled {
+    env.post("/takeback", Some(token), &json!({}))
+}
+
+/// A take-back in a casual game against the AI undoes the player's last move and the AI's
+/// answer: the position, ply, repetition count and legal moves are exactly those before
+/// the move; the game says it was assisted (state and record); the same move played again
+/// is played anew, not answered from the stored reply of its first submission.
+#[test]
+fn a_takeback_restores_the_game_exactly_as_it_was_before_the_players_last_move() {
+    let mut env = Env::new();
+    let (token, _) = create_ai(&mut env, SeatChoice::South);
+    env.rejected(409, "nothing_to_take_back", |e| takeback(e, &token));
+    let first = str_list(&env.state()["legal_moves"])[0].clone();
+    ok(&env.submit(&token, &first, 0));
+    let before = env.state();
+    let (rec_before, game_before) = (env.rec().clone(), env.rec().replay().unwrap());
+    assert_eq!(before["assisted"], false);
+    let second = str_list(&before["legal_moves"]).last().unwrap().clone();
+    let moved = ok(&env.submit(&token, &second, 2)).clone();
+    assert_eq!(moved["state"]["ply"], 4);
+
+    env.now = T0 + 60_000;
+    let h = takeback(&mut env, &token);
+    let after = ok(&h)["state"].clone();
+    for field in ["position", "ply", "turn", "moves", "legal_moves", "rules_result", "status", "result"] {
+        assert_eq!(after[field], before[field], "{field}");
+    }
+    assert_eq!(after["assisted"], true);
+    let rec = env.rec();
+    assert_eq!(
+        (rec.position, rec.repetitions, &rec.moves),
+        (rec_before.position, rec_before.repetitions, &rec_before.moves)
+    );
+    assert_eq!(rec.replay().unwrap().repetitions(), game_before.repetitions());
+    assert!(rec.assisted);
+    assert!(record_text(&mut env).contains("assisted"), "{}", record_text(&mut env));
+    // The same move again is a new move (its first answer is not replayed).
+    let again = ok(&env.submit(&token, &second, 2)).clone();
+    assert_eq!(again["state"]["ply"], 4);
+    assert_eq!(env.rec().moves[3].at, T0 + 60_000, "played anew, at the new time");
+    // Back to the start, then nothing is left to take back.
+    ok(&takeback(&mut env, &token));
+    ok(&takeback(&mut env, &token));
+    assert_eq!(env.state()["ply"], 0);
+    env.rejected(409, "nothing_to_take_back", |e| takeback(e, &token));
+}
+
+/// Take-backs are refused, changing nothing, in human, rated and story games, in a
+/// finished game, and without the seat.
+#[test]
+fn a_takeback_is_refused_in_human_rated_and_story_games() {
+    // A human game (link), after a move each.
+    let mut env = Env::new();
+    let (south, north) = joined(&mut env, None);
+    let mv = str_list(&env.state()["legal_moves"])[0].clone();
+    ok(&env.submit(&south, &mv, 0));
+    let mv = str_list(&env.state()["legal_moves"])[0].clone();
+    ok(&env.submit(&north, &mv, 1));
+    env.rejected(422, "takeback_unavailable", |e| takeback(e, &south));
+    // A rated game (only link games are rated; the flag alone is refused too).
+    let mut env = Env::new();
+    let (token, _) = create_ai(&mut env, SeatChoice::South);
+    let mv = str_list(&env.state()["legal_moves"])[0].clone();
+    ok(&env.submit(&token, &mv, 0));
+    env.store.record.as_mut().unwrap().rated = true;
+    env.rejected(422, "takeback_unavailable", |e| takeback(e, &token));
+    // Someone without the seat, and a finished game.
+    env.store.record.as_mut().unwrap().rated = false;
+    let e = takeback(&mut env, "0".repeat(64).as_str());
+    assert_eq!(e.response.status, 403, "{}", body(&e));
+    ok(&env.post("/resign", Some(&token), &json!({})));
+    env.rejected(409, "game_over", |e| takeback(e, &token));
+    // A story stage.
+    let mut env = Env::new();
+    let who = player("ab", false);
+    env.player = Some(who.clone());
+    let h = env.create_stage(service::story::Goal::Win, &who);
+    let token = body(&h)["token"].as_str().unwrap().to_owned();
+    let mv = str_list(&env.state()["legal_moves"])[0].clone();
+    ok(&env.submit(&token, &mv, 0));
+    env.rejected(422, "takeback_unavailable", |e| takeback(e, &token));
+}

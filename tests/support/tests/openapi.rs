@@ -32,6 +32,7 @@ fn game_view() -> Value {
         "rated": false,
         "rematch": null,
         "synced": true,
+        "assisted": false,
         "stage": null,
     })
 }
