@@ -497,12 +497,15 @@ class GameView {
       clock = document.createElement("span");
       clock.className = "clock";
       clock.setAttribute("role", "timer");
+      // A drawn clock face (an emoji clock is missing from some fonts).
+      clock.innerHTML = `<svg class="icon-svg" viewBox="0 0 24 24" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><circle cx="12" cy="13" r="8"/><path d="M12 9v4l2.5 2.5M9.5 2.5h5"/></svg><span class="left"></span>`;
       bar.append(clock);
     }
     const running = s.status === "ongoing" && s.turn === side && !!s.deadline;
     const left = running ? Math.max(0, s.deadline - Date.now()) : s.days_per_move * 86_400_000;
     const text = running ? fmtLeft(left) : `${s.days_per_move} d`;
-    if (clock.textContent !== `⏱ ${text}`) clock.textContent = `⏱ ${text}`;
+    const shown = clock.querySelector(".left");
+    if (shown.textContent !== text) shown.textContent = text;
     clock.classList.toggle("running", running);
     clock.classList.toggle("urgent", running && left < 3600_000);
     const label = running ? `${SIDE[side]}: ${fmtLeft(left)} left to move` : `${SIDE[side]}: ${s.days_per_move} day${s.days_per_move === 1 ? "" : "s"} for each move`;

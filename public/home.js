@@ -16,12 +16,12 @@ import { stageIntro } from "./story.js";
  * from its best move it may stray on purpose, wider at the low levels).
  */
 export const LEVELS = [
-  ["Beginner", "Often picks a weaker move on purpose: for learning how the pieces move."],
-  ["Novice", "Looks a little ahead and plays sensible moves, but misses tactics: a gentle first opponent."],
-  ["Club", "Sees simple tactics and takes a piece left unguarded."],
-  ["Expert", "A real fight: it looks several moves ahead (about 0.2 s a move)."],
+  ["Beginner", "Often picks a weaker move on purpose."],
+  ["Novice", "Plays sensibly, misses tactics: a gentle start."],
+  ["Club", "Sees simple tactics; takes loose pieces."],
+  ["Expert", "A real fight: looks several moves ahead."],
   ["Master", "Strong, and thinks longer."],
-  ["Grandmaster", "The strongest, about 1 s a move."],
+  ["Grandmaster", "The strongest: about 1 s a move."],
 ];
 /** The level for a player who has finished no game: the lowest that still plays sensibly
  * (level 1 strays up to one and a half pawns from its best move by design, level 2 a

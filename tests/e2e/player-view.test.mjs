@@ -218,6 +218,7 @@ test("the first screen: a new player can start without scrolling; a returning pl
     await page.waitForSelector(".faction-card");
     assert.equal(await page.title(), "Iron Arena — v2.3");
     assert.ok(await page.locator(".my-games").isHidden(), "no empty My games for a new player");
+    await shot(page, `i34-home-${size}`);
     const b = await page.locator(".start-ai").boundingBox();
     assert.ok(b.y >= 0 && b.y + b.height <= vp.height, `Start game vs AI within the first ${vp.width}×${vp.height} screen (bottom at ${b.y + b.height})`);
     assert.equal(await page.locator(".piece-list-wrap[open]").count(), 0, "the piece lists are folded");
@@ -226,7 +227,7 @@ test("the first screen: a new player can start without scrolling; a returning pl
     assert.equal(await page.textContent(".first-steps .learn"), "New here? Learn in two minutes");
     assert.ok(await page.locator(".first-steps .play-now").isVisible());
     assert.equal(await page.inputValue("select[name=level]"), "2");
-    assert.match(await page.textContent("#diff-note"), /gentle first opponent/);
+    assert.match(await page.textContent("#diff-note"), /gentle start/);
     await page.selectOption("select[name=level]", "4");
     assert.match(await page.textContent("#diff-note"), /several moves ahead/);
     await page.selectOption("select[name=level]", "2");

@@ -134,8 +134,9 @@ test("correspondence in view (clocks, 'You must move by'); My games: unfinished 
   // South (this page) moves; North's clock runs, South's shows the allowance.
   await playFirstLegal(page, c.id, 1);
   await page.waitForSelector(".player-bar.top .clock.running");
-  assert.match(await page.textContent(".player-bar.top .clock"), /^⏱ 2 d 23 h$/);
-  assert.equal(await page.textContent(".player-bar.bottom .clock"), "⏱ 3 d");
+  assert.match(await page.textContent(".player-bar.top .clock"), /^2 d 23 h$/);
+  assert.equal(await page.textContent(".player-bar.bottom .clock"), "3 d");
+  assert.match(await page.getAttribute(".player-bar.top .clock", "aria-label"), /^North: 2 d 23 h left to move$/);
   assert.match(await page.textContent(".deadline"), /^North must move by /);
   // North answers: now it is this player's move, said to them.
   const s = (await api(server.base, "GET", `/api/games/${c.id}`)).json;
