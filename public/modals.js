@@ -167,7 +167,11 @@ function enhanceRules(body) {
   const heads = [...body.querySelectorAll("h3")];
   const toc = h("nav", { class: "rules-toc", "aria-label": "Contents" }, h("p", { class: "eyebrow", text: "Contents" }),
     h("ol", {}, heads.map((hd) => h("li", {}, h("a", { href: `#${hd.id}`, text: hd.textContent.replace(/^\d+\.\s*/, "") })))));
-  body.prepend(toc);
+  // After the short summary ("In short"): a newcomer reads that first, on one screen.
+  const summary = heads.find((hd) => hd.id === "in-short");
+  const afterSummary = summary && heads[heads.indexOf(summary) + 1];
+  if (afterSummary) afterSummary.before(toc);
+  else body.prepend(toc);
   // Each faction's section opens with its pieces' pictures.
   for (const f of FACTIONS) {
     const hd = heads.find((x) => x.textContent.replace(/^\d+\.\s*/, "").trim() === FACTION_NAMES[f]);
