@@ -11,7 +11,7 @@ import { showGame } from "./game.js";
 import { showStories } from "./story.js";
 import { showPlayer, showLeaderboard } from "./players.js";
 import { account, badgesEl, badgeEl } from "./account.js";
-import { showRules, showDevNotes, showSupport, showPlayerInfo, showMusic, showBadgeEarned } from "./modals.js";
+import { showRules, showRulesPage, showApiPage, showDevNotes, showSupport, showPlayerInfo, showMusic, showBadgeEarned } from "./modals.js";
 import { settings, THEMES } from "./audio.js";
 import { setRouter, navigate, toast, h } from "./ui.js";
 
@@ -35,6 +35,13 @@ async function route() {
     document.title = `Iron Arena — ${game ? "game" : "player"} not found`;
     notFound(game ? "Game not found" : "Player not found",
       `This ${game ? "game" : "player"} link is incomplete or wrong: the address must end in 24 letters and digits (0–9, a–f). ${hasInvite ? "If a friend sent it, ask them to send the whole invite link again." : "Please check the link."}`);
+  } else if (/^\/rules\/?$/.test(path)) {
+    document.title = "Iron Arena — How to play";
+    await showRulesPage(main);
+    return; // the page moves the focus to the address's section itself
+  } else if (/^\/api-docs\/?$/.test(path)) {
+    document.title = "Iron Arena — API";
+    await showApiPage(main);
   } else if (!player && !/^\/(index\.html)?$/.test(path) && !/^\/story\/?$/.test(path) && !/^\/leaderboard\/?$/.test(path)) {
     document.title = "Iron Arena — page not found";
     notFound("Page not found", "There is no page at this address.");

@@ -2,7 +2,7 @@
 // Field (rank 5) and both end rows marked, flipped for North. Input: click, drag (pointer
 // events) and keyboard (arrow keys move the focus, Enter/Space activates, Escape cancels).
 // It only draws what it is given and reports what the player pointed at.
-import { FILES, sqName, idx } from "./notation.js";
+import { FILES, PIECES, sqName, idx } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 
 export class BoardView {
@@ -251,4 +251,71 @@ export class BoardView {
     window.addEventListener("pointercancel", up);
     if (draggable) e.preventDefault();
   }
+}
+
+/**
+ * A board diagram of the rules, drawn with the board's own squares and pieces: a still
+ * picture (one image for assistive technology, its pieces and marks named in its label),
+ * not the playable grid above. `iapn`: the position (rendered at build time from the
+ * rules' letter grids, crates/docs-html); `view`: the part of the board shown ("c2 g6");
+ * `marks`: squares marked with a dot (a path, an area); `destroyed`: squares where a piece
+ * was destroyed. Reading IAPN's board field is notation, not rules: the build checks each
+ * diagram with the engine's own parser.
+ */
+export function diagramBoard(iapn, { view = "a1 i9", marks = [], destroyed = [], caption = "" } = {}) {
+  const [south, north, board, , charged = "-"] = iapn.trim().split(" ");
+  const on = new Set(charged === "-" ? [] : charged.split(","));
+  const pieces = {};
+  board.split("/").forEach((row, i) => {
+    let f = 0;
+    for (const ch of row) {
+      if (/[1-9]/.test(ch)) { f += Number(ch); continue; }
+      const side = ch === ch.toUpperCase() ? "south" : "north";
+      const letter = ch.toUpperCase();
+      const p = (letter === "G" ? PIECES.clockwork : PIECES[side === "south" ? south : north])?.[letter];
+      const name = sqName(f, 8 - i);
+      if (p) pieces[name] = { ...p, side, charged: on.has(name) };
+      f++;
+    }
+  });
+  const [from, to] = view.split(" ").map((s) => ({ f: FILES.indexOf(s[0]), r: Number(s.slice(1)) - 1 }));
+  const files = [];
+  for (let f = from.f; f <= to.f; f++) files.push(f);
+  const ranks = [];
+  for (let r = to.r; r >= from.r; r--) ranks.push(r);
+  const marked = new Set(marks);
+  const gone = new Set(destroyed);
+  const frame = document.createElement("div");
+  // Its size in squares as classes (cN columns, rN rows; style.css): the rules' HTML is
+  // kept and inserted again as markup, where the page's CSP allows no style attributes.
+  frame.className = `board-frame mini-frame c${files.length} r${ranks.length}`;
+  frame.setAttribute("role", "img");
+  frame.innerHTML = `<div class="ranks" aria-hidden="true"></div><div class="board mini-board" aria-hidden="true"></div><div class="files" aria-hidden="true"></div>`;
+  const grid = frame.querySelector(".board");
+  const said = [];
+  for (const r of ranks) {
+    for (const f of files) {
+      const name = sqName(f, r);
+      const c = document.createElement("div");
+      c.className = `sq ${(f + r) % 2 ? "light" : "dark"}${r === 4 ? " field" : ""}${r === 0 || r === 8 ? " endrow" : ""}${gone.has(name) ? " destroyed" : ""}`;
+      const p = pieces[name];
+      if (p) {
+        c.innerHTML = pieceSVG(p, { title: false });
+        said.push(`${p.side === "south" ? "South" : "North"} ${p.name}${p.charged ? " (charged)" : ""} on ${name}`);
+      } else if (gone.has(name)) {
+        c.innerHTML = `<span class="boom"></span>`;
+      }
+      if (marked.has(name)) c.insertAdjacentHTML("beforeend", `<span class="target-dot"></span>`);
+      grid.append(c);
+    }
+  }
+  frame.querySelector(".ranks").innerHTML = ranks.map((r) =>
+    `<span class="${r === 4 ? "field-label" : r === 0 || r === 8 ? "end-label" : ""}">${r + 1}</span>`).join("");
+  frame.querySelector(".files").innerHTML = files.map((f) => `<span>${FILES[f]}</span>`).join("");
+  const extra = [];
+  if (marked.size) extra.push(`marked: ${[...marked].join(", ")}`);
+  if (gone.size) extra.push(`destroyed: ${[...gone].join(", ")}`);
+  frame.setAttribute("aria-label", `${caption ? `${caption}: ` : ""}board ${FILES[from.f]}${from.r + 1} to ${FILES[to.f]}${to.r + 1}; ` +
+    `${said.length ? said.join(", ") : "no pieces"}${extra.length ? `; ${extra.join("; ")}` : ""}`);
+  return frame;
 }

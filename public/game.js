@@ -162,6 +162,7 @@ class GameView {
         </div>
         <div class="invite" hidden>
           <p><strong>Invite your opponent</strong>: send them this link. It works once.</p>
+          <p class="invite-terms muted small"></p>
           <div class="copy-row"><input class="invite-url" readonly aria-label="Invite link"><button type="button" class="copy-invite primary">Copy invite link</button></div>
         </div>
         <div class="draw-offer" hidden role="status"></div>
@@ -368,6 +369,7 @@ class GameView {
       const info = seat.player !== "ai" && seat.player_id ? this.playerInfo(seat.player_id) : null;
       if (info) whoEl.replaceChildren(playerName(info, { suffix: side === this.mySide ? " (you)" : "" }));
       else whoEl.textContent = who;
+      this.renderClock(bar, side);
     }
   }
 
@@ -399,7 +401,13 @@ class GameView {
     const inv = this.$(".invite");
     const showInvite = s.status === "waiting" && this.seat?.invite_url;
     inv.hidden = !showInvite;
-    if (showInvite) this.$(".invite-url").value = this.seat.invite_url;
+    if (showInvite) {
+      this.$(".invite-url").value = this.seat.invite_url;
+      // The terms the friend is invited to, time control first (it binds them for days).
+      const f = (side) => FACTION_NAMES[s[side].faction];
+      this.$(".invite-terms").textContent = `${s.days_per_move ? `${s.days_per_move} day${s.days_per_move === 1 ? "" : "s"} per move` : "No time limit"}` +
+        ` · ${f("south")} (South) vs ${f("north")} (North)${s.rated ? " · rated" : ""}.`;
+    }
     // Draw offer.
     const d = this.$(".draw-offer");
     d.hidden = !(s.status === "ongoing" && s.draw_offer);
@@ -465,11 +473,43 @@ class GameView {
     const d = this.$(".deadline");
     if (!s || !d) return;
     d.hidden = !s.deadline;
+    for (const bar of this.root?.querySelectorAll(".player-bar") || []) if (bar.dataset.side) this.renderClock(bar, bar.dataset.side);
     if (!s.deadline) return;
     const left = s.deadline - Date.now();
     const when = new Date(s.deadline).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
-    d.textContent = `${SIDE[s.turn]} must move by ${when} (${left > 0 ? fmtLeft(left) + " left" : "time is up"}).`;
+    // Addressed to the player whose move it is ("You", not "South"), when that is this seat.
+    const who = this.mySide === s.turn && (this.seat?.token || this.seat?.session) ? "You" : SIDE[s.turn];
+    d.textContent = `${who} must move by ${when} (${left > 0 ? fmtLeft(left) + " left" : "time is up"}).`;
     d.classList.toggle("urgent", left < 3600_000);
+  }
+
+  /**
+   * A correspondence game's clock on a player bar: the time left to the side to move
+   * (counting down, from the server's deadline), the whole allowance to the other (it
+   * starts again at each move). Nothing for an untimed game or once it is over.
+   */
+  renderClock(bar, side) {
+    const s = this.state;
+    bar.dataset.side = side;
+    let clock = bar.querySelector(".clock");
+    if (!s?.days_per_move || s.status === "finished") { clock?.remove(); return; }
+    if (!clock) {
+      clock = document.createElement("span");
+      clock.className = "clock";
+      clock.setAttribute("role", "timer");
+      // A drawn clock face (an emoji clock is missing from some fonts).
+      clock.innerHTML = `<svg class="icon-svg" viewBox="0 0 24 24" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><circle cx="12" cy="13" r="8"/><path d="M12 9v4l2.5 2.5M9.5 2.5h5"/></svg><span class="left"></span>`;
+      bar.append(clock);
+    }
+    const running = s.status === "ongoing" && s.turn === side && !!s.deadline;
+    const left = running ? Math.max(0, s.deadline - Date.now()) : s.days_per_move * 86_400_000;
+    const text = running ? fmtLeft(left) : `${s.days_per_move} d`;
+    const shown = clock.querySelector(".left");
+    if (shown.textContent !== text) shown.textContent = text;
+    clock.classList.toggle("running", running);
+    clock.classList.toggle("urgent", running && left < 3600_000);
+    const label = running ? `${SIDE[side]}: ${fmtLeft(left)} left to move` : `${SIDE[side]}: ${s.days_per_move} day${s.days_per_move === 1 ? "" : "s"} for each move`;
+    if (clock.getAttribute("aria-label") !== label) clock.setAttribute("aria-label", label);
   }
 
   renderMoveList() {

@@ -8,7 +8,26 @@ import { FACTIONS, FACTION_NAMES, FACTION_TAGLINES, PIECES, PIECE_ORDER } from "
 import { pieceSVG } from "./pieces.js";
 import { showServerBusy } from "./modals.js";
 import { el, navigate, toast } from "./ui.js";
-import { mountReturning } from "./returning.js";
+import { mountReturning, serverGames } from "./returning.js";
+import { stageIntro } from "./story.js";
+
+/**
+ * The AI's levels in a line each (crates/ai/src/level.rs: the search's budget, and how far
+ * from its best move it may stray on purpose, wider at the low levels).
+ */
+export const LEVELS = [
+  ["Beginner", "Often picks a weaker move on purpose."],
+  ["Novice", "Plays sensibly, misses tactics: a gentle start."],
+  ["Club", "Sees simple tactics; takes loose pieces."],
+  ["Expert", "A real fight: looks several moves ahead."],
+  ["Master", "Strong, and thinks longer."],
+  ["Grandmaster", "The strongest: about 1 s a move."],
+];
+/** The level for a player who has finished no game: the lowest that still plays sensibly
+ * (level 1 strays up to one and a half pawns from its best move by design, level 2 a
+ * little over half a pawn). Once chosen, a level is remembered for the next game. */
+export const FIRST_LEVEL = 2;
+const LEVEL_KEY = "ironarena.level.v1";
 
 let pickerCount = 0;
 
@@ -74,7 +93,8 @@ async function create(body, btn) {
 export function showHome(main) {
   main.innerHTML = "";
   const root = el(`<div class="home">
-    <section class="hero"><h1>Iron Arena <span class="version">— v2.3</span></h1><p>A chess-like battle on a 9×9 board. Three factions, six abilities, one Electric Field.</p></section>
+    <section class="hero"><h1>Iron Arena <span class="version">— v2.3</span></h1><p>A chess-like battle on a 9×9 board. Three factions, six abilities, one Electric Field.</p>
+      <div class="first-steps" hidden><button type="button" class="primary play-now">Play</button><button type="button" class="learn">New here? Learn in two minutes</button></div></section>
     <section class="panel-card my-games" aria-labelledby="my-h" hidden><h2 id="my-h">My games</h2><ul class="game-list"></ul></section>
     <div class="home-grid">
       <section class="panel-card" aria-labelledby="ai-h"><h2 id="ai-h">Play the AI</h2><form class="ai-form"></form></section>
@@ -93,12 +113,27 @@ export function showHome(main) {
 
   const ai = root.querySelector(".ai-form");
   ai.append(factionPicker("Your faction", "ai-you", "clockwork", "south"), factionPicker("AI's faction", "ai-them", "blades", "north"));
-  const levels = ["Beginner", "Novice", "Club", "Expert", "Master", "Grandmaster"];
+  const remembered = Number(localStorage.getItem(LEVEL_KEY)) || null;
   ai.append(el(`<div class="ai-options"><label>Your side <select name="ai-side"><option value="south" selected>South (first)</option><option value="north">North</option><option value="random">Random</option></select></label>
-    <label>Difficulty <select name="level" aria-describedby="diff-note">${levels
-    .map((name, i) => `<option value="${i + 1}"${i + 1 === 4 ? " selected" : ""}>${i + 1} · ${name}</option>`)
+    <label>Difficulty <select name="level" aria-describedby="diff-note">${LEVELS
+    .map(([name], i) => `<option value="${i + 1}"${i + 1 === (remembered || FIRST_LEVEL) ? " selected" : ""}>${i + 1} · ${name}</option>`)
     .join("")}</select></label></div>`));
-  ai.append(el(`<p id="diff-note" class="muted small">Higher levels think longer (up to about 1 s a move).</p>`));
+  ai.append(el(`<p id="diff-note" class="muted small" aria-live="polite"></p>`));
+  const levelSelect = ai.querySelector("select[name=level]");
+  const levelNote = () => { ai.querySelector("#diff-note").textContent = LEVELS[Number(levelSelect.value) - 1][1]; };
+  levelSelect.addEventListener("change", () => { localStorage.setItem(LEVEL_KEY, levelSelect.value); levelNote(); });
+  levelNote();
+  // A player who has finished games and never chose a level gets the server's default (4).
+  if (!remembered) {
+    account.ready().then(async (me) => {
+      if (!me?.id || localStorage.getItem(LEVEL_KEY)) return;
+      const p = await api.player(me.id).catch(() => null);
+      if (p && (p.games.played > 0 || p.recent.length > 0) && !localStorage.getItem(LEVEL_KEY) && levelSelect.isConnected) {
+        levelSelect.value = "4";
+        levelNote();
+      }
+    }).catch(() => {});
+  }
   ai.append(el(`<button type="submit" class="primary big start-ai">Start game vs AI</button>`));
   ai.addEventListener("submit", (e) => {
     e.preventDefault();
@@ -106,7 +141,7 @@ export function showHome(main) {
     const seat = pickSide(fd.get("ai-side"));
     const mine = fd.get("ai-you");
     const theirs = fd.get("ai-them");
-    const level = Number(fd.get("level") || 4);
+    const level = Number(fd.get("level") || FIRST_LEVEL);
     create({ mode: "ai", seat, level, south: seat === "south" ? mine : theirs, north: seat === "south" ? theirs : mine }, ai.querySelector("button[type=submit]"));
   });
 
@@ -120,16 +155,19 @@ export function showHome(main) {
   link.append(rated);
   const ratedBox = rated.querySelector("input");
   const ratedNote = rated.querySelector("#rated-note");
+  // Shown only where rated games are possible: a server without Discord sign-in has no
+  // rated games for anyone not signed in already, so no box that can never be ticked.
+  rated.hidden = true;
   account.follow(rated, (me) => {
     const linked = !!me?.discord_linked;
+    rated.hidden = !linked && !me?.discord_available;
     ratedBox.disabled = !linked;
     if (!linked) ratedBox.checked = false;
     ratedNote.replaceChildren();
     if (linked) {
       ratedNote.textContent = "The result updates both players' ratings. Your opponent must be signed in with Discord to join.";
     } else if (!me?.discord_available) {
-      // No Discord application on this server: no sign-in button that cannot work.
-      ratedNote.textContent = "Rated games are for players signed in with Discord, which this server does not offer.";
+      ratedNote.textContent = "";
     } else {
       const err = document.createElement("span");
       err.className = "form-error";
@@ -140,7 +178,6 @@ export function showHome(main) {
       ratedNote.append("Rated games are for players signed in with Discord (both of them). ", btn, " to play one.", err);
     }
   });
-  if (!account.me) ratedNote.textContent = "Rated games are for players signed in with Discord.";
   link.append(el(`<button type="submit" class="primary big create-link">Create game and invite link</button>`));
   link.addEventListener("submit", (e) => {
     e.preventDefault();
@@ -165,13 +202,65 @@ export function showHome(main) {
     navigate(`/g/${m[1]}${m[2] || ""}`);
   });
 
+  // A first visit (this browser holds no game): "Play" and the first story stage, a
+  // two-minute lesson, side by side at the top.
+  const steps = root.querySelector(".first-steps");
+  steps.hidden = Object.keys(seats.all()).length > 0;
+  steps.querySelector(".play-now").addEventListener("click", () => {
+    root.querySelector("#ai-h").scrollIntoView({ block: "start", behavior: "smooth" });
+    ai.querySelector(".start-ai").focus({ preventScroll: true });
+  });
+  steps.querySelector(".learn").addEventListener("click", async (e) => {
+    const btn = e.currentTarget;
+    btn.disabled = true;
+    try {
+      const { stories } = await api.stories();
+      const story = stories.find((x) => x.id === "clockwork") || stories[0];
+      await stageIntro(story, 0, btn);
+    } catch (err) {
+      toast(`The lesson could not be opened: ${err.message}`, "error");
+    } finally {
+      btn.disabled = false;
+    }
+  });
+
   mountReturning(root, () => renderMyGames(root.querySelector(".game-list")));
+}
+
+/** Finished games shown before "Show more". */
+const FINISHED_SHOWN = 3;
+const SIDE_NAME = { south: "South", north: "North" };
+
+/** A date in a few words: the time today, the day otherwise. */
+function when(ms) {
+  const d = new Date(ms);
+  return d.toDateString() === new Date().toDateString()
+    ? `today ${d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`
+    : d.toLocaleDateString([], { day: "numeric", month: "short", year: d.getFullYear() === new Date().getFullYear() ? undefined : "numeric" });
+}
+
+/** Moves as players count them: both sides' turns together (a ply is one side's). */
+const movesOf = (plies) => Math.ceil(plies / 2);
+export const timeControl = (days) => (days ? `${days} day${days === 1 ? "" : "s"} per move` : "no time limit");
+
+/** Who the other seat is: the AI (its level), the player's name, or a seat still open. */
+async function opponentName(s, mySide, known) {
+  const theirs = s[mySide === "south" ? "north" : "south"];
+  if (theirs.player === "ai") return `the AI (level ${s.level ?? "?"})`;
+  if (!theirs.claimed) return "an invited player (not joined yet)";
+  if (known?.opponent?.name) return known.opponent.name;
+  if (theirs.player_id) {
+    const p = await api.player(theirs.player_id).catch(() => null);
+    if (p?.name) return p.name;
+  }
+  return "a guest";
 }
 
 /**
  * "My games", at the top of the page for a returning player (hidden when this browser holds
- * no game): games where it is your turn first, then the other games in progress, then the
- * finished ones.
+ * no game): the unfinished games first (your turn, then the others, then invites not yet
+ * accepted), then the last few finished ones, the rest behind "Show more". Each entry names
+ * the opponent, the factions and sides, the time control, and dates its last move.
  */
 async function renderMyGames(ul) {
   const section = ul.closest(".my-games");
@@ -179,37 +268,65 @@ async function renderMyGames(ul) {
   section.hidden = !all.length;
   if (!all.length) return;
   ul.innerHTML = "";
-  const RANK = { yours: 0, ongoing: 1, waiting: 1, finished: 2, gone: 3 };
-  const order = () => {
+  let more = section.querySelector(".show-more");
+  if (!more) {
+    more = el(`<button type="button" class="link show-more" hidden></button>`);
+    more.addEventListener("click", () => { section.dataset.expanded = "true"; order(); });
+    ul.after(more);
+  }
+  const RANK = { yours: 0, ongoing: 1, waiting: 2, finished: 3, gone: 4 };
+  function order() {
     const items = [...ul.querySelectorAll(".game-item")];
-    items.sort((a, b) => (RANK[a.dataset.rank] ?? 1) - (RANK[b.dataset.rank] ?? 1) || Number(a.dataset.i) - Number(b.dataset.i));
+    const rank = (x) => RANK[x.dataset.rank] ?? 1;
+    // Finished games most recent first; the others as they came (newest first).
+    items.sort((a, b) => rank(a) - rank(b) || (rank(a) >= 3 ? Number(b.dataset.when || 0) - Number(a.dataset.when || 0) : 0) ||
+      Number(a.dataset.i) - Number(b.dataset.i));
     ul.append(...items);
-  };
+    const done = items.filter((x) => rank(x) >= 3);
+    const open = section.dataset.expanded === "true";
+    done.forEach((x, k) => { x.hidden = !open && k >= FINISHED_SHOWN; });
+    const hiddenCount = done.filter((x) => x.hidden).length;
+    more.hidden = hiddenCount === 0;
+    more.textContent = `Show ${hiddenCount} more finished game${hiddenCount === 1 ? "" : "s"}`;
+  }
   let i = 0;
   for (const [id, seat] of all) {
-    const li = el(`<li class="game-item" data-i="${i++}"><a href="/g/${id}" data-link class="game-link"><span class="gi-title"></span><span class="gi-status">…</span></a>
+    const li = el(`<li class="game-item" data-i="${i++}"><a href="/g/${id}" data-link class="game-link"><span class="gi-title"></span><span class="gi-meta"></span><span class="gi-status">…</span></a>
       <button type="button" class="icon forget" aria-label="Forget this game">×</button></li>`);
     const mine = seat.seat === "south" ? seat.south : seat.north;
     const theirs = seat.seat === "south" ? seat.north : seat.south;
-    const what = seat.stage_title ? `Story: ${seat.stage_title} · ` : "";
-    li.querySelector(".gi-title").textContent = `${what}${FACTION_NAMES[mine] || mine} vs ${FACTION_NAMES[theirs] || theirs}${seat.mode === "ai" ? " (AI)" : ""}${seat.rated ? " · rated" : ""} · you are ${seat.seat === "south" ? "South" : "North"}`;
+    const known = serverGames.get(id);
+    const what = seat.stage_title ? `Story: ${seat.stage_title}` : seat.mode === "ai" ? "Against the AI" : "Against a friend";
+    li.querySelector(".gi-title").textContent = what;
+    const meta = `${FACTION_NAMES[mine] || mine} vs ${FACTION_NAMES[theirs] || theirs} · you are ${SIDE_NAME[seat.seat] || seat.seat}${seat.rated ? " · rated" : ""}`;
+    li.querySelector(".gi-meta").textContent = meta;
+    li.dataset.when = String(known?.last_move_at ?? seat.created ?? 0);
     li.querySelector(".forget").addEventListener("click", () => {
       seats.remove(id);
       li.remove();
       if (!ul.children.length) section.hidden = true;
+      order();
     });
     ul.append(li);
-    api.state(id).then((s) => {
+    api.state(id).then(async (s) => {
       const st = li.querySelector(".gi-status");
       let text;
       let cls = "";
-      if (s.status === "waiting") text = "Waiting for opponent";
+      if (s.status === "waiting") text = "Waiting for your opponent to join";
       else if (s.status === "finished") text = s.result.winner === seat.seat ? "Finished: you won" : s.result.winner ? "Finished: you lost" : "Finished: draw";
       else if (s.turn === seat.seat) { text = "Your turn"; cls = "yours"; }
       else text = s[s.turn].player === "ai" ? "AI's turn" : "Opponent's turn";
-      st.textContent = s.status === "finished" ? `${text} · ${s.ply} moves` : `${text} · move ${s.ply + 1}`;
+      const moves = movesOf(s.moves.length);
+      const count = s.status === "finished" ? `${moves} move${moves === 1 ? "" : "s"}` : s.status === "ongoing" ? `move ${Math.floor(s.moves.length / 2) + 1}` : "";
+      const last = known?.last_move_at && s.moves.length ? `last move ${when(known.last_move_at)}` : `started ${when(known?.created_at ?? s.created_at)}`;
+      const due = s.status === "ongoing" && s.deadline && s.turn === seat.seat ? `move by ${when(s.deadline)}` : "";
+      st.textContent = [text, count, due, last].filter(Boolean).join(" · ");
       st.className = `gi-status ${cls}`;
       li.dataset.rank = cls === "yours" ? "yours" : s.status;
+      if (s.status === "finished") li.dataset.when = String(known?.last_move_at ?? known?.finished_at ?? s.created_at);
+      const who = await opponentName(s, seat.seat, known);
+      li.querySelector(".gi-title").textContent = `${seat.stage_title ? `Story: ${seat.stage_title} · ` : ""}vs ${who}`;
+      li.querySelector(".gi-meta").textContent = `${meta} · ${timeControl(s.days_per_move)}`;
       order();
     }).catch((e) => {
       li.querySelector(".gi-status").textContent = e.code === "not_found" ? "Game no longer exists" : "Status unavailable";
@@ -217,4 +334,5 @@ async function renderMyGames(ul) {
       order();
     });
   }
+  order();
 }

@@ -4,6 +4,7 @@ import { account, accountPanel, playerName } from "./account.js";
 import { h } from "./ui.js";
 import { FACTIONS, FACTION_NAMES, PIECES, PIECE_ORDER } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
+import { diagramBoard } from "./board.js";
 
 let openCount = 0;
 
@@ -73,6 +74,45 @@ export async function confirmDialog(title, text, okLabel = "Yes", { danger = fal
 }
 
 let rulesHtml = null;
+
+/**
+ * The rules as HTML, enhanced once (contents, pictures, board diagrams) and kept: public/rules.md
+ * rendered at build time (crates/docs-html, run by scripts/build-web-engine.sh): its
+ * headings have their ids, its title is left out. ".htm": the asset server answers a
+ * "/x.html" with a redirect to "/x".
+ */
+async function rulesFragment() {
+  if (rulesHtml) return rulesHtml;
+  const r = await fetch("/rules.htm");
+  if (!r.ok) throw new Error(r.status);
+  const box = document.createElement("div");
+  box.innerHTML = await r.text();
+  enhanceRules(box);
+  rulesHtml = box.innerHTML;
+  return rulesHtml;
+}
+
+/** A link to a section of the rules (`#id`) scrolls within `box` (a dialog's body or the
+ * page) and moves the focus there; `onJump(id)` also runs (the page keeps the address). */
+function followRulesLinks(box, onJump = null) {
+  box.addEventListener("click", (e) => {
+    const a = e.target.closest?.("a[href^='#']");
+    if (!a) return;
+    const id = decodeURIComponent(a.getAttribute("href").slice(1));
+    const target = document.getElementById(id);
+    if (!target || !box.contains(target)) return;
+    e.preventDefault();
+    onJump?.(id);
+    jumpTo(target);
+  });
+}
+
+function jumpTo(target) {
+  target.scrollIntoView({ block: "start" });
+  if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+  target.focus({ preventScroll: true });
+}
+
 export async function showRules() {
   const body = document.createElement("div");
   body.className = "rules";
@@ -80,48 +120,58 @@ export async function showRules() {
   const p = openModal({ title: "Game Rules", body, wide: true, id: "rules-dialog" });
   if (!rulesHtml) {
     try {
-      // public/rules.md rendered at build time (crates/docs-html, run by
-      // scripts/build-web-engine.sh): its headings have their ids, its title is left out.
-      // ".htm": the asset server answers a "/x.html" with a redirect to "/x".
-      const r = await fetch("/rules.htm");
-      if (!r.ok) throw new Error(r.status);
-      body.innerHTML = await r.text();
-      enhanceRules(body);
-      rulesHtml = body.innerHTML;
+      body.innerHTML = await rulesFragment();
     } catch {
       body.innerHTML = "<p>The rules could not be loaded. Please try again.</p>";
     }
   }
+  body.prepend(h("p", { class: "rules-page-link small" }, h("a", { href: "/rules", target: "_blank", text: "Open the rules as a page" }), " (every section has its own address)."));
   body.closest("dialog")?.refreshScroll?.();
   for (const box of body.querySelectorAll(".table-wrap, pre.diagram")) keyboardScrollable(box);
-  // Contents: jump within the window (the page's address stays as it is).
-  body.addEventListener("click", (e) => {
-    const a = e.target.closest?.(".rules-toc a");
-    if (!a) return;
-    e.preventDefault();
-    const target = document.getElementById(a.getAttribute("href").slice(1));
-    target?.scrollIntoView({ block: "start" });
-    target?.setAttribute("tabindex", "-1");
-    target?.focus({ preventScroll: true });
-  });
+  // Contents and cross references: jump within the window (the page's address stays).
+  followRulesLinks(body);
   return p;
 }
 
 /**
- * Dev Notes: the original's sections (the inspiration, how it was made, the AI, balancing,
- * music), in its words where they are true of this build; where this build differs the
- * text says what it is instead (docs/client-texts.md lists each difference).
+ * The rules as a page (`/rules`): a URL per section (`/rules#sickle`, `/rules#slash`), the
+ * short summary first. Scrolls to the address's section once the page is in; `data-ready`
+ * on the article says so (the tests wait for it).
  */
+export async function showRulesPage(main) {
+  const body = h("div", { class: "rules" }, h("p", { class: "loading", text: "Loading the rules…" }));
+  const page = h("article", { class: "panel-card rules-page", "aria-labelledby": "rules-h" },
+    h("h1", { id: "rules-h", class: "page-title", text: "How to play" }), body);
+  main.replaceChildren(page);
+  try {
+    body.innerHTML = await rulesFragment();
+  } catch {
+    body.innerHTML = "<p>The rules could not be loaded. Please try again.</p>";
+  }
+  for (const box of body.querySelectorAll(".table-wrap, pre.diagram")) keyboardScrollable(box);
+  // The address follows the section (a link to share), without reloading the page.
+  followRulesLinks(body, (id) => history.pushState(null, "", `#${encodeURIComponent(id)}`));
+  const id = decodeURIComponent(location.hash.slice(1));
+  const target = id && document.getElementById(id);
+  if (target && body.contains(target)) jumpTo(target);
+  page.dataset.ready = "true";
+}
+
 /**
  * The rules page for the screen: a table of contents of its sections, each faction's pieces
- * as they look on the board (with their letters), and move diagrams that show "before" and
- * "after" side by side where there is room and one under the other on a phone.
+ * as they look on the board (with their letters), and the board diagrams drawn with the
+ * board's squares and pieces ("before" and "after" side by side where there is room, one
+ * under the other on a phone).
  */
 function enhanceRules(body) {
   const heads = [...body.querySelectorAll("h3")];
   const toc = h("nav", { class: "rules-toc", "aria-label": "Contents" }, h("p", { class: "eyebrow", text: "Contents" }),
     h("ol", {}, heads.map((hd) => h("li", {}, h("a", { href: `#${hd.id}`, text: hd.textContent.replace(/^\d+\.\s*/, "") })))));
-  body.prepend(toc);
+  // After the short summary ("In short"): a newcomer reads that first, on one screen.
+  const summary = heads.find((hd) => hd.id === "in-short");
+  const afterSummary = summary && heads[heads.indexOf(summary) + 1];
+  if (afterSummary) afterSummary.before(toc);
+  else body.prepend(toc);
   // Each faction's section opens with its pieces' pictures.
   for (const f of FACTIONS) {
     const hd = heads.find((x) => x.textContent.replace(/^\d+\.\s*/, "").trim() === FACTION_NAMES[f]);
@@ -138,7 +188,7 @@ function enhanceRules(body) {
     const names = new Map(PIECE_ORDER[f].map((l) => [PIECES[f][l].name, PIECES[f][l]]));
     for (let n = list.nextElementSibling; n && n.tagName !== "H3"; n = n.nextElementSibling) {
       for (const td of n.querySelectorAll?.("td") || []) {
-        const p = names.get(td.textContent.trim());
+        const p = names.get(td.textContent.replace(/\s*\(king\)$/, "").trim());
         if (!p) continue;
         const pic = h("span", { class: "glyph cell-glyph", "aria-hidden": "true" });
         pic.innerHTML = pieceSVG({ ...p, side: "south", charged: false }, { title: false });
@@ -153,26 +203,46 @@ function enhanceRules(body) {
     pic.innerHTML = pieceSVG({ type: "dagger", name: "Dagger", side: "south", charged: true }, { title: false });
     li.append(" ", pic);
   }
-  // Before/after diagrams: split into two blocks that wrap on a narrow screen.
-  for (const pre of body.querySelectorAll("pre.diagram")) {
-    const lines = pre.textContent.split("\n");
-    // Notation examples (no board in them) wrap instead of scrolling.
-    if (!lines.some((x) => /^[1-9] {2}/.test(x))) { pre.classList.add("notation"); continue; }
-    const max = Math.max(...lines.map((x) => x.length));
-    let cut = -1;
-    for (let c = 12; c < max - 8; c++) {
-      if (lines.every((x) => x.length <= c || /^ {4}$/.test(x.slice(c - 4, c))) && lines.filter((x) => x.slice(c).trim()).length >= 3) { cut = c; break; }
-    }
-    if (cut < 0) continue;
-    const wrap = h("div", { class: "diagram-pair" });
-    for (const part of [lines.map((x) => x.slice(0, cut).replace(/\s+$/, "")), lines.map((x) => x.slice(cut).replace(/\s+$/, ""))]) {
-      const indent = Math.min(...part.filter((x) => x.trim()).map((x) => x.match(/^ */)[0].length));
-      wrap.append(h("pre", { class: "diagram" }, h("code", { text: part.map((x) => x.slice(indent)).join("\n") })));
-    }
-    pre.replaceWith(wrap);
+  // Board diagrams (crates/docs-html made each grid a position): drawn with the board's
+  // own squares and pieces; the letter grid they came from goes.
+  for (const fig of body.querySelectorAll("figure.board-diagram")) {
+    const list = (v) => (v ? v.split(",") : []);
+    const d = fig.dataset;
+    const board = diagramBoard(d.iapn, {
+      view: d.view, marks: list(d.marks), destroyed: list(d.destroyed), caption: fig.querySelector("figcaption")?.textContent || "",
+    });
+    fig.querySelector("pre")?.replaceWith(board);
+    fig.classList.add(board.classList[2]); // its width in squares (cN) sizes the figure
   }
+  // Notation examples (no board in them) wrap instead of scrolling.
+  for (const pre of body.querySelectorAll("pre.diagram")) pre.classList.add("notation");
 }
 
+/**
+ * The API for people (`/api-docs`): docs/api.md rendered at build time like the rules
+ * (public/api.htm), with the machine-readable OpenAPI document linked.
+ */
+export async function showApiPage(main) {
+  const body = h("div", { class: "rules api-doc" }, h("p", { class: "loading", text: "Loading…" }));
+  main.replaceChildren(h("article", { class: "panel-card rules-page", "aria-labelledby": "api-h" },
+    h("h1", { id: "api-h", class: "page-title", text: "The API" }),
+    h("p", {}, "The HTTP and WebSocket API this game's pages use. For programs: the ",
+      h("a", { href: "/api/openapi.json", text: "OpenAPI document" }), " (JSON)."), body));
+  try {
+    const r = await fetch("/api.htm");
+    if (!r.ok) throw new Error(r.status);
+    body.innerHTML = await r.text();
+  } catch {
+    body.innerHTML = "<p>This page could not be loaded. Please try again.</p>";
+  }
+  for (const box of body.querySelectorAll(".table-wrap, pre")) keyboardScrollable(box);
+}
+
+/**
+ * Dev Notes: the original's sections (the inspiration, how it was made, the AI, balancing,
+ * music), in its words where they are true of this build; where this build differs the
+ * text says what it is instead (docs/client-texts.md lists each difference).
+ */
 export function showDevNotes() {
   return openModal({
     title: "Dev Notes", wide: true, id: "devnotes-dialog",

@@ -16,9 +16,11 @@ function gear(cx, cy, ro, ri, teeth) {
   return d + "Z";
 }
 
-// An outlined thick line: the outline colour below, the fill colour on top.
+// An outlined thick line: the outline colour below, the fill colour on top. The outline is
+// 4.5 units wide on each side (it was 3): on a light square, a light piece drawn with thin
+// lines (Sabres, Axe, Spring, Scales) is seen by its outline alone.
 const line = (d, w = 7) =>
-  `<path d="${d}" class="pl-o" stroke-width="${w + 6}" fill="none" stroke-linecap="round" stroke-linejoin="round"/>` +
+  `<path d="${d}" class="pl-o" stroke-width="${w + 9}" fill="none" stroke-linecap="round" stroke-linejoin="round"/>` +
   `<path d="${d}" class="pl-i" stroke-width="${w}" fill="none" stroke-linecap="round" stroke-linejoin="round"/>`;
 
 const base = `<path class="pf" d="M24 90h52l-4-9H28z"/>`;

@@ -135,12 +135,20 @@ export async function showLeaderboard(main) {
       h("section", { class: "panel-card lb-matchups", "aria-labelledby": "lb-mu-h" }, h("h2", { id: "lb-mu-h", text: "Match-up statistics" }), h("p", { class: "loading", text: "Loading…" })))));
   const players = main.querySelector(".lb-players");
   const mus = main.querySelector(".lb-matchups");
-  const [lb, mu] = await Promise.allSettled([api.leaderboard(), api.matchups()]);
+  const [lb, mu, me] = await Promise.allSettled([api.leaderboard(), api.matchups(), account.ready()]);
+  // What this server offers (`GET /api/me`'s discord_available): rated games need Discord
+  // sign-in, so without it no advice to tick a box that is not there.
+  const discord = me.status === "fulfilled" && (!!me.value?.discord_available || !!me.value?.discord_linked);
+  if (!discord) {
+    main.querySelector(".page-lede").textContent = "Ratings (Glicko-2, rating ± deviation) come from rated games between players signed in with Discord, which this server does not offer: no rated games are played here.";
+  }
   if (lb.status === "fulfilled") {
     const rows = lb.value.players;
     players.querySelector(".loading").replaceWith(rows.length
       ? table("Leaderboard", ["Rank", "Player", "Rating"], rows.map((r) => [String(r.rank), playerName(r), `${r.rating} ± ${r.deviation}`]), { cls: "lb-table" })
-      : h("p", { class: "empty-state", text: "No rated players yet. Rated games are link games between two players signed in with Discord: tick “Rated” when you create one. The first results will appear here." }));
+      : h("p", { class: "empty-state", text: discord
+        ? "No rated players yet. Rated games are link games between two players signed in with Discord: tick “Rated” when you create one. The first results will appear here."
+        : "No rated players yet, and none to come on this server: it has no Discord sign-in." }));
   } else {
     players.querySelector(".loading").replaceWith(h("p", { class: "form-error", role: "alert", text: `The leaderboard could not be loaded: ${lb.reason.message}` }));
   }

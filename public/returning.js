@@ -7,10 +7,16 @@ import { api, seats } from "./api.js";
 import { discordToggle, pushToggle } from "./push.js";
 import { mountChallenges } from "./challenges.js";
 
+/** The server's view of the player's games by id (opponent, last move's time, plies), as
+ * last read: what "My games" names and dates its entries by. */
+export const serverGames = new Map();
+
 /** Adds the server's games this browser does not hold yet (session seats). */
 export async function syncServerGames() {
   let list;
   try { list = (await api.myGames()).games || []; } catch { return; }
+  serverGames.clear();
+  for (const g of list) serverGames.set(g.id, g);
   const mine = seats.all();
   for (const g of list) {
     if (mine[g.id]) continue;

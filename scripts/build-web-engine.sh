@@ -2,8 +2,9 @@
 # Builds the rules engine for the browser (crates/engine-wasm) into public/engine/:
 # engine_wasm.js (the ES module wasm-bindgen writes for `--target web`) and
 # engine_wasm_bg.wasm, served as static assets and loaded by public/notation.js.
-# Also renders the rules dialog's page, public/rules.md, to HTML: public/rules.htm
-# (crates/docs-html, pulldown-cmark; public/modals.js shows it).
+# Also renders the rules dialog's page, public/rules.md, to HTML: public/rules.htm, and the
+# API's (docs/api.md): public/api.htm (crates/docs-html, pulldown-cmark; public/modals.js
+# shows them).
 # Uses the local wasm-bindgen CLI (.tools/bin, the version in Cargo.lock; installed by
 # scripts/setup.sh): nothing is downloaded. The output is generated, not committed
 # (.gitignore); build-worker.sh, run.sh, test.sh and e2e.sh call this script.
@@ -30,6 +31,8 @@ done
 # (public/markdown.js was 2.8 KB, loaded with every page), and CommonMark as written.
 cargo run --locked -q -p docs-html <public/rules.md >"$stage/rules.htm"
 put_in_place "$stage/rules.htm" public/rules.htm
+cargo run --locked -q -p docs-html <docs/api.md >"$stage/api.htm"
+put_in_place "$stage/api.htm" public/api.htm
 wasm=$out/engine_wasm_bg.wasm
 echo "browser engine ($out): $(stat -c %s $wasm) bytes raw, $(gzip -9c $wasm | wc -c) bytes gzip;" \
     "glue $(stat -c %s $out/engine_wasm.js) bytes; rules page (public/rules.htm)" \

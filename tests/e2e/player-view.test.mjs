@@ -218,10 +218,29 @@ test("the first screen: a new player can start without scrolling; a returning pl
     await page.waitForSelector(".faction-card");
     assert.equal(await page.title(), "Iron Arena — v2.3");
     assert.ok(await page.locator(".my-games").isHidden(), "no empty My games for a new player");
+    await shot(page, `i34-home-${size}`);
     const b = await page.locator(".start-ai").boundingBox();
     assert.ok(b.y >= 0 && b.y + b.height <= vp.height, `Start game vs AI within the first ${vp.width}×${vp.height} screen (bottom at ${b.y + b.height})`);
     assert.equal(await page.locator(".piece-list-wrap[open]").count(), 0, "the piece lists are folded");
+    // Issue 34, item 2: the lesson beside "Play", the gentlest sensible level, each level
+    // explained.
+    assert.equal(await page.textContent(".first-steps .learn"), "New here? Learn in two minutes");
+    assert.ok(await page.locator(".first-steps .play-now").isVisible());
+    assert.equal(await page.inputValue("select[name=level]"), "2");
+    assert.match(await page.textContent("#diff-note"), /gentle start/);
+    await page.selectOption("select[name=level]", "4");
+    assert.match(await page.textContent("#diff-note"), /several moves ahead/);
+    await page.selectOption("select[name=level]", "2");
+    await page.evaluate(() => localStorage.removeItem("ironarena.level.v1"));
     await shot(page, `i13-home-new-${size}`);
+    await shot(page, `i34-home-${size}`);
+    if (size === "1280") {
+      await page.click(".first-steps .learn");
+      await page.waitForSelector("#stage-dialog[open]");
+      assert.match(await page.textContent("#stage-dialog"), /Stage 1 of/);
+      await page.keyboard.press("Escape");
+      await page.waitForSelector("#stage-dialog", { state: "detached" });
+    }
     // Returning: one game made, back home.
     await page.click(".start-ai");
     await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
@@ -231,6 +250,7 @@ test("the first screen: a new player can start without scrolling; a returning pl
     const g = await page.locator(".my-games").boundingBox();
     const ai = await page.locator(".ai-form").boundingBox();
     assert.ok(g.y < ai.y && g.y + 40 < vp.height, "My games comes first, within the first screen");
+    assert.ok(await page.locator(".first-steps").isHidden(), "the first visit's offer is gone once a game is held");
     assert.match(await page.textContent(".my-games .gi-status"), /Your turn/);
     await shot(page, `i13-home-returning-${size}`);
     assert.deepEqual(page.errors, []);

@@ -99,6 +99,73 @@ test("My games lists a game from the server and the session plays it without a t
   await page.context().close();
 });
 
+// Issue 34, items 8 and 9: a correspondence game shows its time control on the waiting
+// page, a clock on each player bar and "You must move by…" on one's own turn; My games lists
+// the unfinished games first, names the opponent, the time control and the last move's
+// date, counts moves, and keeps older finished games behind "Show more".
+test("correspondence in view (clocks, 'You must move by'); My games: unfinished first, opponent, time control, date, show more", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  await fetchIn(page, "POST", "/api/me", {});
+  const keep = (id, seat) => page.evaluate(([i, v]) => {
+    const all = JSON.parse(localStorage.getItem("ironarena.seats.v1") || "{}");
+    all[i] = v;
+    localStorage.setItem("ironarena.seats.v1", JSON.stringify(all));
+  }, [id, seat]);
+  const make = async (body) => {
+    const r = await fetchIn(page, "POST", "/api/games", body);
+    assert.equal(r.status, 201);
+    await keep(r.json.id, { seat: r.json.seat, token: r.json.token, mode: body.mode, south: body.south, north: body.north, invite_url: r.json.invite_url, created: Date.now() });
+    return r.json;
+  };
+  // Four AI games ended at once, one going on, and a correspondence game.
+  for (let k = 0; k < 4; k++) {
+    const g = await make({ mode: "ai", level: 1, seat: "south", south: "axiom", north: "blades" });
+    assert.equal((await fetchIn(page, "POST", `/api/games/${g.id}/resign`, {}, g.token)).status, 200);
+  }
+  await make({ mode: "ai", level: 1, seat: "south", south: "clockwork", north: "axiom" });
+  const c = await make({ mode: "link", seat: "south", south: "blades", north: "axiom", days_per_move: 3 });
+  // The waiting page names the time control.
+  await page.goto(`/g/${c.id}`);
+  await page.waitForSelector(".invite:not([hidden]) .invite-terms");
+  assert.match(await page.textContent(".invite-terms"), /^3 days per move · Blades \(South\) vs Axiom \(North\)/);
+  const joined = await api(server.base, "POST", `/api/games/${c.id}/join`, { invite: c.invite_url.split("#invite=")[1] });
+  assert.equal(joined.status, 200);
+  // South (this page) moves; North's clock runs, South's shows the allowance.
+  await playFirstLegal(page, c.id, 1);
+  await page.waitForSelector(".player-bar.top .clock.running");
+  assert.match(await page.textContent(".player-bar.top .clock"), /^2 d 23 h$/);
+  assert.equal(await page.textContent(".player-bar.bottom .clock"), "3 d");
+  assert.match(await page.getAttribute(".player-bar.top .clock", "aria-label"), /^North: 2 d 23 h left to move$/);
+  assert.match(await page.textContent(".deadline"), /^North must move by /);
+  // North answers: now it is this player's move, said to them.
+  const s = (await api(server.base, "GET", `/api/games/${c.id}`)).json;
+  assert.equal((await api(server.base, "POST", `/api/games/${c.id}/moves`, { move: s.legal_moves[0], ply: 1 }, joined.json.token)).status, 200);
+  await page.waitForFunction(() => /^You must move by /.test(document.querySelector(".deadline")?.textContent || ""));
+  await page.waitForSelector(".player-bar.bottom .clock.running");
+  await shot(page, "i34-correspondence-clocks-1280");
+  // My games.
+  await page.goto("/");
+  await page.waitForFunction(() => document.querySelectorAll(".my-games .game-item").length === 6 &&
+    !document.querySelector(".my-games .game-item:not([data-rank])") && !/…/.test(document.querySelector(".my-games .game-list").textContent));
+  const items = await page.$$eval(".my-games .game-item", (els) => els.map((e) => ({ rank: e.dataset.rank, hidden: e.hidden, text: e.textContent.replace(/\s+/g, " ").trim() })));
+  assert.deepEqual(items.map((x) => x.rank), ["yours", "yours", "finished", "finished", "finished", "finished"], JSON.stringify(items));
+  assert.deepEqual(items.map((x) => x.hidden), [false, false, false, false, false, true]);
+  const link = items.find((x) => x.text.includes("3 days per move"));
+  assert.match(link.text, /vs a guest/);
+  assert.match(link.text, /Your turn · move 2 · move by .* · last move today \d/);
+  assert.match(items.find((x) => x.text.includes("Clockwork vs Axiom")).text, /vs the AI \(level 1\).*no time limit/);
+  assert.match(items[2].text, /Finished: you lost · 0 moves · started today/);
+  assert.equal(await page.textContent(".my-games .show-more"), "Show 1 more finished game");
+  await shot(page, "i34-my-games-1280");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, "i34-my-games-390");
+  await page.click(".my-games .show-more");
+  await page.waitForSelector(".my-games .show-more", { state: "hidden" });
+  assert.equal(await page.locator(".my-games .game-item:visible").count(), 6);
+  assert.deepEqual(page.errors, []);
+});
+
 // Regression: a game opened by its address on a device that holds no token for it (made on
 // another device) was only watched until the home page had listed it in My games.
 test("a game opened by its address is played by the session that holds its seat, without the home page first", T, async () => {

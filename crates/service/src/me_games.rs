@@ -206,6 +206,13 @@ pub struct MyGame {
     pub result: Option<String>,
     pub winner: Option<Side>,
     pub reason: Option<FinishReason>,
+    /// Plies played (each side's move counts one), where known: a link game's (from its
+    /// object) and a finished game's; null for an unfinished AI game.
+    pub plies: Option<u32>,
+    /// When the last move was made (a link game with no move yet: its creation), else a
+    /// finished game's end; null when unknown (an unfinished AI game). What "My games"
+    /// dates an entry by.
+    pub last_move_at: Option<i64>,
 }
 
 /// The other seat: the AI, or a person (unknown while the invite is open, or without a
@@ -251,6 +258,8 @@ pub fn to_game(g: &Listed) -> Option<MyGame> {
         result: r.result.clone(),
         winner: side(&r.winner),
         reason: r.reason.as_deref().and_then(parse),
+        plies: r.plies.map(|p| p as u32),
+        last_move_at: r.updated_at.or(r.finished_at).map(|t| t as i64),
     })
 }
 
@@ -350,5 +359,36 @@ mod tests {
         assert_eq!(v["games"][0]["your_turn"], true);
         assert_eq!(v["games"][0]["opponent"]["player_id"], "you");
         assert_eq!(v["games"][3]["standing"], "their_turn");
+    }
+
+    #[test]
+    fn a_listed_game_says_how_many_plies_and_when_the_last_move_was() {
+        let live = row("live", |r| {
+            r.plies = Some(7.0);
+            r.updated_at = Some(50.0);
+        });
+        let done = row("done", |r| {
+            r.result = Some("draw: agreement".into());
+            r.plies = Some(12.0);
+            r.finished_at = Some(90.0);
+        });
+        let ai = row("ai", |r| {
+            r.mode = "ai".into();
+            r.north_player = None;
+        });
+        let v = serde_json::to_value(list(vec![live, done, ai], "me")).unwrap();
+        let by_id = |id: &str| v["games"].as_array().unwrap().iter().find(|g| g["id"] == id).unwrap().clone();
+        assert_eq!(
+            (by_id("live")["plies"].clone(), by_id("live")["last_move_at"].clone()),
+            (7.into(), 50.into())
+        );
+        assert_eq!(
+            (by_id("done")["plies"].clone(), by_id("done")["last_move_at"].clone()),
+            (12.into(), 90.into())
+        );
+        assert!(
+            by_id("ai")["plies"].is_null() && by_id("ai")["last_move_at"].is_null(),
+            "unknown for an unfinished AI game"
+        );
     }
 }
