@@ -33,7 +33,7 @@ pub struct Threat {
 #[derive(Debug, Serialize)]
 pub struct Threats {
     pub king: Option<String>,
-    /// One per attacking square and reason, in IAMN order.
+    /// One per attacking square and reason, in the move generator's order.
     pub threats: Vec<Threat>,
 }
 
@@ -52,9 +52,9 @@ pub fn threats(pos: &Position, side: Side) -> Threats {
     let enemy = side.opponent();
     let mut found: Vec<Threat> = Vec::new();
     if let Some(p) = as_turn(pos, enemy) {
-        let mut moves = p.legal_moves();
-        moves.sort_unstable_by_key(|m| m.to_string());
-        for mv in moves {
+        // In the move generator's order (deterministic; a sort here would cost the browser
+        // 13 KB of wasm).
+        for mv in p.legal_moves() {
             let mut next = p;
             next.play_unchecked(mv);
             let Some(Outcome::Win { winner, reason }) = next.outcome() else { continue };
@@ -118,12 +118,30 @@ pub fn ply_limit() -> u16 {
     MAX_PLY
 }
 
+/// Squares in square order (a1, b1, …, i9), each once, written as their names.
+#[derive(Debug, Default)]
+pub struct Squares(Vec<Square>);
+
+impl Squares {
+    fn add(&mut self, s: Square) {
+        if let Err(i) = self.0.binary_search(&s) {
+            self.0.insert(i, s);
+        }
+    }
+}
+
+impl Serialize for Squares {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq(self.0.iter().map(|s| s.to_string()))
+    }
+}
+
 /// An ability a piece can use this turn, and on what.
 #[derive(Debug, Serialize)]
 pub struct AbilityUse {
     pub kind: &'static str,
-    /// Its targets (a Sidestep's square; for Slash, what it would destroy), in square order.
-    pub targets: Vec<String>,
+    /// Its targets (a Sidestep's square; for Slash, what it would destroy).
+    pub targets: Squares,
 }
 
 /// What the piece on a square can do, as if its side were to move (see [`piece_facts`]).
@@ -137,18 +155,18 @@ pub struct PieceFacts {
     pub chargeable: bool,
     /// Its legal moves (ability variants included).
     pub moves: usize,
-    /// The squares its base moves go to, in square order (a1, b1, …).
-    pub destinations: Vec<String>,
+    /// The squares its base moves go to.
+    pub destinations: Squares,
     /// The squares of the enemy pieces its base moves take.
-    pub captures: Vec<String>,
+    pub captures: Squares,
     pub abilities: Vec<AbilityUse>,
     /// Destinations where its move would charge it (its own move ending on the Field).
-    pub charges: Vec<String>,
+    pub charges: Squares,
     /// Destinations where it would merge with a friendly Cog, become a Gear, detonate.
-    pub merges: Vec<String>,
-    pub promotes: Vec<String>,
-    pub detonates: Vec<String>,
-    /// Its moves that would win the game at once, in IAMN.
+    pub merges: Squares,
+    pub promotes: Squares,
+    pub detonates: Squares,
+    /// Its moves that would win the game at once, in IAMN (in the move generator's order).
     pub wins: Vec<String>,
     /// Why it has no legal move, when it has none: `game_over`; `own_king` (every move its
     /// movement allows would destroy its own king-piece); `own_pieces` (it could move if
@@ -156,7 +174,7 @@ pub struct PieceFacts {
     /// `pieces` (other pieces are in its way, `blockers`); `movement` (from this square
     /// its movement allows no move even on an empty board).
     pub blocked: Option<&'static str>,
-    pub blockers: Vec<String>,
+    pub blockers: Squares,
 }
 
 /// What the piece on `square` can do, as JSON ([`PieceFacts`]): its moves, captures,
@@ -177,135 +195,102 @@ pub fn piece_facts(pos: &Position, sq: Square) -> Result<PieceFacts, String> {
         to_move: pos.turn() == piece.side,
         chargeable: piece.role.is_chargeable(),
         moves: 0,
-        destinations: Vec::new(),
-        captures: Vec::new(),
+        destinations: Squares::default(),
+        captures: Squares::default(),
         abilities: Vec::new(),
-        charges: Vec::new(),
-        merges: Vec::new(),
-        promotes: Vec::new(),
-        detonates: Vec::new(),
+        charges: Squares::default(),
+        merges: Squares::default(),
+        promotes: Squares::default(),
+        detonates: Squares::default(),
         wins: Vec::new(),
         blocked: None,
-        blockers: Vec::new(),
+        blockers: Squares::default(),
     };
     let Some(p) = as_turn(pos, piece.side) else {
         f.blocked = Some("game_over");
         return Ok(f);
     };
-    let mut moves: Vec<Move> = p.legal_moves().into_iter().filter(|m| m.from == sq).collect();
-    moves.sort_unstable_by_key(|m| m.to_string());
+    let moves: Vec<Move> = p.legal_moves().into_iter().filter(|m| m.from == sq).collect();
     f.moves = moves.len();
-    let add = |list: &mut Vec<String>, s: Square| {
-        let s = s.to_string();
-        if !list.contains(&s) {
-            list.push(s);
-        }
-    };
     for &mv in &moves {
         let mut next = p;
         next.play_unchecked(mv);
         let e = effects(&p, mv, &next);
-        add(&mut f.destinations, mv.to);
+        f.destinations.add(mv.to);
         if p.piece_at(mv.to).is_some_and(|t| t.side != piece.side) {
-            add(&mut f.captures, mv.to);
+            f.captures.add(mv.to);
         }
         if let Some(a) = mv.ability {
             let kind = ability_name(a);
             let i = match f.abilities.iter().position(|u| u.kind == kind) {
                 Some(i) => i,
                 None => {
-                    f.abilities.push(AbilityUse { kind, targets: Vec::new() });
+                    f.abilities.push(AbilityUse { kind, targets: Squares::default() });
                     f.abilities.len() - 1
                 }
             };
-            let targets = match ability_target(a) {
-                Some(t) => vec![t.to_string()],
-                None => e.destroyed.clone(),
-            };
-            for t in targets {
-                if !f.abilities[i].targets.contains(&t) {
-                    f.abilities[i].targets.push(t);
-                }
+            match ability_target(a) {
+                Some(t) => f.abilities[i].targets.add(t),
+                None => e
+                    .destroyed
+                    .iter()
+                    .filter_map(|s| Square::parse(s))
+                    .for_each(|t| f.abilities[i].targets.add(t)),
             }
         }
-        let landed = Square::parse(&e.landed);
-        let now = landed.and_then(|s| next.piece_at(s));
+        let now = Square::parse(&e.landed).and_then(|s| next.piece_at(s));
         if !piece.charged && now.is_some_and(|q| q.side == piece.side && q.charged) {
-            add(&mut f.charges, mv.to);
+            f.charges.add(mv.to);
         }
-        if e.merged {
-            add(&mut f.merges, mv.to);
-        }
-        if e.promoted {
-            add(&mut f.promotes, mv.to);
-        }
-        if e.detonated {
-            add(&mut f.detonates, mv.to);
+        for (yes, list) in
+            [(e.merged, &mut f.merges), (e.promoted, &mut f.promotes), (e.detonated, &mut f.detonates)]
+        {
+            if yes {
+                list.add(mv.to);
+            }
         }
         if matches!(next.outcome(), Some(Outcome::Win { winner, .. }) if winner == piece.side) {
             f.wins.push(mv.to_string());
         }
     }
-    let by_square =
-        |v: &mut Vec<String>| v.sort_unstable_by_key(|s| Square::parse(s).map_or(0, Square::index));
-    for list in [
-        &mut f.destinations,
-        &mut f.captures,
-        &mut f.charges,
-        &mut f.merges,
-        &mut f.promotes,
-        &mut f.detonates,
-    ] {
-        by_square(list);
-    }
-    for u in &mut f.abilities {
-        by_square(&mut u.targets);
-    }
     if moves.is_empty() {
         let (why, blockers) = why_blocked(&p, sq, piece);
         f.blocked = Some(why);
         f.blockers = blockers;
-        by_square(&mut f.blockers);
     }
     Ok(f)
 }
 
 /// Why the piece on `sq` (whose side is to move in `p`) has no legal move: asked of the
 /// move generator on the same board with pieces taken away.
-fn why_blocked(p: &Position, sq: Square, piece: Piece) -> (&'static str, Vec<String>) {
+fn why_blocked(p: &Position, sq: Square, piece: Piece) -> (&'static str, Squares) {
     let refused_for_own_king = (0..Square::COUNT as u8)
         .filter_map(Square::new)
         .any(|to| matches!(p.play(Move::new(sq, to)), Err(IllegalMove::DestroysOwnKing { .. })));
     if refused_for_own_king {
-        return ("own_king", Vec::new());
+        return ("own_king", Squares::default());
     }
     let king = p.king(piece.side);
-    // Without its own pieces (the king-piece stays: without it the game would be over).
+    // Without its own pieces (the king-piece stays: without it the game would be over),
+    // then without every other piece but the two king-pieces.
     let own_removed = without(p, |s, q| s != sq && Some(s) != king && q.side == piece.side);
-    // Without every other piece but the two king-pieces.
     let all_removed = without(p, |s, q| s != sq && !q.role.is_king());
-    for (why, board) in [("own_pieces", own_removed), ("pieces", all_removed)] {
+    for (why, board, own) in [("own_pieces", own_removed, true), ("pieces", all_removed, false)] {
         let Some(b) = board else { continue };
-        let reach: Vec<Square> = b.legal_moves().iter().filter(|m| m.from == sq).map(|m| m.to).collect();
-        if reach.is_empty() {
-            continue;
-        }
-        // In its way: the pieces standing on squares it could then reach (or, for a
-        // slide, on the first square of the line: the square it could then reach first).
-        let mut blockers: Vec<String> = Vec::new();
-        for to in reach {
-            let occupant = p.piece_at(to);
-            let counts = match why {
-                "own_pieces" => occupant.is_some_and(|q| q.side == piece.side),
-                _ => occupant.is_some(),
-            };
-            if counts && !blockers.contains(&to.to_string()) {
-                blockers.push(to.to_string());
+        // In its way: the pieces standing on squares it could then reach.
+        let mut blockers = Squares::default();
+        let mut reach = false;
+        for m in b.legal_moves().iter().filter(|m| m.from == sq) {
+            reach = true;
+            if p.piece_at(m.to).is_some_and(|q| !own || q.side == piece.side) {
+                blockers.add(m.to);
             }
         }
-        return (why, blockers);
+        if reach {
+            return (why, blockers);
+        }
     }
-    ("movement", Vec::new())
+    ("movement", Squares::default())
 }
 
 /// `p` with the pieces for which `remove(square, piece)` holds taken away, if that is a
