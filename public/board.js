@@ -5,12 +5,19 @@
 import { FILES, PIECES, sqName, idx } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 
+let tipIds = 0;
+
 export class BoardView {
-  constructor(root, { onActivate, onDrop, onCancel }) {
+  /**
+   * describe(square): the tip's content for the piece there (an element), or null for just
+   * its name (piece-tip.js writes it; the board only shows it).
+   */
+  constructor(root, { onActivate, onDrop, onCancel, describe = null }) {
     this.root = root;
     this.onActivate = onActivate;
     this.onDrop = onDrop;
     this.onCancel = onCancel;
+    this.describe = describe;
     this.flipped = false;
     this.focusSq = "e1";
     this.interactive = true;
@@ -21,18 +28,39 @@ export class BoardView {
     this.build();
     this.grid.addEventListener("keydown", (e) => this.key(e));
     this.grid.addEventListener("pointerdown", (e) => this.pointerDown(e));
-    // The name of a piece: on hover (mouse, pen) and on a long press (touch).
+    // A piece explains itself (its tip): on hover (mouse, pen: a glance, without the rules
+    // link), on a long press (touch), on a right click, when the keyboard's focus is on it,
+    // and when game.js asks (a tap on a piece that cannot move, or on an enemy piece).
+    // Those last ones stay until the next tap elsewhere or Escape, so the link is reachable.
     this.grid.addEventListener("pointerover", (e) => {
-      if (e.pointerType === "touch") return;
+      if (e.pointerType === "touch" || this.tipSticky) return;
       const c = e.target.closest?.(".sq");
       if (c?.dataset.piece) this.showTip(c); else this.hideTip();
     });
-    this.grid.addEventListener("pointerleave", () => this.hideTip());
-    this.grid.addEventListener("contextmenu", (e) => { if (e.target.closest?.(".sq")) e.preventDefault(); });
+    this.grid.addEventListener("pointerleave", () => { if (!this.tipSticky) this.hideTip(); });
+    this.grid.addEventListener("contextmenu", (e) => {
+      const c = e.target.closest?.(".sq");
+      if (!c) return;
+      e.preventDefault();
+      if (c.dataset.piece && e.pointerType !== "touch") this.showTip(c, { sticky: true });
+    });
     this.grid.addEventListener("focusin", (e) => {
       const c = e.target.closest?.(".sq");
-      if (c) this.setFocus(c.dataset.sq, false);
+      if (!c) return;
+      this.setFocus(c.dataset.sq, false);
+      // Keyboard focus (not a click) shows the tip; Tab then reaches its rules link.
+      if (c.matches(":focus-visible")) { if (c.dataset.piece) this.showTip(c, { sticky: true }); else this.hideTip(); }
     });
+    this.grid.addEventListener("focusout", (e) => {
+      if (!this.tip?.contains(e.relatedTarget) && !this.grid.contains(e.relatedTarget)) this.hideTip();
+    });
+    this.outside = (e) => { if (this.tipSticky && !this.tip?.contains(e.target)) this.hideTip(); };
+    document.addEventListener("pointerdown", this.outside, true);
+  }
+
+  /** Removes the listeners the board put on the document. */
+  destroy() {
+    document.removeEventListener("pointerdown", this.outside, true);
   }
 
   build() {
@@ -69,12 +97,14 @@ export class BoardView {
   /**
    * Draw a position. marks: {selected, targets: Set, abilityTargets: Set, last: [from, to],
    * destroyed: Set, moved: Set, movedFrom: Set (where a pulled or recalled piece came
-   * from), preview: Set, canPick: Set (own movable pieces)}.
+   * from), preview: Set, canPick: Set (own movable pieces), threatened (the player's
+   * king-piece's square when the opponent could take it next move), threatFrom: Set (the
+   * pieces that could), losing: Set (destinations where every move loses by repetition)}.
    */
   render(pos, marks = {}, animate = null) {
     this.pos = pos;
     this.hideTip();
-    const m = { targets: new Set(), abilityTargets: new Set(), destroyed: new Set(), moved: new Set(), movedFrom: new Set(), preview: new Set(), canPick: new Set(), ...marks };
+    const m = { targets: new Set(), abilityTargets: new Set(), destroyed: new Set(), moved: new Set(), movedFrom: new Set(), preview: new Set(), canPick: new Set(), threatFrom: new Set(), losing: new Set(), ...marks };
     for (const [name, c] of Object.entries(this.cells)) {
       const p = pos.board[idx(name)];
       const cls = ["sq", c.classList.contains("light") ? "light" : "dark"];
@@ -90,6 +120,9 @@ export class BoardView {
       if (m.destroyed.has(name)) { cls.push("destroyed"); labels.push("piece destroyed here"); }
       if (m.moved.has(name)) { cls.push("moved"); labels.push("piece moved here by an ability"); }
       if (m.movedFrom.has(name)) { cls.push("moved-from"); labels.push("a piece was moved away from here by an ability"); }
+      if (m.losing.has(name)) { cls.push("losing"); labels.push("loses by a third repetition"); }
+      if (m.threatened === name) { cls.push("threatened"); labels.push("your king-piece can be taken next move"); }
+      if (m.threatFrom.has(name)) { cls.push("threat-from"); labels.push("can win the game next move"); }
       if (m.canPick.has(name)) cls.push("pickable");
       if (m.preview.has(name)) cls.push("preview");
       if (name === this.focusSq) cls.push("kbd");
@@ -125,14 +158,36 @@ export class BoardView {
     for (const [a, b] of moved) slide(a, b, 380);
   }
 
-  showTip(c) {
+  /** Shows the tip of the piece on `square` (game.js: a tap on a piece that cannot move). */
+  showTipFor(square) {
+    const c = this.cells[square];
+    if (c?.dataset.piece) this.showTip(c, { sticky: true });
+  }
+
+  showTip(c, { sticky = false } = {}) {
     if (!this.tip) {
       this.tip = document.createElement("div");
       this.tip.className = "piece-tip";
-      this.tip.setAttribute("aria-hidden", "true"); // the square's label already names the piece
+      this.tip.id = `piece-tip-${++tipIds}`;
+      this.tip.setAttribute("role", "tooltip");
+      this.tip.addEventListener("keydown", (e) => {
+        if (e.key === "Escape") { e.stopPropagation(); const sq = this.tip.dataset.sq; this.hideTip(); this.setFocus(sq); }
+      });
+      // A tap on the tip (not on its link) puts it away: it may cover squares.
+      this.tip.addEventListener("click", (e) => { if (!e.target.closest("a")) this.hideTip(); });
+      this.tip.addEventListener("focusout", (e) => {
+        if (!this.tip.contains(e.relatedTarget) && !this.grid.contains(e.relatedTarget)) this.hideTip();
+      });
       this.root.append(this.tip);
     }
-    this.tip.textContent = c.dataset.piece;
+    const content = this.describe?.(c.dataset.sq);
+    if (content) this.tip.replaceChildren(content);
+    else this.tip.textContent = c.dataset.piece;
+    this.tipSticky = sticky;
+    this.tip.classList.toggle("sticky", sticky);
+    // Screen readers: the square the tip is about is described by it.
+    for (const x of this.grid.querySelectorAll("[aria-describedby]")) x.removeAttribute("aria-describedby");
+    c.setAttribute("aria-describedby", this.tip.id);
     this.tip.dataset.sq = c.dataset.sq;
     this.tip.hidden = false;
     const host = this.root.getBoundingClientRect();
@@ -140,12 +195,20 @@ export class BoardView {
     const tw = this.tip.offsetWidth;
     const left = Math.max(0, Math.min(host.width - tw, r.left - host.left + r.width / 2 - tw / 2));
     this.tip.style.left = `${left}px`;
-    const above = r.top - host.top - this.tip.offsetHeight - 4;
-    this.tip.style.top = `${above >= 0 ? above : r.bottom - host.top + 4}px`;
+    // Above the square where it fits, else below; else on the side with more room.
+    const th = this.tip.offsetHeight;
+    const above = r.top - host.top - th - 4;
+    const below = r.bottom - host.top + 4;
+    const fitsBelow = below + th <= host.height;
+    this.tip.style.top = `${above >= 0 || (!fitsBelow && r.top - host.top > host.height - r.bottom + host.top) ? Math.max(above, -th / 2) : below}px`;
   }
 
   hideTip() {
-    if (this.tip) this.tip.hidden = true;
+    if (this.tip) {
+      this.tip.hidden = true;
+      this.cells[this.tip.dataset.sq]?.removeAttribute("aria-describedby");
+    }
+    this.tipSticky = false;
     clearTimeout(this.pressTimer);
   }
 
@@ -182,6 +245,7 @@ export class BoardView {
         this.onActivate(name, "key");
         return;
       case "Escape":
+        if (this.tip && !this.tip.hidden) this.hideTip();
         this.onCancel();
         return;
       default:
@@ -207,7 +271,7 @@ export class BoardView {
     let longPress = false;
     clearTimeout(this.pressTimer);
     if (e.pointerType !== "mouse" && c.dataset.piece) {
-      this.pressTimer = setTimeout(() => { if (!ghost) { longPress = true; this.showTip(c); } }, 450);
+      this.pressTimer = setTimeout(() => { if (!ghost) { longPress = true; this.showTip(c, { sticky: true }); } }, 450);
     }
     const move = (ev) => {
       if (Math.hypot(ev.clientX - startX, ev.clientY - startY) > 6) clearTimeout(this.pressTimer);
@@ -233,7 +297,7 @@ export class BoardView {
       window.removeEventListener("pointerup", up);
       window.removeEventListener("pointercancel", up);
       clearTimeout(this.pressTimer);
-      if (longPress) { setTimeout(() => this.hideTip(), 1500); return; }
+      if (longPress) return; // the tip stays until the next tap elsewhere
       if (ghost) {
         ghost.remove();
         this.cells[from]?.classList.remove("dragging");

@@ -7,12 +7,14 @@ import { api, LiveGame, seats } from "./api.js";
 import { account, playerName } from "./account.js";
 import { stageFinished, PLY_NOTE } from "./story.js";
 import { BoardView } from "./board.js";
-import { parsePosition, parseMove, replay, applyMove, previewBase, describeMove, ABILITY_NAMES, FACTION_NAMES, idx } from "./notation.js";
+import { parsePosition, parseMove, replay, applyMove, previewBase, describeMove, ABILITY_NAMES, ABILITY_HELP, FACTION_NAMES, idx } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 import { confirmDialog, openModal } from "./modals.js";
 import { sfx } from "./audio.js";
 import { copyText, toast, announce, el, navigate } from "./ui.js";
 import { rematchControls } from "./rematch.js";
+import { pieceTip } from "./piece-tip.js";
+import { kingThreat, drawNotice, RepetitionGuard, warnings, warningsToggle } from "./traps.js";
 
 const SIDE = { south: "South", north: "North" };
 const other = (s) => (s === "south" ? "north" : "south");
@@ -35,6 +37,7 @@ class GameView {
     this.flip = null; // spectator's manual flip
     this.seat = seats.get(id);
     this.players = new Map(); // player id -> Player Info (or null while loading / failed)
+    this.repetition = new RepetitionGuard(); // the moves that would lose by repetition
   }
 
   destroy() {
@@ -42,6 +45,7 @@ class GameView {
     this.offAccount?.();
     clearTimeout(this.endTimer);
     this.live?.close();
+    this.board?.destroy();
     clearInterval(this.clock);
     document.removeEventListener("keydown", this.globalKey);
   }
@@ -154,6 +158,7 @@ class GameView {
         </div>
         <div class="status-card">
           <p class="turn" aria-live="polite"></p>
+          <div class="trap-lines" aria-live="polite"></div>
           <p class="rated-line" hidden>Rated game</p>
           <p class="result-line" hidden></p>
           <p class="conn" title="Live connection"></p>
@@ -185,6 +190,7 @@ class GameView {
           <button type="button" class="copy-spectate">Copy spectator link</button>
           <button type="button" class="flip">Flip board</button>
         </div>
+        <div class="game-settings"></div>
       </aside>
     </section>`);
     this.main.append(root);
@@ -194,7 +200,9 @@ class GameView {
       onActivate: (s, how) => this.activate(s, how),
       onDrop: (a, b) => this.drop(a, b),
       onCancel: () => this.cancel(),
+      describe: (sq) => pieceTip(this.board.pos, sq, this.mySide),
     });
+    this.$(".game-settings").append(warningsToggle(() => this.draw()));
     this.$(".copy-invite").addEventListener("click", () => copyText(this.$(".invite-url").value, "Invite link copied"));
     this.$(".copy-spectate").addEventListener("click", () => copyText(`${location.origin}/g/${this.id}`, "Spectator link copied"));
     this.$(".copy-record").addEventListener("click", () => this.copyRecord());
@@ -322,6 +330,12 @@ class GameView {
       for (const [a, b] of prev.effects.moved) { if (!busy.has(b)) marks.moved.add(b); if (!busy.has(a)) marks.movedFrom.add(a); }
     }
     const canAct = live && ply === s.moves.length && this.myTurn && !this.pending;
+    // The traps, on the position as it stands (the player's own move included while the
+    // server answers): the king-piece the opponent could take next move, the draw ahead.
+    const current = live && ply === s.moves.length && s.status === "ongoing";
+    const threat = current && warnings.on ? kingThreat(pos, this.mySide) : null;
+    if (threat) { marks.threatened = threat.king; marks.threatFrom = threat.from; }
+    this.renderTraps(threat?.line || "", current && warnings.on ? drawNotice(pos) : "");
     if (canAct) {
       marks.canPick = new Set(s.legal_moves.map((m) => m.slice(0, 2)));
       if (this.sel) Object.assign(marks, this.selectionMarks());
@@ -342,11 +356,28 @@ class GameView {
     this.renderBars(pos);
   }
 
+  /** The trap lines of the status card (changed only when their text does, so that the
+   * live region speaks once). */
+  renderTraps(threatLine, drawLine) {
+    const box = this.$(".trap-lines");
+    const key = `${threatLine}|${drawLine}`;
+    if (box.dataset.key === key) return;
+    box.dataset.key = key;
+    const lines = [[threatLine, "king-threat"], [drawLine, "draw-notice"]].filter(([t]) => t);
+    box.replaceChildren(...lines.map(([t, cls]) => { const p = document.createElement("p"); p.className = `trap-line ${cls}`; p.textContent = t; return p; }));
+  }
+
   selectionMarks() {
     const s = this.state;
     const sel = this.sel;
     if (sel.stage === "piece") {
-      return { selected: sel.from, targets: new Set(s.legal_moves.filter((m) => m.startsWith(sel.from)).map((m) => m.slice(2, 4))) };
+      const moves = s.legal_moves.filter((m) => m.startsWith(sel.from));
+      const targets = new Set(moves.map((m) => m.slice(2, 4)));
+      // A destination where every move (with or without its ability) repeats a position for
+      // the third time, and so loses, is marked as such.
+      const losses = warnings.on ? this.repetition.losses(s) : new Set();
+      const losing = new Set([...targets].filter((t) => moves.filter((m) => m.slice(2, 4) === t).every((m) => losses.has(m))));
+      return { selected: sel.from, targets, losing };
     }
     if (sel.stage === "ability") return { selected: sel.landed, abilityTargets: new Set(sel.options.flatMap((o) => o.squares)) };
     if (sel.stage === "recall") return { selected: sel.landed, abilityTargets: new Set(sel.dests.map((o) => o.square)) };
@@ -568,9 +599,13 @@ class GameView {
   // --- input
 
   activate(square, how) {
-    if (this.viewPly !== null) { this.msg("You are looking at an earlier position: press » to return to the game."); return; }
+    // A piece that is not for moving now explains itself (its tip): an enemy piece, one
+    // with no legal move, any piece while it is not the player's turn.
+    const explain = () => { if (how !== "drag") this.board.showTipFor(square); };
+    if (this.viewPly !== null) { this.msg("You are looking at an earlier position: press » to return to the game."); explain(); return; }
     if (!this.myTurn || this.pending) {
       if (this.state.status === "ongoing" && this.mySide && this.state.turn !== this.mySide && how !== "drag") this.msg("It is not your turn.");
+      if (!this.pending) explain();
       return;
     }
     this.clearMsg();
@@ -592,6 +627,9 @@ class GameView {
       this.sel = null;
       const p = this.livePos().board[idx(square)];
       if (p && p.side === this.mySide) this.msg(`The ${p.name} on ${square} has no legal move.`);
+      this.draw();
+      explain();
+      return;
     }
     this.draw();
   }
@@ -638,14 +676,7 @@ class GameView {
     const bar = this.$(".ability-bar");
     bar.hidden = false;
     const kinds = [...new Set(sel.options.map((o) => o.kind))];
-    const help = {
-      slash: "Slash destroys every piece on the three squares ahead (yours too).",
-      burn: "Burn one adjacent enemy piece.",
-      attract: "Pull a piece in line of sight next to the Magnet.",
-      recall: "Send an enemy piece back to a starting square.",
-      sidestep: "Take one more step to an empty square.",
-      assassinate: "Destroy any one enemy piece.",
-    };
+    const help = ABILITY_HELP;
     let buttons;
     if (sel.stage === "recall") {
       bar.innerHTML = `<p><strong>Recall ${sel.target}</strong>: choose where it goes (highlighted squares).</p><div class="ability-options"></div>`;
@@ -732,6 +763,16 @@ class GameView {
    */
   async submit(move) {
     const s = this.state;
+    // A move that repeats a position for the third time loses: asked first; declined,
+    // nothing is sent and the board is as it was before the piece was picked.
+    if (!(await this.repetition.confirm(s, move))) {
+      this.sel = null;
+      this.hideAbilityBar();
+      this.draw();
+      announce("Move not played.");
+      return;
+    }
+    if (this.pending || !this.myTurn || this.state.moves.length !== s.moves.length) return; // the game moved on meanwhile
     this.pending = true;
     this.sel = null;
     this.hideAbilityBar();

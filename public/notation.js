@@ -29,33 +29,54 @@ export const FILES = "abcdefghi";
 export const FACTIONS = ["clockwork", "blades", "axiom"];
 export const FACTION_NAMES = { clockwork: "Clockwork", blades: "Blades", axiom: "Axiom" };
 
-// Piece types per faction, keyed by the (uppercase) IAPN letter.
+// Piece types per faction, keyed by the (uppercase) IAPN letter: every text about a piece
+// lives here (the home page's lists, the rules' pictures, the piece tips on the board).
+// desc: how it moves and its special, in one or two sentences; ability: the kind (IAMN)
+// of the ability it may use after moving; charge: what a charge gives it (the four
+// chargeable types). What a piece can do where it stands is the engine's (pieceFacts).
 export const PIECES = {
   clockwork: {
-    C: { type: "cog", name: "Cog", desc: "Steps diagonally forward; charged, also diagonally back. Merges with a Cog into a Gear; becomes a Gear on the end row." },
+    C: { type: "cog", name: "Cog", desc: "Steps diagonally forward; charged, also diagonally back. Merges with a Cog into a Gear; becomes a Gear on the end row.",
+      charge: "Charged, it may also step diagonally backwards." },
     G: { type: "gear", name: "Gear", desc: "Steps one square in any direction. Made from Cogs." },
     P: { type: "pendulum", name: "Pendulum", desc: "Steps in any direction, or slides any distance sideways." },
     S: { type: "spring", name: "Spring", desc: "Steps in any direction. Recoil: slides as far as possible away from an empty square behind it." },
     H: { type: "hands", name: "Hands", desc: "Slides 1 to 4 squares along any line." },
-    D: { type: "dial", name: "Dial", desc: "Steps orthogonally. Recall: then sends an enemy in its line of sight back to its starting square." },
+    D: { type: "dial", name: "Dial", desc: "Steps orthogonally. Recall: then sends an enemy in its line of sight back to its starting square.", ability: "recall" },
     F: { type: "fathertime", name: "Father Time", desc: "King. Steps diagonally forward or 1–2 squares forward. Timeout: wins on reaching the end row.", king: true },
   },
   blades: {
-    D: { type: "dagger", name: "Dagger", desc: "Moves 1–2 forward or 1 sideways. Stab: captures 1–2 away, then retreats. Assassinate on the end row." },
-    A: { type: "axe", name: "Axe", desc: "Steps orthogonally. Slash: then destroys every piece on the three squares ahead." },
+    D: { type: "dagger", name: "Dagger", desc: "Moves 1–2 forward or 1 sideways. Stab: captures 1–2 away, then retreats. Assassinate on the end row.", ability: "assassinate",
+      charge: "Charged, it may also move and stab 1 square diagonally forward." },
+    A: { type: "axe", name: "Axe", desc: "Steps orthogonally. Slash: then destroys every piece on the three squares ahead.", ability: "slash" },
     K: { type: "sickle", name: "Sickle", desc: "Leaps 1 square then 2 or 3 at a right angle, over anything." },
     B: { type: "sabres", name: "Sabres", desc: "Slides 1 to 5 squares diagonally." },
     W: { type: "sword", name: "Sword", desc: "Slides 1 to 5 squares orthogonally." },
-    M: { type: "mistress", name: "The Mistress", desc: "King. Steps in any direction. Charged: may Sidestep one more square after a capture.", king: true },
+    M: { type: "mistress", name: "The Mistress", desc: "King. Steps in any direction. Charged: may Sidestep one more square after a capture.", king: true, ability: "sidestep",
+      charge: "Charged, she may Sidestep one more square after a capture." },
   },
   axiom: {
-    P: { type: "phial", name: "Phial", desc: "Moves 1–2 forward; charged, also 1 sideways. Detonates on the end row, destroying all within 3 squares." },
-    M: { type: "magnet", name: "Magnet", desc: "Steps in any direction. Attract: then pulls a piece in its line of sight next to it." },
-    T: { type: "torch", name: "Torch", desc: "Steps in any direction. Burn: then destroys one adjacent enemy." },
+    P: { type: "phial", name: "Phial", desc: "Moves 1–2 forward; charged, also 1 sideways. Detonates on the end row, destroying all within 3 squares.",
+      charge: "Charged, it may also move 1 square sideways." },
+    M: { type: "magnet", name: "Magnet", desc: "Steps in any direction. Attract: then pulls a piece in its line of sight next to it.", ability: "attract" },
+    T: { type: "torch", name: "Torch", desc: "Steps in any direction. Burn: then destroys one adjacent enemy.", ability: "burn" },
     B: { type: "scales", name: "Scales", desc: "Slides orthogonally to empty squares. Captures only by leaping over exactly one piece." },
     L: { type: "telescope", name: "Telescope", desc: "Slides 3 or more squares along any line." },
     S: { type: "scientist", name: "The Scientist", desc: "King. Steps orthogonally to an empty square. Never captures.", king: true },
   },
+};
+
+/** How a piece gets its charge (docs/rules.md §5), for the pieces that can carry one. */
+export const CHARGE_HELP = "Its own move ending on the Electric Field (rank 5) charges it, for good.";
+
+/** What each ability does, after its name ("Burn: destroys …"), for the ability choice. */
+export const ABILITY_HELP = {
+  slash: "destroys every piece on the three squares ahead of the Axe (yours too).",
+  burn: "destroys one enemy piece next to the Torch.",
+  attract: "pulls a piece in the Magnet's line of sight next to it.",
+  recall: "sends an enemy piece in the Dial's line of sight back to a starting square.",
+  sidestep: "one more step to an empty square.",
+  assassinate: "destroys any one enemy piece.",
 };
 
 export const FACTION_TAGLINES = {
@@ -137,6 +158,33 @@ export function replay(startText, moves) {
   const r = JSON.parse(call(engine.replay, startText.trim(), moves));
   if (r.error) console.warn("replay stopped:", r.error);
   return r.steps.map((s) => ({ pos: s.position, effects: s.effects }));
+}
+
+/**
+ * How the opponent of `side` could win on its next move, from the position as if it
+ * were its turn: {king: square|null, threats: [{move, from, piece, ability, reason}]}
+ * (reason: "king destroyed", "timeout" or "no legal moves"). The engine's legal moves.
+ */
+export function threats(position, side) {
+  return JSON.parse(call(engine.threats, position.text, side));
+}
+
+/** The legal moves of the game (`moves` from `startText`) that would lose by a third repetition. */
+export function repetitionLosses(startText, moves) {
+  return call(engine.repetitionLosses, startText.trim(), moves);
+}
+
+/** The ply at which the game is drawn (160). */
+export const PLY_LIMIT = engine.plyLimit();
+
+/**
+ * What the piece on `square` can do, as if its side were to move: {square, piece, to_move,
+ * chargeable, moves, destinations, captures, abilities: [{kind, targets}], charges, merges,
+ * promotes, detonates, wins (IAMN), blocked (null, "game_over", "own_king", "own_pieces",
+ * "pieces", "movement"), blockers}.
+ */
+export function pieceFacts(position, square) {
+  return JSON.parse(call(engine.pieceFacts, position.text, square));
 }
 
 /** Describe a move in words, for screen readers and the move list's titles. */

@@ -1,6 +1,7 @@
 // Automated accessibility check of the browser client with axe-core (issue 5: "contrast
 // that passes WCAG AA", ARIA labels on squares and pieces). axe runs inside the page on the
-// main screens: home, a game against the AI at 1280 px and at 390 px, the Game Rules modal,
+// main screens: home, a game against the AI at 1280 px and at 390 px (a piece's tip open
+// too), the Game Rules modal,
 // the Server Busy modal, and the players' screens (story, stage intro and stage game,
 // Player Info with the account panel, the Player Info modal, the leaderboard). No colour-contrast violations are allowed at all, and no
 // serious or critical violation of any WCAG 2 A/AA rule.
@@ -141,6 +142,13 @@ test("axe: a game against the AI at 1280 and 390 px: selection, in progress, rep
   assert.ok(pieces.length >= 30, `pieces on the board (${pieces.length})`);
   for (const [role, label] of pieces) assert.ok(role === "img" && /^(South|North) \S/.test(label || ""), `piece role=${role} label=${label}`);
   await shot(page, "a11y-game-1280");
+  // A piece's tip, opened by the keyboard: the focused square is described by it.
+  await page.focus('.board [data-sq="e1"]');
+  await page.keyboard.press("ArrowRight");
+  await page.waitForSelector('.board [data-sq="f1"][aria-describedby]');
+  await check(page, "game with a piece's tip open (1280 px)");
+  await page.keyboard.press("Escape");
+  await page.waitForSelector(".piece-tip", { state: "hidden" });
   await page.setViewportSize({ width: 390, height: 844 });
   await settled(page);
   await check(page, "game in progress (390 px)");

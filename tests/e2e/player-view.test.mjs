@@ -5,7 +5,8 @@
 // screens, the rules' contents and pictures, the original's modals and texts, and the small
 // things (Discord sign-in hidden when not configured, one-line player bars, the offline
 // message, sounds unlocked by the first tap). Screenshots of every screen at 1280×800 and
-// 390×844 go to test-output/i13-*.png (look at them).
+// 390×844 go to test-output/i13-*.png (look at them). Issue 34: the rules' traps (the threatened
+// king-piece, a losing repetition declined, the draw ahead) and the piece tips, i34-*.png.
 // No fixed sleeps: every wait is on a state the page exposes (data-ply, data-pending,
 // data-animating, an element, a text).
 import { test, before, after } from "node:test";
@@ -98,16 +99,16 @@ test("legal-move dots on the Electric Field are centred and the square keeps its
   assert.equal(words, `Phial ${first.slice(0, 2)}–${first.slice(2, 4)}`);
   assert.equal(await page.locator('.move-list .mv[data-ply="1"] .mv-icon svg').count(), 1);
   assert.equal(await page.textContent('.move-list li:first-child .num'), "1.");
-  // A piece's name on hover.
+  // A piece's name on hover (first in its tip).
   await page.hover('.board [data-sq="e1"]');
   await page.waitForSelector(".piece-tip:not([hidden])");
-  assert.equal(await page.textContent(".piece-tip"), "South The Scientist");
+  assert.equal(await page.textContent(".piece-tip .tip-title strong"), "South The Scientist");
   await page.hover('.board [data-sq="e9"]');
-  await page.waitForFunction(() => document.querySelector(".piece-tip").textContent === "North The Mistress");
+  await page.waitForFunction(() => document.querySelector(".piece-tip .tip-title strong")?.textContent === "North The Mistress");
   assert.deepEqual(page.errors, []);
 });
 
-test("a long press on a touch screen names the piece (and does not pick it up)", T, async () => {
+test("a long press on a touch screen names the piece (and does not pick it up); its tip stays until a tap elsewhere", T, async () => {
   const context = await browser.newContext({ viewport: PHONE, baseURL: server.base, hasTouch: true, isMobile: true });
   context.setDefaultTimeout(WAIT_MS);
   const page = await context.newPage();
@@ -118,13 +119,161 @@ test("a long press on a touch screen names the piece (and does not pick it up)",
   const cdp = await context.newCDPSession(page);
   await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: [{ x, y }] });
   await page.waitForSelector(".piece-tip:not([hidden])");
-  assert.equal(await page.textContent(".piece-tip"), "South Father Time");
+  assert.equal(await page.textContent(".piece-tip .tip-title strong"), "South Father Time");
   await shot(page, "i13-long-press-390");
   await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
   assert.equal(await page.locator(".board .sq.selected").count(), 0, "a long press is not a tap");
+  // The tip stays to be read (its rules link reachable), until a tap elsewhere.
+  assert.equal(await page.getAttribute(".piece-tip .tip-link a", "href"), "/rules#fathertime");
+  await page.tap(".player-bar.top");
   await page.waitForSelector(".piece-tip", { state: "hidden" });
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+/**
+ * The game of issue 34's traps, played through the API as a link game (Axiom, South, vs
+ * Blades): North's Sickle leaps b9–c6–d4, from where it could take the Scientist on e1
+ * (`threat`); then South plays a2a3 and Scales a1↔a2 and Sickle d4↔c6 shuffle until South's
+ * a2a1 would make a position's third occurrence (`repeat`, South to move at ply 12).
+ * crates/engine-wasm/tests/traps.rs checks the same game natively.
+ */
+const TRAP_GAME = {
+  threat: ["e2e3", "b9c6", "e3e4", "c6d4"],
+  repeat: ["a2a3", "d4c6", "a1a2", "c6d4", "a2a1", "d4c6", "a1a2", "c6d4"],
+};
+
+async function trapGame() {
+  const c = await api(server.base, "POST", "/api/games", { south: "axiom", north: "blades", mode: "link", seat: "south" });
+  const invite = new URL(c.json.invite_url).hash.slice("#invite=".length);
+  const j = await api(server.base, "POST", `/api/games/${c.json.id}/join`, { invite });
+  const game = { id: c.json.id, tokens: { south: c.json.token, north: j.json.token } };
+  await playApi(game, TRAP_GAME.threat);
+  return game;
+}
+
+async function playApi(game, moves) {
+  for (const move of moves) {
+    const s = await getState(game.id);
+    const r = await api(server.base, "POST", `/api/games/${game.id}/moves`, { move, ply: s.ply }, game.tokens[s.turn]);
+    assert.equal(r.status, 200, `${move}: ${r.text}`);
+  }
+}
+
+/** Opens the game in `page` as its South player (the seat kept as the home page keeps it). */
+async function openAsSouth(page, game) {
+  await open(page, "/");
+  await page.evaluate(([id, token]) => {
+    localStorage.setItem("ironarena.seats.v1", JSON.stringify({ [id]: { seat: "south", token, mode: "link", south: "axiom", north: "blades", created: Date.now() } }));
+  }, [game.id, game.tokens.south]);
+  await open(page, `/g/${game.id}`);
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+}
+
+/** The board's threat mark and the status line, for the seeded game's Sickle. */
+async function assertThreat(page) {
+  await page.waitForSelector('.board [data-sq="e1"].threatened');
+  assert.match(await page.getAttribute('.board [data-sq="d4"]', "class"), /\bthreat-from\b/);
+  assert.match(await page.getAttribute('.board [data-sq="e1"]', "aria-label"), /can be taken next move/);
+  assert.equal(await page.textContent(".trap-line.king-threat"), "Your Scientist can be taken: Sickle d4.");
+}
+
+/** South's a2–a1 repeats a position for the third time: asked, declined, nothing sent. */
+async function declineRepetition(page, game, select) {
+  const posts = [];
+  page.on("request", (r) => { if (r.method() === "POST" && /\/moves$/.test(r.url())) posts.push(r.url()); });
+  await select("a2");
+  await page.waitForSelector('.board [data-sq="a1"].target.losing');
+  assert.match(await page.getAttribute('.board [data-sq="a1"]', "aria-label"), /loses by a third repetition/);
+  await select("a1");
+  await page.waitForSelector("#confirm-dialog[open]");
+  assert.match(await page.textContent("#confirm-dialog"), /third time.*loses/s);
+  await page.click("#confirm-dialog button:not(.danger):not(.close)"); // Cancel
+  await page.waitForSelector("dialog[open]", { state: "detached" });
+  await settled(page, 12);
+  assert.equal(await page.locator(".board .sq.selected").count(), 0);
+  assert.deepEqual(posts, [], "no move was sent");
+  assert.equal((await getState(game.id)).ply, 12);
+  assert.match(await page.getAttribute('.board [data-sq="a2"]', "aria-label"), /South Scales/, "the Scales is still on a2");
+}
+
+test("traps (issue 34): the threatened king-piece marked with a status line; a losing repetition asked and declined; piece tips (1280 and 390 px)", T, async () => {
+  const game = await trapGame();
+  // Desktop: mouse and keyboard.
+  const page = await newPage(browser, server.base, DESKTOP);
+  await openAsSouth(page, game);
+  await assertThreat(page);
+  await shot(page, "i34-threat-1280");
+  // Hover: a glance at what the Torch does, its ability named.
+  await page.hover('.board [data-sq="d1"]');
+  await page.waitForSelector(".piece-tip:not([hidden]):not(.sticky)");
+  assert.match(await page.textContent(".piece-tip"), /South Torch.*Burn: then destroys one adjacent enemy\..*Burn: none of its moves allows it now\./s);
+  // A click on the enemy Sickle: what it could do on North's move, with its rules link.
+  await page.click('.board [data-sq="d4"]');
+  await page.waitForSelector(".piece-tip.sticky:not([hidden])");
+  assert.match(await page.textContent(".piece-tip"), /North Sickle.*On North's next move:.*It can win at once: Sickle d4 takes The Scientist on e1!/s);
+  assert.equal(await page.getAttribute(".piece-tip .tip-link a", "href"), "/rules#sickle");
+  await shot(page, "i34-tip-enemy-1280");
+  // A click on a piece of mine that cannot move says why.
+  await page.click('.board [data-sq="c1"]');
+  await page.waitForFunction(() => /South Magnet/.test(document.querySelector(".piece-tip.sticky:not([hidden])")?.textContent || ""));
+  assert.match(await page.textContent(".piece-tip"), /Attract: then pulls.*Now: it cannot move: your own pieces on b1, d1, b2, c2 and d2 are in its way\./s);
+  await shot(page, "i34-tip-1280");
+  // The keyboard: the focused square shows its tip and is described by it.
+  await page.keyboard.press("ArrowRight");
+  await page.waitForFunction(() => /South Torch/.test(document.querySelector(".piece-tip:not([hidden])")?.textContent || ""));
+  const described = await page.getAttribute('.board [data-sq="d1"]', "aria-describedby");
+  assert.equal(described, await page.getAttribute(".piece-tip", "id"));
+  await page.keyboard.press("Escape");
+  await page.waitForSelector(".piece-tip", { state: "hidden" });
+  // The setting hides the warnings, remembered in this browser; on again, they are back.
+  await page.uncheck(".warnings-toggle");
+  await page.waitForSelector(".board .sq.threatened", { state: "detached" });
+  assert.equal(await page.locator(".trap-line").count(), 0);
+  assert.equal(await page.evaluate(() => localStorage.getItem("ironarena.warnings.v1")), "off");
+  await page.check(".warnings-toggle");
+  await assertThreat(page);
+  // The repetition: the API plays both sides up to South's 7th move.
+  await playApi(game, TRAP_GAME.repeat);
+  await settled(page, 12);
+  await page.waitForSelector(".my-turn");
+  await declineRepetition(page, game, (sq) => page.click(`.board [data-sq="${sq}"]`));
+  // The draw at move 160, announced ten moves ahead: the page is shown this position as if
+  // 150 moves had been played (the client's view of the server's state, rewritten here).
+  const real = await getState(game.id);
+  const late = real.position.replace(/ \d+$/, " 150");
+  await page.routeWebSocket(/\/ws$/, () => { /* no live updates: the rewritten state stays */ });
+  await page.route(`**/api/games/${game.id}`, (route) => route.fulfill({ contentType: "application/json", body: JSON.stringify({ ...real, start: late, position: late, moves: [], ply: 150 }) }));
+  await page.reload();
+  await page.waitForSelector(".trap-line.draw-notice");
+  assert.equal(await page.textContent(".trap-line.draw-notice"), "Move 160 ends the game in a draw: 10 moves left.");
+  assert.deepEqual(page.errors, []);
+
+  // The phone, by touch: the same position (ply 12: the Sickle is back on d4).
+  const context = await browser.newContext({ viewport: PHONE, baseURL: server.base, hasTouch: true, isMobile: true });
+  context.setDefaultTimeout(WAIT_MS);
+  try {
+    const phone = await context.newPage();
+    const errors = [];
+    phone.on("pageerror", (e) => errors.push(String(e)));
+    await openAsSouth(phone, game);
+    await assertThreat(phone);
+    await phone.locator(".trap-line.king-threat").scrollIntoViewIfNeeded();
+    await shot(phone, "i34-threat-390");
+    await phone.tap('.board [data-sq="d4"]'); // the enemy Sickle explains itself
+    await phone.waitForSelector(".piece-tip.sticky:not([hidden])");
+    assert.match(await phone.textContent(".piece-tip"), /North Sickle/);
+    await phone.tap('.board [data-sq="c1"]');
+    await phone.waitForFunction(() => /South Magnet.*Attract/s.test(document.querySelector(".piece-tip.sticky:not([hidden])")?.textContent || ""));
+    await phone.locator(".board").scrollIntoViewIfNeeded();
+    await shot(phone, "i34-tip-390");
+    await phone.tap(".piece-tip .tip-title"); // a tap on the tip puts it away
+    await phone.waitForSelector(".piece-tip", { state: "hidden" });
+    await declineRepetition(phone, game, (sq) => phone.tap(`.board [data-sq="${sq}"]`));
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
 });
 
 test("the player's move is shown at once with 'The AI is thinking…'; a refused move is rolled back with the server's message", T, async () => {

@@ -11,10 +11,20 @@
 //! What a move changed ([`Effects`]) is read off the positions before and after, with
 //! the notation's own conventions for where the moving piece ends (a Dagger's stab
 //! retreat, a Sidestep): nothing here re-implements a rule.
+//!
+//! [`traps`] answers what the client warns about and explains: a king-piece the opponent
+//! could take next move, the moves that would lose by a third repetition, the ply limit,
+//! and what one piece can do where it stands (or why it cannot move).
 
-use engine::{iapn, Ability, Game, Move, Outcome, Position, Role, Side, Square};
+use engine::{iapn, Ability, Game, Move, Outcome, Piece, Position, Role, Side, Square};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+
+pub mod traps;
+pub use traps::{
+    piece_facts, piece_facts_json, ply_limit, repetition_losses, threats, threats_json, AbilityUse,
+    PieceFacts, Threat, Threats,
+};
 
 /// A piece as the client draws it.
 #[derive(Debug, Serialize)]
@@ -121,14 +131,10 @@ pub struct AbilityView {
 #[wasm_bindgen(js_name = parseMove)]
 pub fn parse_move(text: &str) -> Result<String, String> {
     let mv = Move::parse(text).map_err(|e| format!("invalid move: {e}"))?;
-    let name = |s: Square| Some(s.to_string());
-    let (target, dest) = match mv.ability {
-        None | Some(Ability::Slash) => (None, None),
-        Some(Ability::Recall { target, dest }) => (name(target), name(dest)),
-        Some(Ability::Attract { target } | Ability::Burn { target } | Ability::Assassinate { target }) => {
-            (name(target), None)
-        }
-        Some(Ability::Sidestep { to }) => (name(to), None),
+    let target = mv.ability.and_then(ability_target).map(|s| s.to_string());
+    let dest = match mv.ability {
+        Some(Ability::Recall { dest, .. }) => Some(dest.to_string()),
+        _ => None,
     };
     to_json(&MoveView {
         text: mv.to_string(),
@@ -281,18 +287,32 @@ pub fn ability_name(a: Ability) -> &'static str {
     }
 }
 
+/// The square an ability acts on: its target, a Sidestep's square; none for Slash.
+pub fn ability_target(a: Ability) -> Option<Square> {
+    match a {
+        Ability::Slash => None,
+        Ability::Recall { target, .. }
+        | Ability::Attract { target }
+        | Ability::Burn { target }
+        | Ability::Assassinate { target } => Some(target),
+        Ability::Sidestep { to } => Some(to),
+    }
+}
+
+fn piece_view(p: Piece) -> PieceView {
+    PieceView {
+        side: side_name(p.side),
+        letter: p.role.letter(),
+        kind: role_type(p.role),
+        name: p.role.name(),
+        king: p.role.is_king(),
+        charged: p.charged,
+    }
+}
+
 fn view(pos: &Position, outcome: Option<Outcome>) -> PositionView {
     let board = (0..Square::COUNT as u8)
-        .map(|i| {
-            Square::new(i).and_then(|s| pos.piece_at(s)).map(|p| PieceView {
-                side: side_name(p.side),
-                letter: p.role.letter(),
-                kind: role_type(p.role),
-                name: p.role.name(),
-                king: p.role.is_king(),
-                charged: p.charged,
-            })
-        })
+        .map(|i| Square::new(i).and_then(|s| pos.piece_at(s)).map(piece_view))
         .collect();
     PositionView {
         text: iapn::format(pos),
