@@ -13,7 +13,9 @@ import { showPlayer, showLeaderboard } from "./players.js";
 import { account, badgesEl, badgeEl } from "./account.js";
 import { showRules, showRulesPage, showApiPage, showDevNotes, showSupport, showPlayerInfo, showMusic, showBadgeEarned } from "./modals.js";
 import { settings, THEMES } from "./audio.js";
-import { setRouter, navigate, toast, h } from "./ui.js";
+import { lobby } from "./lobby.js";
+import { FACTION_NAMES } from "./notation.js";
+import { setRouter, navigate, toast, notice, h } from "./ui.js";
 
 const main = document.getElementById("main");
 let teardown = null;
@@ -143,6 +145,20 @@ soundBtn.addEventListener("click", () => { settings.setSounds(!settings.sounds);
 syncAudioButtons();
 // Music remembered as "on" starts after the first user gesture (browser autoplay rules):
 // audio.js unlocks sound and music on the first tap, click or key.
+
+// A challenge of ours accepted (lobby.js: the lobby's socket is open on every page while we
+// have one open): the home page goes into the game, as the accepter's did; any other page
+// (a game in progress, a story) is left as it is, with a notice that links to the game.
+lobby.onAccepted(({ game }) => {
+  const side = game.side === "south" ? "South" : "North";
+  const what = `Your challenge was accepted: you play ${side} (${FACTION_NAMES[game[game.side]] || game[game.side]}).`;
+  if (location.pathname === "/") {
+    navigate(`/g/${game.id}`);
+    toast(`${what} The game has begun.`);
+  } else if (location.pathname !== `/g/${game.id}`) {
+    notice(what, { href: `/g/${game.id}`, label: "Open the game" });
+  }
+});
 
 // Every control has its handler from here on (the module may run after the page's load
 // event): tests wait for this before they click.

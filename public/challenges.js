@@ -1,13 +1,14 @@
 // Open challenges on the home page, live: the list comes over the lobby's WebSocket
-// (/api/challenges/ws: at once, then after every post, accept and cancel), with
-// reconnection (live-socket.js); only while the socket is down is it polled (GET
-// /api/challenges, every 15 s). Expired entries go at their list's earliest expires_at
-// (one GET then). Accept one (a link game begins: this browser keeps its seat token), post
-// one (factions or random, your side, days per move), cancel your own.
+// (/api/challenges/ws, shared with the watch over our own challenges: lobby.js), at once
+// and then after every post, accept and cancel; only while the socket is down is it
+// polled (GET /api/challenges, every 15 s). Expired entries go at their list's earliest
+// expires_at (one GET then). Accept one (a link game begins: this browser keeps its seat
+// token), post one (factions or random, your side, days per move; watched until it is
+// accepted, which takes the poster into the game: app.js), cancel your own.
 
 import { api, seats } from "./api.js";
 import { account } from "./account.js";
-import { LiveSocket } from "./live-socket.js";
+import { lobby } from "./lobby.js";
 import { FACTION_NAMES } from "./notation.js";
 import { el, navigate, toast } from "./ui.js";
 
@@ -29,6 +30,7 @@ function item(c, me, refresh) {
     btn.disabled = true;
     try {
       if (mine) {
+        lobby.forget(c.id); // its leaving the list is no acceptance
         await api.cancelChallenge(c.id);
         refresh();
         return;
@@ -58,7 +60,9 @@ export function mountChallenges(host) {
   host.append(section);
   const ul = section.querySelector(".challenge-list");
   let expiry = null;
+  let off = () => {};
   const render = (challenges) => {
+    if (!section.isConnected) { off(); clearTimeout(expiry); return; } // the page has left
     const me = account.me?.id || null;
     ul.replaceChildren(...challenges.map((c) => item(c, me, refresh)));
     section.querySelector(".ch-empty").hidden = challenges.length > 0;
@@ -67,12 +71,7 @@ export function mountChallenges(host) {
     const next = Math.min(...challenges.map((c) => c.expires_at));
     if (Number.isFinite(next)) expiry = setTimeout(refresh, Math.min(Math.max(next - Date.now(), 0) + 1000, 2 ** 31 - 1));
   };
-  const refresh = async () => {
-    if (!section.isConnected) return;
-    try {
-      render((await api.challenges()).challenges);
-    } catch { /* keep the last list */ }
-  };
+  const refresh = () => { if (section.isConnected) lobby.refresh(); };
   const form = section.querySelector(".challenge-form");
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -81,8 +80,9 @@ export function mountChallenges(host) {
     btn.disabled = true;
     try {
       await account.session?.();
-      await api.postChallenge({ south: fd.get("south"), north: fd.get("north"), seat: fd.get("seat"), days_per_move: fd.get("days") ? Number(fd.get("days")) : null });
-      toast("Challenge posted. You will find the game in My games once someone accepts.");
+      const posted = await api.postChallenge({ south: fd.get("south"), north: fd.get("north"), seat: fd.get("seat"), days_per_move: fd.get("days") ? Number(fd.get("days")) : null });
+      lobby.watch(posted.challenge);
+      toast("Challenge posted. The game opens here as soon as someone accepts it.");
       await account.reload?.();
       refresh();
     } catch (err) {
@@ -91,22 +91,14 @@ export function mountChallenges(host) {
       btn.disabled = false;
     }
   });
-  // The socket (live-socket.js): 1 s doubling to 30 s between reconnects; after every
-  // close the list is read once (GET) so that it is current while the socket is down.
-  const live = new LiveSocket("/api/challenges/ws", {
-    type: "challenges",
-    onMessage: (m) => { if (Array.isArray(m.challenges)) render(m.challenges); },
-    onStatus: (status) => { if (status === "offline") refresh(); },
-    backoff: [1000, 30_000],
-    poke: "list",
-    alive: () => section.isConnected,
-  });
-  // While shown: poll only while the socket is down; once the page leaves, close it.
+  // The lobby's socket (lobby.js; live-socket.js reconnects it, 1 s doubling to 30 s).
+  off = lobby.subscribe(render);
+  // While shown: poll only while the socket is down; once the page leaves, unsubscribe.
   const timer = setInterval(() => {
     if (!section.isConnected) {
       clearInterval(timer);
       clearTimeout(expiry);
-      live.close();
-    } else if (!live.isOpen()) refresh();
+      off();
+    } else if (!lobby.isOpen()) refresh();
   }, 15_000);
 }

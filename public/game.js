@@ -254,6 +254,13 @@ class GameView {
     } else {
       this.draw();
     }
+    // Our draw offer gone while the game goes on: declined (by the button, or by the
+    // opponent's move, which declines it too).
+    if (prev && this.mySide && prev.draw_offer === this.mySide && !s.draw_offer && s.status === "ongoing") {
+      this.msg("Your opponent declined the draw. The game goes on.");
+      this.$(".msg").classList.add("draw-declined");
+      toast("Draw declined.");
+    }
     if (prev && !prev.result && s.result) {
       this.clearMsg();
       sfx.end();
@@ -847,9 +854,10 @@ class GameView {
     const texts = {
       offer: ["Offer a draw?", "Your opponent can accept or decline. Making a move declines their offer.", "Offer draw"],
       accept: ["Accept the draw?", "The game ends as a draw by agreement.", "Accept draw"],
-      decline: ["Decline the draw?", "The game goes on.", "Decline"],
     }[action];
-    if (!(await confirmDialog(...texts))) return;
+    // Declining ends nothing (the game goes on; either side may offer again): one click,
+    // no confirmation. Offering and accepting still ask.
+    if (action !== "decline" && !(await confirmDialog(...texts))) return;
     try {
       const r = await api.draw(this.id, this.seat.token, action);
       this.setState(r.state);
@@ -883,7 +891,7 @@ class GameView {
     m.hidden = false;
     m.textContent = text;
   }
-  clearMsg() { const m = this.$(".msg"); if (m) { m.hidden = true; m.textContent = ""; } }
+  clearMsg() { const m = this.$(".msg"); if (m) { m.hidden = true; m.textContent = ""; m.className = "msg"; } }
 }
 
 const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);

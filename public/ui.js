@@ -42,6 +42,22 @@ export function toast(text, kind = "info") {
   setTimeout(() => t.remove(), 3700);
 }
 
+/**
+ * A toast that stays until it is closed or its link followed: news that needs an answer
+ * (a challenge accepted while the player is on another page).
+ */
+export function notice(text, { href, label }) {
+  const host = document.getElementById("toasts");
+  const t = h("div", { class: "toast notice", role: "status" }, h("span", { text }), " ",
+    h("a", { href, "data-link": true, class: "notice-link", text: label }), " ",
+    h("button", { type: "button", class: "icon notice-close", "aria-label": "Close", text: "×" }));
+  const close = () => t.remove();
+  t.querySelector("a").addEventListener("click", close);
+  t.querySelector("button").addEventListener("click", close);
+  host.append(t);
+  return t;
+}
+
 export function announce(text) {
   const a = document.getElementById("announcer");
   a.textContent = "";

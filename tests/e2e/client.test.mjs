@@ -298,7 +298,16 @@ test("a link game: create, join in a second suite.browser, moves live in both an
   await settled(a);
   await assertBoardShows(a, s.position);
   await shot(spectator, "spectator-390");
-  // Draw: A offers, B accepts.
+  // Draw: A offers, B declines with one click (no confirmation), and A is told.
+  await a.click(".offer-draw");
+  await a.click("#confirm-dialog .primary");
+  await b.waitForSelector(".draw-offer .decline-draw");
+  await b.click(".draw-offer .decline-draw");
+  await a.waitForSelector(".msg.draw-declined:not([hidden])");
+  assert.match(await a.textContent(".msg"), /declined the draw/);
+  assert.equal(await b.locator("#confirm-dialog").count(), 0);
+  assert.equal((await getState(id)).draw_offer, null);
+  // A offers again, B accepts.
   await a.click(".offer-draw");
   await a.click("#confirm-dialog .primary");
   await b.waitForSelector(".draw-offer .accept-draw");

@@ -221,44 +221,87 @@ test("the notification toggle subscribes this browser and unsubscribes it", T, a
   await page.context().close();
 });
 
-test("the challenge list shows another player's challenge; accepting it opens the game", T, async () => {
-  // Another player (a second browser context) posts a challenge.
+test("a challenge accepted: the accepter's page and the poster's open the game; elsewhere the poster gets a notice", T, async () => {
+  // The poster (a second browser context) posts from the form on the home page.
   const poster = await newPage(browser, server.base);
   await poster.goto("/");
-  await fetchIn(poster, "POST", "/api/me", {});
-  const posted = await fetchIn(poster, "POST", "/api/challenges", { south: "blades", north: "random", seat: "south", days_per_move: 2 });
-  assert.equal(posted.status, 201);
-  const id = posted.json.challenge.id;
+  const post = async (south, days) => {
+    await poster.selectOption(".challenge-form select[name=south]", south);
+    await poster.selectOption(".challenge-form select[name=seat]", "south");
+    await poster.selectOption(".challenge-form select[name=days]", days);
+    await poster.click(".challenge-form .post-challenge");
+    const mine = poster.locator(".challenge-list .challenge-item", { hasText: `${south[0].toUpperCase()}${south.slice(1)} vs Random` });
+    // Once (a clean-clone CI run beside two AI matches) this wait timed out and nothing said
+    // why: a failure now says what the poster's page showed (toasts, each item's button).
+    await mine.locator("button.cancel-challenge").waitFor().catch(async (e) => {
+      await shot(poster, "i14-challenge-post-failed");
+      throw new Error(`${e.message}\nthe poster's page showed:\n${await poster.locator("body").innerText()}\n` +
+        `its buttons: ${JSON.stringify(await poster.locator(".challenge-item button").evaluateAll((b) => b.map((x) => x.className)))}`);
+    });
+    return mine;
+  };
+  await post("blades", "2");
+  const id = (await api(server.base, "GET", "/api/challenges")).json.challenges[0].id;
   const page = await newPage(browser, server.base);
+  /** The accepter accepts the poster's `south` challenge: the game's id, and when the
+   * accept's answer came (ms). */
+  const accept = async (south) => {
+    await page.goto("/");
+    const row = page.locator(".challenge-list .challenge-item", { hasText: `${south} vs Random` });
+    await row.waitFor();
+    const answered = page.waitForResponse((r) => /\/api\/challenges\/[0-9a-f]{24}\/accept$/.test(r.url()));
+    await row.locator("button.accept-challenge").click();
+    await answered;
+    const at = Date.now();
+    await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
+    return { game: /\/g\/([0-9a-f]{24})/.exec(page.url())[1], at };
+  };
   await page.goto("/");
-  const row = page.locator(".challenge-list .challenge-item", { hasText: "Blades vs Random" });
-  await row.waitFor();
+  await page.locator(".challenge-list .challenge-item", { hasText: "Blades vs Random" }).waitFor();
   await shot(page, "i14-challenges");
-  await row.locator("button.accept-challenge").click();
-  await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
-  const game = /\/g\/([0-9a-f]{24})/.exec(page.url())[1];
-  const s = (await api(server.base, "GET", `/api/games/${game}`)).json;
+  const first = await accept("Blades");
+  const s = (await api(server.base, "GET", `/api/games/${first.game}`)).json;
   assert.equal(s.status, "ongoing");
   assert.equal(s.south.faction, "blades");
-  const seat = await page.evaluate((g) => JSON.parse(localStorage.getItem("ironarena.seats.v1"))[g], game);
+  assert.equal(s.days_per_move, 2);
+  const seat = await page.evaluate((g) => JSON.parse(localStorage.getItem("ironarena.seats.v1"))[g], first.game);
   assert.equal(seat.seat, "north");
   assert.ok(seat.token);
   const list = (await api(server.base, "GET", "/api/challenges")).json.challenges;
   assert.ok(!list.some((c) => c.id === id), "accepted: off the list");
-  // The poster posts from the form too; their own challenge offers Cancel.
+  // The poster, still on the home page, is taken into the game without a reload (the
+  // lobby's push, then its own "My games"), and can move there: South, played by session.
+  await poster.waitForURL(`**/g/${first.game}`);
+  const taken = Date.now() - first.at;
+  console.log(`the poster was in the game ${taken} ms after the accept answered`);
+  // 200-300 ms on this machine (issue 34 asks for a second); the bound is looser for a
+  // slow CI machine, and still tells the lobby's push from the 15 s poll or a reload.
+  assert.ok(taken < 3000, `the poster was in the game ${taken} ms after the accept answered`);
+  await poster.waitForSelector(".my-turn .board .sq.pickable");
+  assert.match(await poster.textContent(".turn"), /Your turn\. You play South \(Blades\)/);
+  // A second challenge, accepted while the poster is on another page: a notice with the
+  // game's link, and the page stays where it was.
   await poster.goto("/");
-  await poster.selectOption(".challenge-form select[name=south]", "axiom");
-  await poster.click(".challenge-form .post-challenge");
-  const mine = poster.locator(".challenge-list .challenge-item", { hasText: "Axiom vs Random" });
-  // Once (a clean-clone CI run beside two AI matches) this wait timed out and nothing said
-  // why: a failure now says what the poster's page showed (toasts, each item's button).
-  await mine.locator("button.cancel-challenge").waitFor().catch(async (e) => {
-    await shot(poster, "i14-challenge-post-failed");
-    throw new Error(`${e.message}\nthe poster's page showed:\n${await poster.locator("body").innerText()}\n` +
-      `its buttons: ${JSON.stringify(await poster.locator(".challenge-item button").evaluateAll((b) => b.map((x) => x.className)))}`);
-  });
+  await post("axiom", "");
+  await poster.click("a.mode-card[href='/leaderboard']");
+  await poster.waitForURL("**/leaderboard");
+  const second = await accept("Axiom");
+  const link = poster.locator(`.toast.notice a[href="/g/${second.game}"]`);
+  await link.waitFor();
+  assert.match(await poster.textContent(".toast.notice"), /Your challenge was accepted: you play South \(Axiom\)/);
+  assert.match(poster.url(), /\/leaderboard$/);
+  await shot(poster, "i34-challenge-accepted-notice");
+  await link.click();
+  await poster.waitForURL(`**/g/${second.game}`);
+  await poster.waitForSelector(".my-turn .board .sq.pickable");
+  assert.equal(await poster.locator(".toast.notice").count(), 0, "the notice went with its link");
+  // A challenge the poster cancels is no acceptance: the watch forgets it.
+  await poster.goto("/");
+  const mine = await post("clockwork", "");
   await mine.locator("button.cancel-challenge").click();
   await mine.waitFor({ state: "detached" });
+  assert.equal(await poster.evaluate(() => localStorage.getItem("ironarena.challenges.mine.v1")), "{}");
+  assert.match(poster.url(), /\/$/);
   assert.deepEqual(page.errors, []);
   assert.deepEqual(poster.errors, []);
   await page.context().close();
