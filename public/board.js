@@ -150,9 +150,11 @@ export class BoardView {
       const r2 = dst.getBoundingClientRect();
       const anim = el.animate([{ transform: `translate(${r1.left - r2.left}px, ${r1.top - r2.top}px)` }, { transform: "none" }],
         { duration: dur, easing: "cubic-bezier(.3,.7,.3,1)" });
+      this.anims.push(anim);
       this.running.push(anim.finished.catch(() => {}));
     };
     this.running = [];
+    this.anims = [];
     if (window.matchMedia?.("(prefers-reduced-motion: reduce)").matches) return;
     slide(from, to, 260);
     for (const [a, b] of moved) slide(a, b, 380);
@@ -214,6 +216,11 @@ export class BoardView {
 
   /** Resolves when the pieces drawn last have finished sliding. */
   idle() { return Promise.all(this.running || []); }
+
+  /** Ends every slide at once (a move that was refused slides no further). */
+  finish() {
+    for (const a of this.anims || []) { try { a.finish(); } catch { /* already gone */ } }
+  }
 
   setFocus(name, move = true) {
     const prev = this.cells[this.focusSq];

@@ -43,7 +43,6 @@ class GameView {
   destroy() {
     this.destroyed = true;
     this.offAccount?.();
-    clearTimeout(this.endTimer);
     this.live?.close();
     this.board?.destroy();
     clearInterval(this.clock);
@@ -161,6 +160,7 @@ class GameView {
           <div class="trap-lines" aria-live="polite"></div>
           <p class="rated-line" hidden>Rated game</p>
           <p class="result-line" hidden></p>
+          <div class="row end-actions" hidden></div>
           <p class="conn" title="Live connection"></p>
           <p class="deadline" hidden></p>
           <p class="msg" role="alert" hidden></p>
@@ -231,11 +231,12 @@ class GameView {
 
   // --- state
 
-  setState(s, { initial = false, fromMove = false } = {}) {
+  setState(s, { initial = false } = {}) {
     const prev = this.state;
     if (prev && s.moves.length < prev.moves.length) return false; // an older snapshot: ignore
     if (prev && s.moves.length === prev.moves.length && s.status === prev.status && s.draw_offer === prev.draw_offer &&
-        s.south.claimed === prev.south.claimed && s.north.claimed === prev.north.claimed && s.deadline === prev.deadline) {
+        s.south.claimed === prev.south.claimed && s.north.claimed === prev.north.claimed && s.deadline === prev.deadline &&
+        JSON.stringify(s.rematch ?? null) === JSON.stringify(prev.rematch ?? null)) {
       return false; // nothing new
     }
     // The server has moved on from the position the pending move was drawn on.
@@ -248,12 +249,10 @@ class GameView {
     this.replayExact = this.history.length === s.moves.length + 1 && formatOk(last.pos, s.position);
     if (prev && prev.ply !== s.ply) { this.sel = null; this.hideAbilityBar(); }
     if (this.viewPly !== null && this.viewPly > s.moves.length) this.viewPly = null;
-    this.renderPanel();
-    if (!initial && extends_ && this.viewPly === null) {
-      this.playNewMoves(oldLen, fromMove);
-    } else {
-      this.draw();
-    }
+    // New moves are played on the board one after the other; until the last has finished
+    // sliding, the panel keeps saying what it said (no "Your turn", no result yet).
+    const play = !initial && extends_ && this.viewPly === null;
+    if (play) this.catchingUp = true;
     // Our draw offer gone while the game goes on: declined (by the button, or by the
     // opponent's move, which declines it too).
     if (prev && this.mySide && prev.draw_offer === this.mySide && !s.draw_offer && s.status === "ongoing") {
@@ -261,45 +260,78 @@ class GameView {
       this.$(".msg").classList.add("draw-declined");
       toast("Draw declined.");
     }
-    if (prev && !prev.result && s.result) {
-      this.clearMsg();
-      sfx.end();
-      const st = s.stage;
-      if (st && st.verdict !== "pending" && this.mySide === st.player && (this.seat?.token || this.seat?.session) && !this.exiting) {
-        // After the last move has been drawn; the verdict is the server's.
-        this.endTimer = setTimeout(() => { if (!this.destroyed) stageFinished(s); }, 900);
-      }
+    if (prev && !prev.result && s.result) this.ended = s; // told once the board shows the end
+    this.renderPanel();
+    if (play) {
+      this.playNewMoves(oldLen);
+    } else {
+      this.draw();
+      this.tellEnd();
     }
     return true;
   }
 
-  async playNewMoves(from, ownMove) {
+  /** The game has just ended (seen live): the sound, and a story stage's verdict dialog,
+   * once the board shows the final move. */
+  tellEnd() {
+    const s = this.ended;
+    if (!s || this.catchingUp) return;
+    this.ended = null;
+    this.clearMsg();
+    sfx.end();
+    const st = s.stage;
+    if (st && st.verdict !== "pending" && this.mySide === st.player && (this.seat?.token || this.seat?.session) && !this.exiting) {
+      // The stage's dialog is the one dialog at the end (not the result banner too); once
+      // it closes, the result and what comes next stay in the side panel.
+      this.stageDialog = true;
+      this.showEnd();
+      stageFinished(s).finally(() => {
+        if (this.destroyed) return;
+        this.stageDialog = false;
+        this.bannerDismissed = true;
+        this.showEnd();
+      });
+    }
+  }
+
+  /**
+   * Plays the new plies from `from` on the board, each once the one before has finished
+   * sliding (the player's own move, drawn when it was sent, included): the AI's reply
+   * starts as soon as the own move has landed, with no fixed pause. Then the panel says
+   * whose turn it is, and the board opens.
+   */
+  async playNewMoves(from) {
     const token = (this.animToken = {});
     this.root.dataset.animating = "true";
     for (let ply = from + 1; ply < this.history.length; ply++) {
-      if (this.animToken !== token) return;
+      await this.board.idle();
+      if (this.animToken !== token || this.destroyed) return;
+      if (this.viewPly !== null) break; // an earlier position is shown: no more slides
       const h = this.history[ply];
       const mv = this.state.moves[ply - 1];
       const who = this.history[ply - 1].pos.turn;
-      // The player's own move was drawn when it was sent (and made its sound then).
-      const shown = ownMove && who === this.mySide && this.shownMove === mv;
+      // The player's own move was drawn when it was sent (and made its sound then), whether
+      // its answer or the live update brings it.
+      const shown = who === this.mySide && this.shownMove === mv;
       this.draw(ply, !shown);
       const e = h.effects;
       if (!shown) {
         if (e?.ability) sfx.ability(); else if (e?.captured.length || e?.destroyed.length) sfx.capture(); else sfx.move();
+        announce(`${SIDE[who]}: ${describeMove(this.history[ply - 1].pos, mv)}`);
       }
-      if (!(ownMove && who === this.mySide)) announce(`${SIDE[who]}: ${describeMove(this.history[ply - 1].pos, mv)}`);
-      if (ply < this.history.length - 1 && !shown) await new Promise((r) => setTimeout(r, 550));
     }
     this.shownMove = null;
     await this.board.idle(); // the last slide, so that "animating" ends when the board is still
-    if (this.animToken !== token) return;
+    if (this.animToken !== token || this.destroyed) return;
+    this.catchingUp = false;
     this.root.dataset.animating = "false";
     // Drawn once more as things are now: the last ply was drawn while the player's own move
     // could still be waiting for its answer (the live update came first), and an answer that
     // came during the slide did not draw (it leaves that to the animation), so the board
     // stayed closed to the player's next move.
+    this.renderPanel();
     this.draw();
+    this.tellEnd();
   }
 
   // --- drawing
@@ -308,7 +340,9 @@ class GameView {
     const s = this.state;
     this.board.setFlipped(this.isFlipped());
     const live = this.viewPly === null;
-    const ply = upTo ?? (live ? s.moves.length : this.viewPly);
+    // While new moves are being played, the board shows the one being played.
+    const ply = upTo ?? (live ? (this.catchingUp ? this.drawnPly ?? s.moves.length : s.moves.length) : this.viewPly);
+    if (live) this.drawnPly = ply;
     let pos;
     let effects = null;
     if (ply < this.history.length && (ply !== s.moves.length || this.replayExact)) {
@@ -336,7 +370,7 @@ class GameView {
       for (const d of prev.effects.destroyed) if (!busy.has(d)) marks.destroyed.add(d);
       for (const [a, b] of prev.effects.moved) { if (!busy.has(b)) marks.moved.add(b); if (!busy.has(a)) marks.movedFrom.add(a); }
     }
-    const canAct = live && ply === s.moves.length && this.myTurn && !this.pending;
+    const canAct = live && ply === s.moves.length && this.myTurn && !this.pending && !this.catchingUp;
     // The traps, on the position as it stands (the player's own move included while the
     // server answers): the king-piece the opponent could take next move, the draw ahead.
     const current = live && ply === s.moves.length && s.status === "ongoing";
@@ -359,7 +393,8 @@ class GameView {
     this.root.dataset.ply = String(ply);
     this.root.dataset.pending = optimistic ? "true" : "false";
     this.board.grid.setAttribute("aria-disabled", canAct ? "false" : "true");
-    this.renderMoveList();
+    // The list as far as the board shows, the player's own move as soon as it is drawn.
+    this.renderMoveList(live ? ply : null, optimistic ? this.shownMove : null);
     this.renderBars(pos);
   }
 
@@ -434,7 +469,9 @@ class GameView {
     else if (me) turn = s.turn === me ? "Your turn." : s[s.turn].player === "ai" ? "The AI is thinking…" : "Your opponent's turn.";
     else turn = `${SIDE[s.turn]} to move. You are watching.`;
     if (me && s.status !== "finished") turn += ` You play ${SIDE[me]} (${FACTION_NAMES[s[me].faction]}).`;
-    this.$(".turn").textContent = turn;
+    // Held while the board catches up with new moves, and while the player's own move is
+    // on its way ("The AI is thinking…"): the turn changes once the board shows it.
+    if (!this.catchingUp && !this.pending) this.$(".turn").textContent = turn;
     // Invite (creator of a waiting link game).
     const inv = this.$(".invite");
     const showInvite = s.status === "waiting" && this.seat?.invite_url;
@@ -482,9 +519,8 @@ class GameView {
     this.$(".resign").hidden = !playing || s.status === "waiting" || !!st;
     this.$(".offer-draw").hidden = !playing || s.mode !== "link" || s.status !== "ongoing" || s.draw_offer === me;
     this.$(".flip").hidden = false;
-    // Result.
+    // Result: the banner's content; whether it shows, showEnd.
     const banner = this.$(".result-banner");
-    banner.hidden = !s.result || this.viewPly !== null || this.bannerDismissed;
     if (s.result) {
       const r = s.result;
       let head = r.winner ? `${SIDE[r.winner]} wins` : "Draw";
@@ -495,15 +531,47 @@ class GameView {
         kind = st.verdict === "won" ? "win" : "loss";
       }
       banner.className = `result-banner ${kind}`;
-      const next = st ? `<a class="button primary" href="/story" data-link>Stories</a>` : `<a class="button primary" href="/" data-link>New game</a>`;
-      banner.innerHTML = `<p class="result-head"></p><p class="result-text"></p><div class="row">${next}<button type="button" class="dismiss">View board</button></div>`;
+      banner.innerHTML = `<p class="result-head"></p><p class="result-text"></p><div class="row"><button type="button" class="dismiss">View board</button></div>`;
       banner.querySelector(".result-head").textContent = head;
       banner.querySelector(".result-text").textContent = `${r.text.replace(/^./, (c) => c.toUpperCase())}`;
-      banner.querySelector(".row").prepend(rematchControls(this));
-      banner.querySelector(".dismiss").addEventListener("click", () => { banner.hidden = true; this.bannerDismissed = true; this.showResultLine(); });
+      banner.querySelector(".row").prepend(rematchControls(this), this.nextLink());
+      banner.querySelector(".dismiss").addEventListener("click", () => {
+        this.bannerDismissed = true;
+        this.showEnd();
+        // Keyboard users land on what the banner offered, now in the side panel.
+        this.$(".end-actions button, .end-actions a")?.focus();
+      });
     }
-    this.showResultLine();
+    this.showEnd();
     this.renderDeadline();
+  }
+
+  /** Where to go after the game: a new game from the home page, or back to the stories. */
+  nextLink() {
+    return this.state.stage
+      ? el(`<a class="button primary" href="/story" data-link>Stories</a>`)
+      : el(`<a class="button primary new-game" href="/" data-link>New game</a>`);
+  }
+
+  /**
+   * The end of the game, once the board shows the final move: the banner over the board
+   * (unless dismissed, replaced by a story stage's dialog, or an earlier position is
+   * shown), else the same Rematch and New game in the side panel; the result line in place
+   * of "● Live".
+   */
+  showEnd() {
+    const r = this.state?.result;
+    const over = !!r && !this.catchingUp;
+    const banner = this.$(".result-banner");
+    banner.hidden = !over || this.viewPly !== null || !!this.bannerDismissed || !!this.stageDialog;
+    const line = this.$(".result-line");
+    line.hidden = !over;
+    if (over) line.textContent = `Result: ${r.text.replace(/^./, (c) => c.toUpperCase())}.`;
+    this.$(".conn").hidden = over;
+    const end = this.$(".end-actions");
+    end.hidden = !over || !banner.hidden || !!this.stageDialog;
+    end.replaceChildren();
+    if (!end.hidden) end.append(rematchControls(this), this.nextLink());
   }
 
   renderDeadline() {
@@ -550,20 +618,28 @@ class GameView {
     if (clock.getAttribute("aria-label") !== label) clock.setAttribute("aria-label", label);
   }
 
-  renderMoveList() {
+  /**
+   * The move list: the moves up to `upTo` (all while earlier positions are shown), and
+   * `pending`, the player's own move drawn while the server answers, after them.
+   */
+  renderMoveList(upTo = null, pending = null) {
     const s = this.state;
     const ol = this.$(".move-list");
-    const cur = this.viewPly ?? s.moves.length;
+    const n = upTo ?? s.moves.length;
+    const cur = this.viewPly ?? n;
     // One row per move (a move is one player's turn, as the rules count them to 160), in
     // words with the piece's picture; the IAMN is in the tooltip.
     const items = [];
-    for (let k = 0; k < s.moves.length; k++) {
-      const before = this.history[k]?.pos;
-      const w = before ? moveWords(before, s.moves[k]) : { icon: "", text: s.moves[k], side: null };
-      const desc = before ? describeMove(before, s.moves[k]) : s.moves[k];
-      items.push(`<li><span class="num">${k + 1}.</span><button type="button" class="mv${cur === k + 1 ? " current" : ""}" data-ply="${k + 1}" title="${esc(s.moves[k])}" aria-label="Move ${k + 1}${w.side ? `, ${SIDE[w.side]}` : ""}: ${esc(desc)}">` +
-        `${w.side ? `<span class="dot side-${w.side}" aria-hidden="true"></span>` : ""}<span class="mv-icon" aria-hidden="true">${w.icon}</span><span class="mv-text">${esc(w.text)}</span></button></li>`);
-    }
+    const row = (k, move, cls, attrs, note = "") => {
+      const before = this.history[k]?.pos ?? (k === s.moves.length ? this.livePos() : null);
+      const w = before ? moveWords(before, move) : { icon: "", text: move, side: null };
+      const desc = before ? describeMove(before, move) : move;
+      const tag = cls.startsWith("mv-pending") ? "span" : "button";
+      return `<li><span class="num">${k + 1}.</span><${tag}${tag === "button" ? ' type="button"' : ""} class="${cls}" ${attrs} title="${esc(move)}" aria-label="Move ${k + 1}${w.side ? `, ${SIDE[w.side]}` : ""}: ${esc(desc)}${note}">` +
+        `${w.side ? `<span class="dot side-${w.side}" aria-hidden="true"></span>` : ""}<span class="mv-icon" aria-hidden="true">${w.icon}</span><span class="mv-text">${esc(w.text)}</span></${tag}></li>`;
+    };
+    for (let k = 0; k < n; k++) items.push(row(k, s.moves[k], `mv${cur === k + 1 ? " current" : ""}`, `data-ply="${k + 1}"`));
+    if (pending && n === s.moves.length) items.push(row(n, pending, "mv-pending", "", " (sent, not confirmed yet)"));
     ol.innerHTML = items.join("") || `<li class="empty">No moves yet.</li>`;
     ol.querySelectorAll(".mv").forEach((b) => b.addEventListener("click", () => this.showPly(Number(b.dataset.ply))));
     const current = ol.querySelector(".current");
@@ -590,17 +666,7 @@ class GameView {
     this.hideAbilityBar();
     this.draw();
     // The result banner never covers the board while earlier positions are shown.
-    const banner = this.$(".result-banner");
-    banner.hidden = !this.state.result || this.viewPly !== null || !!this.bannerDismissed;
-    this.showResultLine();
-  }
-
-  /** The result, in the panel, whenever the banner is not over the board. */
-  showResultLine() {
-    const line = this.$(".result-line");
-    const r = this.state?.result;
-    line.hidden = !r || !this.$(".result-banner").hidden;
-    if (!line.hidden) line.textContent = `Result: ${r.text.replace(/^./, (c) => c.toUpperCase())}.`;
+    this.showEnd();
   }
 
   // --- input
@@ -801,13 +867,15 @@ class GameView {
       const r = await api.move(this.id, this.seat.token, move, s.ply);
       this.pending = false;
       this.pendingMove = null;
-      const changed = this.setState(r.state, { fromMove: true });
-      // Already shown from the live update: draw once more now that input is open again.
-      if (!changed && this.root.dataset.animating !== "true") this.draw();
+      const changed = this.setState(r.state);
+      // Already shown from the live update: the panel and the board once more, now that
+      // input is open again (during a slide, its end does that).
+      if (!changed && !this.catchingUp) { this.renderPanel(); this.draw(); }
     } catch (e) {
       this.pending = false;
       this.pendingMove = null;
       this.shownMove = null;
+      this.board.finish(); // the refused move's slide: the server's position follows at once
       sfx.error();
       if (e.state) this.setState(e.state);
       this.renderPanel();

@@ -3,21 +3,29 @@
 // carries over, so the new game is stored as ours with the new side and opened.
 
 import { api, seats } from "./api.js";
+import { FACTION_NAMES } from "./notation.js";
 import { el, navigate, toast } from "./ui.js";
+
+const SIDE = { south: "South", north: "North" };
 
 const open = (view, r) => {
   const old = view.seat || {};
   const s = r.state || {};
+  const south = s.south?.faction || old.south;
+  const north = s.north?.faction || old.north;
   seats.put(r.game, {
     ...old,
     seat: r.seat,
-    south: s.south?.faction || old.south,
-    north: s.north?.faction || old.north,
+    south,
+    north,
     created: Date.now(),
     invite_url: undefined,
     stage_title: undefined,
   });
   navigate(`/g/${r.game}`);
+  // The seats swap, and each faction stays with its seat: say what the player now has.
+  const mine = r.seat === "south" ? south : north;
+  toast(`Rematch: you now play ${SIDE[r.seat]} with ${FACTION_NAMES[mine] || mine} (the sides are swapped).`);
 };
 
 async function act(view, action, btn) {

@@ -186,6 +186,16 @@ test("resign with confirmation shows the result", T, async () => {
   const s = await getState(gameId(page));
   assert.equal(s.result.reason, "resignation");
   await shot(page, "result-1280");
+  // The result takes the place of "● Live"; after "View board", Rematch and New game stay
+  // in the side panel (and the keyboard lands on them).
+  assert.ok(await page.locator(".conn").isHidden());
+  assert.match(await page.textContent(".result-line"), /Result: .*resignation/i);
+  await page.click(".result-banner .dismiss");
+  await page.waitForSelector(".result-banner[hidden]", { state: "attached" });
+  await page.waitForSelector(".end-actions:not([hidden]) button.rematch");
+  assert.ok(await page.locator(".end-actions a.new-game[href='/']").isVisible());
+  assert.equal(await page.evaluate(() => document.activeElement?.closest(".end-actions") !== null), true);
+  await shot(page, "i34-view-board-1280");
   // Copy game record.
   await page.click(".copy-record");
   await page.waitForSelector(".toast");

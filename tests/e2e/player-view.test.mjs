@@ -290,9 +290,25 @@ test("the player's move is shown at once with 'The AI is thinking…'; a refused
   assert.match(await page.getAttribute(`.board [data-sq="${move.slice(2, 4)}"]`, "aria-label"), /South Phial/);
   assert.match(await page.getAttribute(`.board [data-sq="${move.slice(0, 2)}"]`, "aria-label"), /empty/);
   assert.equal(await page.textContent(".turn"), "The AI is thinking…");
+  // The move is listed at once too, marked as not yet confirmed.
+  assert.match(await page.textContent(".move-list .mv-pending .mv-text"), /^Phial [a-i]2–[a-i][34]$/);
   await shot(page, "i13-ai-thinking-1280");
+  // Every text the turn line shows from here on, with what the board showed then: "Your
+  // turn" only once the AI's reply is on the board and has stopped sliding.
+  await page.evaluate(() => {
+    const g = document.querySelector(".game");
+    window.turnSeen = [];
+    new MutationObserver(() => window.turnSeen.push({ text: g.querySelector(".turn").textContent, ply: g.dataset.ply, animating: g.dataset.animating }))
+      .observe(g.querySelector(".turn"), { childList: true, characterData: true, subtree: true });
+  });
   release();
   await settled(page, 2);
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+  const seen = await page.evaluate(() => window.turnSeen);
+  const yours = seen.filter((t) => /Your turn/.test(t.text));
+  assert.ok(yours.length > 0, `the turn line said "Your turn" (${JSON.stringify(seen)})`);
+  for (const t of yours) assert.deepEqual([t.ply, t.animating], ["2", "false"], `"Your turn" before the board caught up: ${JSON.stringify(seen)}`);
+  assert.equal(await page.locator(".move-list .mv-pending").count(), 0);
   await page.unroute("**/api/games/*/moves");
   // A refusal: the board goes back to the server's position and says why.
   const s2 = await getState(id);

@@ -138,11 +138,40 @@ test("story: three stories, locked stages, intro modal, stage game, Exit Stage, 
   assert.equal(await page.locator("#stage-end-dialog").count(), 0, "no Stage failed modal after Exit Stage");
 
   // Win stage 1 (the Hands take the Mistress: d3-d7): "Stage complete!", stage 2 unlocks.
+  // A spectator watches: its result banner (and the player's one dialog) come only once
+  // the board shows the winning move, at rest.
   await startStage(page, "clockwork", 0);
+  const watcher = await newPage(browser, server.base);
+  await watcher.goto(`/g/${gameId(page)}`);
+  await watcher.waitForSelector(".board .sq");
+  /** Records what the board showed when `selector` first came into view (a dialog
+   * opened, the banner unhidden). */
+  const whenShown = (p, selector) => p.evaluate((sel) => {
+    const g = document.querySelector(".game");
+    window.endSeen = null;
+    new MutationObserver(() => {
+      const e = document.querySelector(sel);
+      if (window.endSeen || !e || (e.tagName === "DIALOG" ? !e.open : e.hidden)) return;
+      window.endSeen = { ply: g.dataset.ply, animating: g.dataset.animating, d7: g.querySelector('[data-sq="d7"]').getAttribute("aria-label"),
+        banner: !document.querySelector(".result-banner").hidden };
+    }).observe(document.body, { subtree: true, childList: true, attributes: true });
+  }, selector);
+  await whenShown(page, "#stage-end-dialog");
+  await whenShown(watcher, ".result-banner");
   await page.click('.board [data-sq="d3"]');
   await page.waitForSelector('.board [data-sq="d7"].target');
   await page.click('.board [data-sq="d7"]');
   await page.waitForSelector("#stage-end-dialog[open]");
+  await watcher.waitForSelector(".result-banner:not([hidden])");
+  for (const [p, who] of [[page, "the player's dialog"], [watcher, "the spectator's banner"]]) {
+    const seen = await p.evaluate(() => window.endSeen);
+    assert.ok(seen, `${who} was seen opening`);
+    assert.deepEqual([seen.ply, seen.animating], ["1", "false"], `${who} opened on the board after the winning move: ${JSON.stringify(seen)}`);
+    assert.match(seen.d7, /^d7, South Hands/, `${who}: the Hands are on d7`);
+  }
+  assert.equal((await page.evaluate(() => window.endSeen)).banner, false, "one dialog: no result banner under it");
+  assert.ok(await page.locator(".result-banner").isHidden());
+  await watcher.context().close();
   assert.equal(await page.textContent("#stage-end-dialog h2"), "Stage complete!");
   assert.match(await page.textContent("#stage-end-dialog"), /Father Time's March.*is now unlocked/);
   assert.equal((await getState(gameId(page))).stage.verdict, "won");

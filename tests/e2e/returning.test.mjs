@@ -71,6 +71,8 @@ test("the rematch button starts a new AI game with the sides swapped", T, async 
   assert.equal(s.north.player, "human");
   assert.equal(s.south.player, "ai");
   assert.equal(s.ply, 1, "the AI, now South, opened");
+  // The swap is said: the player now has North and the AI's old faction.
+  await page.waitForSelector(".toast:has-text('Rematch: you now play North with Blades')");
   const seat = await page.evaluate((n) => JSON.parse(localStorage.getItem("ironarena.seats.v1"))[n], newId);
   assert.equal(seat.seat, "north");
   assert.equal(seat.token, token, "the seat token carried over");
