@@ -13,7 +13,7 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method, path, { body, token } = {}) {
+async function call(method, path, { body, token, signal } = {}) {
   const headers = {};
   // Every write is JSON (the server answers 415 otherwise, so that no cross-site form can
   // post); the browser adds Origin, which cookie-authenticated writes need.
@@ -21,8 +21,9 @@ async function call(method, path, { body, token } = {}) {
   if (token) headers.authorization = `Bearer ${token}`;
   let r;
   try {
-    r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store" });
-  } catch {
+    r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store", signal });
+  } catch (e) {
+    if (e?.name === "AbortError") throw new ApiError(0, { error: "aborted", message: "The request was cancelled." });
     throw new ApiError(0, { error: "network", message: "Could not reach the server. Check your connection and try again." });
   }
   const text = await r.text();
@@ -41,7 +42,7 @@ async function call(method, path, { body, token } = {}) {
 export const api = {
   create: (req) => call("POST", "/api/games", { body: req }),
   join: (id, invite) => call("POST", `/api/games/${id}/join`, { body: { invite } }),
-  state: (id) => call("GET", `/api/games/${id}`),
+  state: (id, signal) => call("GET", `/api/games/${id}`, { signal }),
   move: (id, token, move, ply) => call("POST", `/api/games/${id}/moves`, { token, body: { move, ply } }),
   resign: (id, token) => call("POST", `/api/games/${id}/resign`, { token }),
   draw: (id, token, action) => call("POST", `/api/games/${id}/draw`, { token, body: { action } }),
@@ -115,6 +116,23 @@ export class LiveGame {
   poke() { this.socket.poke(); }
   close() { this.socket.close(); }
 }
+
+/**
+ * A game's state as the write that made or joined it answered (create, accept, a story
+ * stage), handed to the game page that opens next: it needs no GET of its own, which on
+ * the home page had to wait for a free connection behind My games' status reads (HTTP/1.1
+ * allows six at once). The socket sends the current state as soon as it connects.
+ */
+const handed = new Map();
+export const fresh = {
+  put(id, state) { if (state) handed.set(id, { state, at: Date.now() }); },
+  /** The handed state of game `id` (once; none after 10 s). */
+  take(id) {
+    const h = handed.get(id);
+    handed.delete(id);
+    return h && Date.now() - h.at < 10_000 ? h.state : null;
+  },
+};
 
 // Seats held by this browser: {id: {seat, token, mode, south, north, invite_url?, created}}
 const KEY = "ironarena.seats.v1";

@@ -59,7 +59,7 @@ async function route() {
   } else {
     if (location.pathname !== "/") history.replaceState(null, "", "/");
     document.title = "Iron Arena — v2.3";
-    showHome(main);
+    teardown = showHome(main);
   }
   main.focus({ preventScroll: true });
 }

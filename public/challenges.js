@@ -6,7 +6,7 @@
 // token), post one (factions or random, your side, days per move; watched until it is
 // accepted, which takes the poster into the game: app.js), cancel your own.
 
-import { api, seats } from "./api.js";
+import { api, fresh, seats } from "./api.js";
 import { account } from "./account.js";
 import { lobby } from "./lobby.js";
 import { FACTION_NAMES } from "./notation.js";
@@ -37,6 +37,7 @@ function item(c, me, refresh) {
       }
       const r = await api.acceptChallenge(c.id);
       seats.put(r.game, { seat: r.seat, token: r.token, mode: "link", south: r.state.south.faction, north: r.state.north.faction, rated: !!c.rated, created: Date.now() });
+      fresh.put(r.game, r.state);
       navigate(`/g/${r.game}`);
     } catch (e) {
       toast(e.message, "error");
@@ -82,7 +83,7 @@ export function mountChallenges(host) {
       await account.session?.();
       const posted = await api.postChallenge({ south: fd.get("south"), north: fd.get("north"), seat: fd.get("seat"), days_per_move: fd.get("days") ? Number(fd.get("days")) : null });
       lobby.watch(posted.challenge);
-      toast("Challenge posted. The game opens here as soon as someone accepts it.");
+      toast("Challenge posted. When someone accepts it, you are taken to the game.");
       await account.reload?.();
       refresh();
     } catch (err) {

@@ -3,7 +3,7 @@
 // response or a pushed state); a refused move leaves the board as it was and says why.
 // Seats held by players show their names and badges (Player Info); a story stage's game
 // shows the stage and its goal, Exit Stage, and the server's verdict when it ends.
-import { api, LiveGame, seats } from "./api.js";
+import { api, fresh, LiveGame, seats } from "./api.js";
 import { account, playerName } from "./account.js";
 import { stageFinished, PLY_NOTE } from "./story.js";
 import { BoardView } from "./board.js";
@@ -53,7 +53,7 @@ class GameView {
     this.main.innerHTML = `<section class="game" aria-label="Game"><p class="loading">Loading the game…</p></section>`;
     let state;
     try {
-      state = await api.state(this.id);
+      state = fresh.take(this.id) ?? await api.state(this.id);
     } catch (e) {
       this.main.innerHTML = "";
       this.main.append(el(`<section class="panel-card notfound"><h1>Game not found</h1><p></p><p><a href="/" data-link>Back to the home page</a></p></section>`));

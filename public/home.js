@@ -1,7 +1,7 @@
 // The home screen: the Story and Leaderboard entries, play the AI, create a link game
 // (with a copyable invite, rated when signed in with Discord), join by link, and "My
 // games" (the seats this browser holds, with whose turn it is).
-import { api, seats } from "./api.js";
+import { api, fresh, seats } from "./api.js";
 import { account, signInWithDiscord } from "./account.js";
 import { ICONS } from "./icons.js";
 import { FACTIONS, FACTION_NAMES, FACTION_TAGLINES, PIECES, PIECE_ORDER } from "./notation.js";
@@ -71,7 +71,10 @@ const sideSelect = (name) => `<fieldset class="side-pick"><legend>Your side</leg
 
 function pickSide(v) { return v === "random" ? (Math.random() < 0.5 ? "south" : "north") : v; }
 
-async function create(body, btn) {
+async function create(body, btn, reads) {
+  // My games' status reads still under way stop: the create and the game page come first
+  // (for a free connection, and for the server's time).
+  reads?.stop();
   btn.disabled = true;
   const label = btn.textContent;
   btn.textContent = "Creating…";
@@ -79,11 +82,13 @@ async function create(body, btn) {
     await account.session(); // the session cookie first, so that the game is linked to the player
     const r = await api.create(body);
     seats.put(r.id, { seat: r.seat, token: r.token, mode: body.mode, south: body.south, north: body.north, invite_url: r.invite_url, rated: !!body.rated, created: Date.now() });
+    fresh.put(r.id, r.state);
     navigate(`/g/${r.id}`);
   } catch (e) {
     if (e.code === "server_busy") showServerBusy(e.retryAfter);
     else if (e.code === "sign_in_required") toast("Rated games need you to be signed in with Discord.", "error");
     else toast(`The game could not be created: ${e.message}`, "error");
+    reads?.again(); // still on the home page: its statuses are read after all
   } finally {
     btn.disabled = false;
     btn.textContent = label;
@@ -92,6 +97,10 @@ async function create(body, btn) {
 
 export function showHome(main) {
   main.innerHTML = "";
+  // My games' status reads, stopped when the page is left or a game is being created.
+  let leaving = new AbortController();
+  const myGames = () => renderMyGames(root.querySelector(".game-list"), leaving.signal);
+  const reads = { stop: () => leaving.abort(), again: () => { leaving = new AbortController(); myGames(); } };
   const root = el(`<div class="home">
     <section class="hero"><h1>Iron Arena <span class="version">— v2.3</span></h1><p>A chess-like battle on a 9×9 board. Three factions, six abilities, one Electric Field.</p>
       <div class="first-steps" hidden><button type="button" class="primary play-now">Play</button><button type="button" class="learn">New here? Learn in two minutes</button></div></section>
@@ -142,7 +151,7 @@ export function showHome(main) {
     const mine = fd.get("ai-you");
     const theirs = fd.get("ai-them");
     const level = Number(fd.get("level") || FIRST_LEVEL);
-    create({ mode: "ai", seat, level, south: seat === "south" ? mine : theirs, north: seat === "south" ? theirs : mine }, ai.querySelector("button[type=submit]"));
+    create({ mode: "ai", seat, level, south: seat === "south" ? mine : theirs, north: seat === "south" ? theirs : mine }, ai.querySelector("button[type=submit]"), reads);
   });
 
   const link = root.querySelector(".link-form");
@@ -188,7 +197,7 @@ export function showHome(main) {
     const days = fd.get("days") ? Number(fd.get("days")) : null;
     const body = { mode: "link", seat, south: seat === "south" ? mine : theirs, north: seat === "south" ? theirs : mine, days_per_move: days };
     if (fd.get("rated")) body.rated = true;
-    create(body, link.querySelector("button[type=submit]"));
+    create(body, link.querySelector("button[type=submit]"), reads);
   });
 
   const join = root.querySelector(".join-form");
@@ -224,7 +233,8 @@ export function showHome(main) {
     }
   });
 
-  mountReturning(root, () => renderMyGames(root.querySelector(".game-list")));
+  mountReturning(root, myGames);
+  return reads.stop;
 }
 
 /** Finished games shown before "Show more". */
@@ -262,7 +272,8 @@ async function opponentName(s, mySide, known) {
  * accepted), then the last few finished ones, the rest behind "Show more". Each entry names
  * the opponent, the factions and sides, the time control, and dates its last move.
  */
-async function renderMyGames(ul) {
+async function renderMyGames(ul, signal) {
+  if (signal?.aborted) return;
   const section = ul.closest(".my-games");
   const all = Object.entries(seats.all()).sort((a, b) => (b[1].created || 0) - (a[1].created || 0)).slice(0, 30);
   section.hidden = !all.length;
@@ -289,6 +300,9 @@ async function renderMyGames(ul) {
     more.hidden = hiddenCount === 0;
     more.textContent = `Show ${hiddenCount} more finished game${hiddenCount === 1 ? "" : "s"}`;
   }
+  // The status reads, at most READS at once: over HTTP/1.1 a browser opens six connections
+  // to a host, and with all thirty under way a Create (or an Accept) queued behind them.
+  const reads = [];
   let i = 0;
   for (const [id, seat] of all) {
     const li = el(`<li class="game-item" data-i="${i++}"><a href="/g/${id}" data-link class="game-link"><span class="gi-title"></span><span class="gi-meta"></span><span class="gi-status">…</span></a>
@@ -308,7 +322,7 @@ async function renderMyGames(ul) {
       order();
     });
     ul.append(li);
-    api.state(id).then(async (s) => {
+    reads.push(() => api.state(id, signal).then(async (s) => {
       const st = li.querySelector(".gi-status");
       let text;
       let cls = "";
@@ -329,10 +343,16 @@ async function renderMyGames(ul) {
       li.querySelector(".gi-meta").textContent = `${meta} · ${timeControl(s.days_per_move)}`;
       order();
     }).catch((e) => {
+      if (e.code === "aborted") return; // the page has left
       li.querySelector(".gi-status").textContent = e.code === "not_found" ? "Game no longer exists" : "Status unavailable";
       li.dataset.rank = "gone";
       order();
-    });
+    }));
   }
   order();
+  const next = () => (signal?.aborted ? null : reads.shift()?.().then(next));
+  for (let k = 0; k < READS; k++) next();
 }
+
+/** My games' status reads under way at once (of six connections per host). */
+const READS = 3;

@@ -2,7 +2,7 @@
 // starting a stage (intro modal, then an AI game from the stage's position); Reset Story
 // Progress; and the modal at the end of a stage game. Progress and verdicts come from the
 // server only (state.stage.verdict); the client never judges a stage itself.
-import { api, seats } from "./api.js";
+import { api, fresh, seats } from "./api.js";
 import { account, badgeEl } from "./account.js";
 import { FACTION_NAMES, PIECES } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
@@ -38,6 +38,7 @@ export async function startStage(story, index, btn) {
       seat: r.seat, token: r.token, mode: "ai", south: st.south.faction, north: st.north.faction,
       story: story.id, stage: index, stage_title: st.stage?.title || story.stages[index]?.title, created: Date.now(),
     });
+    fresh.put(r.id, r.state);
     navigate(`/g/${r.id}`);
     return true;
   } catch (e) {

@@ -267,6 +267,8 @@ test("a link game: create, join in a second suite.browser, moves live in both an
   const a = await newPage(suite.browser, suite.server.base);
   await a.goto("/");
   await a.waitForSelector(".link-form");
+  const reads = [];
+  a.on("request", (r) => { if (r.method() === "GET") reads.push(new URL(r.url()).pathname); });
   await a.check('.link-form input[name="l-side"][value="south"]');
   await a.selectOption(".link-form select[name=days]", "3");
   await a.click(".create-link");
@@ -276,6 +278,8 @@ test("a link game: create, join in a second suite.browser, moves live in both an
   await a.click(".copy-invite");
   await shot(a, "link-waiting-1280");
   const id = gameId(a);
+  // The game page opened on the state the create answered with: no read of its own.
+  assert.ok(!reads.includes(`/api/games/${id}`), `no GET of the new game: ${reads.join(" ")}`);
   const spectator = await newPage(suite.browser, suite.server.base, { width: 390, height: 844 });
   await spectator.goto(`/g/${id}`);
   await spectator.waitForSelector(".board .sq");
