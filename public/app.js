@@ -14,6 +14,7 @@ import { account, badgesEl, badgeEl } from "./account.js";
 import { showRules, showRulesPage, showApiPage, showDevNotes, showSupport, showPlayerInfo, showMusic, showBadgeEarned } from "./modals.js";
 import { settings, THEMES } from "./audio.js";
 import { lobby } from "./lobby.js";
+import { ICONS } from "./icons.js";
 import { FACTION_NAMES } from "./notation.js";
 import { setRouter, navigate, toast, notice, h } from "./ui.js";
 
@@ -137,8 +138,9 @@ const soundBtn = document.getElementById("btn-sounds");
 function syncAudioButtons() {
   musicBtn.querySelector(".state").textContent = settings.music ? "on" : "off";
   musicBtn.classList.toggle("on", settings.music);
+  // A toggle: its name stays "Sounds"; aria-pressed and the icon say whether they are on.
   soundBtn.setAttribute("aria-pressed", String(settings.sounds));
-  soundBtn.querySelector(".state").textContent = settings.sounds ? "on" : "off";
+  soundBtn.querySelector(".state-icon").innerHTML = settings.sounds ? ICONS.soundOn : ICONS.soundOff;
 }
 musicBtn.addEventListener("click", () => showMusic(settings, THEMES, syncAudioButtons));
 soundBtn.addEventListener("click", () => { settings.setSounds(!settings.sounds); syncAudioButtons(); });

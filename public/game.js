@@ -5,13 +5,13 @@
 // shows the stage and its goal, Exit Stage, and the server's verdict when it ends.
 import { api, fresh, LiveGame, seats } from "./api.js";
 import { account, playerName } from "./account.js";
-import { stageFinished, PLY_NOTE } from "./story.js";
+import { stageFinished, plyNote } from "./story.js";
 import { BoardView } from "./board.js";
 import { parsePosition, parseMove, replay, applyMove, previewBase, describeMove, ABILITY_NAMES, ABILITY_HELP, FACTION_NAMES, idx } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 import { confirmDialog, openModal } from "./modals.js";
 import { sfx } from "./audio.js";
-import { copyText, toast, announce, el, navigate } from "./ui.js";
+import { copyText, toast, announce, el, navigate, plural } from "./ui.js";
 import { rematchControls } from "./rematch.js";
 import { pieceTip } from "./piece-tip.js";
 import { kingThreat, drawNotice, RepetitionGuard, warnings, warningsToggle } from "./traps.js";
@@ -111,7 +111,7 @@ class GameView {
       title: "You are invited",
       id: "join-dialog",
       body: `<p>Play <strong>${FACTION_NAMES[mine]}</strong> as <strong>${SIDE[openSide]}</strong> against
-        ${FACTION_NAMES[theirs]}${state.days_per_move ? `, ${state.days_per_move} day(s) per move` : ""}.</p>${ratedNote}`,
+        ${FACTION_NAMES[theirs]}${state.days_per_move ? `, ${plural(state.days_per_move, "day")} per move` : ""}.</p>${ratedNote}`,
       actions: [{ label: "Just watch", value: false }, { label: "Join the game", value: true, kind: "primary" }],
     });
     history.replaceState(null, "", `/g/${this.id}`);
@@ -437,7 +437,7 @@ class GameView {
       const count = pos.board.filter((p) => p && p.side === side).length;
       const bar = this.$(cls);
       bar.className = `player-bar ${cls.includes("top") ? "top" : "bottom"} ${s.status === "ongoing" && s.turn === side ? "to-move" : ""}`;
-      bar.innerHTML = `<span class="dot side-${side}" aria-hidden="true"></span><strong>${SIDE[side]}</strong> · ${FACTION_NAMES[seat.faction]} · <span class="who"></span><span class="count">${count} pieces</span>`;
+      bar.innerHTML = `<span class="dot side-${side}" aria-hidden="true"></span><strong>${SIDE[side]}</strong> · ${FACTION_NAMES[seat.faction]} · <span class="who"></span><span class="count">${plural(count, "piece")}</span>`;
       const whoEl = bar.querySelector(".who");
       const info = seat.player !== "ai" && seat.player_id ? this.playerInfo(seat.player_id) : null;
       if (info) whoEl.replaceChildren(playerName(info, { suffix: side === this.mySide ? " (you)" : "" }));
@@ -504,7 +504,7 @@ class GameView {
       this.$(".goal-text").textContent = st.goal;
       const plyNote = this.$(".ply-note");
       plyNote.hidden = !/\bpl(y|ies)\b/.test(st.goal);
-      plyNote.textContent = plyNote.hidden ? "" : `${PLY_NOTE} Plies played so far: ${s.moves.length}.`;
+      plyNote.textContent = plyNote.hidden ? "" : `${plyNote(st.goal)} Plies played so far: ${s.moves.length}.`;
       const v = this.$(".stage-verdict");
       v.hidden = st.verdict === "pending";
       v.className = `stage-verdict ${st.verdict}`;
@@ -755,7 +755,7 @@ class GameView {
       bar.innerHTML = `<p><strong>Recall ${sel.target}</strong>: choose where it goes (highlighted squares).</p><div class="ability-options"></div>`;
       buttons = sel.dests.map((o) => ({ label: `to ${o.square}`, move: o.move }));
     } else {
-      bar.innerHTML = `<p><strong>${kinds.map((k) => ABILITY_NAMES[k]).join(" / ")}</strong>: ${kinds.map((k) => help[k]).join(" ")} Choose a highlighted square or a button.</p><div class="ability-options"></div>`;
+      bar.innerHTML = `<p>${kinds.map((k) => `<strong>${ABILITY_NAMES[k]}</strong>: ${help[k]}`).join(" ")} Choose a highlighted square or a button.</p><div class="ability-options"></div>`;
       const seen = new Set();
       buttons = [];
       for (const o of sel.options) {

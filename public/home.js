@@ -7,7 +7,7 @@ import { ICONS } from "./icons.js";
 import { FACTIONS, FACTION_NAMES, FACTION_TAGLINES, PIECES, PIECE_ORDER } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 import { showServerBusy } from "./modals.js";
-import { el, navigate, toast } from "./ui.js";
+import { el, navigate, plural, toast } from "./ui.js";
 import { mountReturning, serverGames } from "./returning.js";
 import { stageIntro } from "./story.js";
 
@@ -331,7 +331,7 @@ async function renderMyGames(ul, signal) {
       else if (s.turn === seat.seat) { text = "Your turn"; cls = "yours"; }
       else text = s[s.turn].player === "ai" ? "AI's turn" : "Opponent's turn";
       const moves = movesOf(s.moves.length);
-      const count = s.status === "finished" ? `${moves} move${moves === 1 ? "" : "s"}` : s.status === "ongoing" ? `move ${Math.floor(s.moves.length / 2) + 1}` : "";
+      const count = s.status === "finished" ? plural(moves, "move") : s.status === "ongoing" ? `move ${Math.floor(s.moves.length / 2) + 1}` : "";
       const last = known?.last_move_at && s.moves.length ? `last move ${when(known.last_move_at)}` : `started ${when(known?.created_at ?? s.created_at)}`;
       const due = s.status === "ongoing" && s.deadline && s.turn === seat.seat ? `move by ${when(s.deadline)}` : "";
       st.textContent = [text, count, due, last].filter(Boolean).join(" · ");

@@ -11,6 +11,9 @@ export const ICONS = {
   lock: svg(`<rect x="5.5" y="10.5" width="13" height="9.5" rx="1.8"/><path d="M8.5 10.5V8a3.5 3.5 0 0 1 7 0v2.5"/>`, "icon-svg lock"),
   // A check mark: completed.
   check: svg(`<path d="M5 12.5l4.5 4.5L19 7.5"/>`, "icon-svg check"),
+  // A loudspeaker with sound waves, and struck through: the sound effects' toggle, on and off.
+  soundOn: svg(`<path d="M4 9.5h3.5L12 5.5v13l-4.5-4H4z"/><path d="M15.5 9a4 4 0 0 1 0 6M18 6.5a7.5 7.5 0 0 1 0 11"/>`),
+  soundOff: svg(`<path d="M4 9.5h3.5L12 5.5v13l-4.5-4H4z"/><path d="M15.5 9.5l5 5M20.5 9.5l-5 5"/>`),
   // A person: the player's profile.
   person: svg(`<circle cx="12" cy="8.5" r="3.6"/><path d="M4.8 20c.8-3.9 3.6-6 7.2-6s6.4 2.1 7.2 6"/>`),
 };

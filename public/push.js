@@ -4,6 +4,7 @@
 // server does not offer push.
 
 import { api } from "./api.js";
+import { ICONS } from "./icons.js";
 import { el, toast } from "./ui.js";
 
 const supported = () => "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
@@ -25,10 +26,11 @@ export async function pushToggle() {
   let key;
   try { key = await api.pushKey(); } catch { return null; }
   if (!key.available) return null;
-  const btn = el(`<button type="button" class="push-toggle" aria-pressed="false">🔔 Notify me when it is my move</button>`);
+  // A toggle: the name stays; aria-pressed and the check mark say whether it is on.
+  const btn = el(`<button type="button" class="push-toggle toggle" aria-pressed="false"><span class="state-icon"></span>🔔 Notify me when it is my move</button>`);
   const show = (on) => {
     btn.setAttribute("aria-pressed", String(on));
-    btn.textContent = on ? "🔔 Notifications on (turn off)" : "🔔 Notify me when it is my move";
+    btn.querySelector(".state-icon").innerHTML = on ? ICONS.check : "";
   };
   show(!!(await current().catch(() => null)) && Notification.permission === "granted");
   btn.addEventListener("click", async () => {
@@ -66,10 +68,10 @@ export async function discordToggle() {
   let st;
   try { st = await api.discordDm(); } catch { return null; }
   if (!st.available) return null;
-  const btn = el(`<button type="button" class="discord-dm-toggle" aria-pressed="false"></button>`);
+  const btn = el(`<button type="button" class="discord-dm-toggle toggle" aria-pressed="false"><span class="state-icon"></span>Message me on Discord when it is my move</button>`);
   const show = (on) => {
     btn.setAttribute("aria-pressed", String(on));
-    btn.textContent = on ? "Discord messages on (turn off)" : "Message me on Discord when it is my move";
+    btn.querySelector(".state-icon").innerHTML = on ? ICONS.check : "";
   };
   show(!!st.enabled);
   btn.addEventListener("click", async () => {

@@ -12,7 +12,14 @@ import { ICONS } from "./icons.js";
 
 const SIDE = { south: "South", north: "North" };
 /** Where a goal counts plies, what a ply is (the rules say the same, in section 10). */
-export const PLY_NOTE = "A ply is one move by either player: 20 plies are 10 of your moves and 10 of the AI's.";
+/** What a ply is, with the stage goal's own number ("30 plies are 15 of your moves…"). */
+export function plyNote(goal) {
+  const n = Number(/(\d+)\s*pl(?:y|ies)\b/.exec(goal || "")?.[1]) || 20;
+  if (n === 1) return "A ply is one move by either player: 1 ply is your next move.";
+  const split = n % 2 === 0 ? `${n / 2} of your moves and ${n / 2} of the AI's`
+    : `${Math.ceil(n / 2)} moves by the side that moves first and ${Math.floor(n / 2)} by the other`;
+  return `A ply is one move by either player: ${n} plies are ${split}.`;
+}
 
 /** The factions of a stage from its IAPN position ("south north board turn …"). */
 function stageFactions(stage) {
@@ -61,7 +68,7 @@ export async function stageIntro(story, index, btn) {
     h("p", { class: "muted small", text: `${story.title} · Stage ${index + 1} of ${story.stages.length}` }),
     h("p", { text: stage.intro }),
     h("p", { class: "stage-goal" }, h("strong", { text: "Goal: " }), stage.goal),
-    /\bpl(y|ies)\b/.test(stage.goal) ? h("p", { class: "muted small ply-note", text: PLY_NOTE }) : null,
+    /\bpl(y|ies)\b/.test(stage.goal) ? h("p", { class: "muted small ply-note", text: plyNote(stage.goal) }) : null,
     h("p", { class: "muted small", text: `You play ${SIDE[stage.side]} (${FACTION_NAMES[mine] || mine}) against the AI (${FACTION_NAMES[theirs] || theirs}), level ${stage.level}.` }),
     story.current_game && Number.isInteger(story.current_stage)
       ? h("p", { class: "small warn", text: `Starting ends the stage you are playing in this story (stage ${story.current_stage + 1}, “${story.stages[story.current_stage]?.title}”): that game counts as lost.` })

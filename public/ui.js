@@ -2,6 +2,11 @@
 // element builder for anything that comes from the server, toasts, the screen-reader
 // announcer, clipboard copy with a fallback, and client-side navigation.
 
+/** "1 piece", "2 pieces": `n` and the word, plural unless n is 1 (English `s` plurals). */
+export function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 export function el(html) {
   const t = document.createElement("template");
   t.innerHTML = html.trim();

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, api, newPage, settled, shot, startAiGameFromHome, useServersAndBrowser, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
 import { parsePosition, sqName } from "../../public/notation.js";
+import { plural } from "../../public/ui.js";
 
 const T = TEST_TIMEOUT;
 const suite = useServersAndBrowser(before, after);
@@ -236,6 +237,9 @@ test("an ability through the UI (with cancel, then the ability)", T, async () =>
   await clickMove(page, base);
   await page.waitForSelector(".ability-bar:not([hidden])");
   await shot(page, "ability-choice-1280");
+  // Each ability named once: "Slash: destroys…", not "Slash: Slash destroys…".
+  const barText = await page.textContent(".ability-bar p");
+  assert.doesNotMatch(barText, /\b(\w+): \1\b/i, barText);
   // Nothing was sent yet: cancel, then choose again.
   assert.equal((await getState(found.id)).ply, found.state.ply);
   await page.click(".ability-bar .cancel");
@@ -421,9 +425,17 @@ test("rules, dev notes, support, player info modals and the sound toggles", T, a
   assert.match(await page.textContent("#btn-music"), /on/);
   await page.uncheck("#music-on");
   await page.keyboard.press("Escape");
+  // Sounds is a toggle: its name stays, aria-pressed and the icon follow the state.
+  const soundsOn = await page.innerHTML("#btn-sounds .state-icon");
   await page.click("#btn-sounds");
   assert.equal(await page.getAttribute("#btn-sounds", "aria-pressed"), "false");
+  assert.equal((await page.textContent("#btn-sounds")).trim(), "Sounds");
+  assert.notEqual(await page.innerHTML("#btn-sounds .state-icon"), soundsOn, "the icon changed");
   assert.deepEqual(page.errors, []);
+});
+
+test("counts read as English: 1 piece, 2 pieces", () => {
+  assert.deepEqual([plural(1, "piece"), plural(2, "move"), plural(0, "day")], ["1 piece", "2 moves", "0 days"]);
 });
 
 test("public/rules.md is the current docs/rules.md", () => {
