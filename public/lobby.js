@@ -78,7 +78,9 @@ class Lobby {
 
   /** Closes the socket once nothing needs it. */
   release() {
-    if (!this.wanted()) this.socket?.close();
+    if (this.wanted()) return;
+    this.socket?.close();
+    this.last = null; // no longer kept current: the next subscriber waits for a fresh one
   }
 
   /** Reads the list once (GET /api/challenges), as the socket would push it. */
