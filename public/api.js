@@ -48,7 +48,10 @@ export const api = {
   draw: (id, token, action) => call("POST", `/api/games/${id}/draw`, { token, body: { action } }),
   record: (id) => call("GET", `/api/games/${id}/record`),
   // Issue 14: rematch, this player's games on every device, turn notifications.
-  rematch: (id, token, action) => call("POST", `/api/games/${id}/rematch`, { token, body: { action } }),
+  // keepFaction: against the AI, the rematch keeps the player's faction (the factions
+  // change sides with the seats).
+  rematch: (id, token, action, keepFaction = false) =>
+    call("POST", `/api/games/${id}/rematch`, { token, body: keepFaction ? { action, keep_faction: true } : { action } }),
   myGames: () => call("GET", "/api/me/games"),
   pushKey: () => call("GET", "/api/push/key"),
   pushSubscribe: (subscription) => call("POST", "/api/me/push", { body: { subscription } }),

@@ -1,6 +1,7 @@
 // Rematch after a game (POST /api/games/{id}/rematch): offer, accept or decline; against
-// the AI one click. The rematch swaps the seats; this browser's seat token (or session)
-// carries over, so the new game is stored as ours with the new side and opened.
+// the AI one click, with a second button that keeps the player's faction. The rematch
+// swaps the seats; this browser's seat token (or session) carries over, so the new game
+// is stored as ours with the new side and opened.
 
 import { api, seats } from "./api.js";
 import { FACTION_NAMES } from "./notation.js";
@@ -11,8 +12,11 @@ const SIDE = { south: "South", north: "North" };
 const open = (view, r) => {
   const old = view.seat || {};
   const s = r.state || {};
-  const south = s.south?.faction || old.south;
-  const north = s.north?.faction || old.north;
+  let south = s.south?.faction || old.south;
+  let north = s.north?.faction || old.north;
+  // Kept faction (an AI rematch asked so): the factions changed sides with the seats.
+  const kept = Boolean((r.rematch || s.rematch)?.keep_faction);
+  if (kept) [south, north] = [north, south];
   seats.put(r.game, {
     ...old,
     seat: r.seat,
@@ -23,15 +27,18 @@ const open = (view, r) => {
     stage_title: undefined,
   });
   navigate(`/g/${r.game}`);
-  // The seats swap, and each faction stays with its seat: say what the player now has.
+  // The seats swap; each faction stays with its seat unless the player kept theirs: say
+  // what the player now has.
   const mine = r.seat === "south" ? south : north;
-  toast(`Rematch: you now play ${SIDE[r.seat]} with ${FACTION_NAMES[mine] || mine} (the sides are swapped).`);
+  toast(kept
+    ? `Rematch: you keep ${FACTION_NAMES[mine] || mine}, now playing ${SIDE[r.seat]} (the sides are swapped).`
+    : `Rematch: you now play ${SIDE[r.seat]} with ${FACTION_NAMES[mine] || mine} (the sides are swapped).`);
 };
 
-async function act(view, action, btn) {
+async function act(view, action, btn, keepFaction = false) {
   btn.disabled = true;
   try {
-    const r = await api.rematch(view.id, view.seat?.token || null, action);
+    const r = await api.rematch(view.id, view.seat?.token || null, action, keepFaction);
     if (r.game) open(view, r);
     else if (action === "offer") toast("Rematch offered. Your opponent will see it.");
   } catch (e) {
@@ -50,15 +57,15 @@ export function rematchControls(view) {
   const frag = document.createDocumentFragment();
   if (!s?.result || !me || s.stage || !view.seat) return frag;
   const r = s.rematch || {};
-  const button = (text, cls, action) => {
+  const button = (text, cls, action, keepFaction = false) => {
     const b = el(`<button type="button" class="${cls}"></button>`);
     b.textContent = text;
-    b.addEventListener("click", () => act(view, action, b));
+    b.addEventListener("click", () => act(view, action, b, keepFaction));
     return b;
   };
   if (r.game) {
     const b = el(`<button type="button" class="primary rematch-open">Go to the rematch</button>`);
-    b.addEventListener("click", () => open(view, { game: r.game, seat: me === "south" ? "north" : "south", state: null }));
+    b.addEventListener("click", () => open(view, { game: r.game, seat: me === "south" ? "north" : "south", rematch: r, state: null }));
     frag.append(b);
   } else if (r.offered_by && r.offered_by !== me) {
     frag.append(button("Accept rematch", "primary rematch-accept", "accept"), button("Decline", "rematch-decline", "decline"));
@@ -66,6 +73,11 @@ export function rematchControls(view) {
     frag.append(el(`<span class="muted rematch-waiting">Rematch offered…</span>`));
   } else {
     frag.append(button("Rematch", "primary rematch", "offer"));
+    // Against the AI the player may keep their faction (and still change side).
+    if (s.mode === "ai") {
+      const mine = FACTION_NAMES[s[me]?.faction] || s[me]?.faction;
+      frag.append(button(`Rematch with ${mine}`, "rematch-keep", "offer", true));
+    }
   }
   return frag;
 }

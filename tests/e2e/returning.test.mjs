@@ -77,6 +77,16 @@ test("the rematch button starts a new AI game with the sides swapped", T, async 
   assert.equal(seat.seat, "north");
   assert.equal(seat.token, token, "the seat token carried over");
   await page.waitForSelector(".my-turn .board .sq.pickable");
+  // Issue 34: an AI rematch can keep the player's faction (Blades), still changing side.
+  assert.equal((await api(server.base, "POST", `/api/games/${newId}/resign`, {}, token)).status, 200);
+  await page.waitForSelector(".result-banner:not([hidden]) button.rematch-keep:has-text('Rematch with Blades')");
+  await page.click(".result-banner button.rematch-keep");
+  await page.waitForURL((u) => /\/g\/[0-9a-f]{24}$/.test(u.pathname) && !u.pathname.endsWith(newId));
+  const keptId = /\/g\/([0-9a-f]{24})/.exec(page.url())[1];
+  const k = (await api(server.base, "GET", `/api/games/${keptId}`)).json;
+  assert.deepEqual([k.south.player, k.south.faction, k.north.faction], ["human", "blades", "axiom"]);
+  await page.waitForSelector(".toast:has-text('Rematch: you keep Blades, now playing South')");
+  await page.waitForSelector(".my-turn .board .sq.pickable");
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

@@ -359,4 +359,8 @@ pub struct Rematch {
     pub declined_by: Option<Side>,
     /// The rematch game, once agreed.
     pub game: Option<String>,
+    /// An AI rematch asked to keep the player's faction: the factions change sides with
+    /// the seats (else each seat keeps its side's faction, so the player plays the other).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_faction: bool,
 }

@@ -34,6 +34,10 @@ pub enum Action {
 #[serde(deny_unknown_fields)]
 struct Body {
     action: Action,
+    /// Against the AI: keep the player's faction in the rematch (the player still changes
+    /// side, so the first move alternates).
+    #[serde(default)]
+    keep_faction: bool,
 }
 
 /// What the new game's Durable Object needs: the old game's settings and seats.
@@ -142,6 +146,12 @@ fn request_inner(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> 
     if !rec.seats.iter().all(|s| s.controller == Controller::Ai || s.token_hash.is_some()) {
         return Err(ApiError::new(ErrorCode::RematchUnavailable, "no one joined this game"));
     }
+    if body.keep_faction && rec.mode != Mode::Ai {
+        return Err(ApiError::new(
+            ErrorCode::RematchUnavailable,
+            "only a rematch against the AI can keep your faction",
+        ));
+    }
     let mut state = rec.rematch.clone().unwrap_or_default();
     if let Some(id) = state.game.clone() {
         // Agreed already (a repeated accept, or the other side's offer after it).
@@ -165,11 +175,11 @@ fn request_inner(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> 
             ));
         }
         (Mode::Link, Action::Offer) => {
-            state = Rematch { offered_by: Some(side), declined_by: None, game: None };
+            state = Rematch { offered_by: Some(side), ..Rematch::default() };
             false
         }
         (Mode::Link, Action::Decline) if state.offered_by == Some(side.opponent()) => {
-            state = Rematch { offered_by: None, declined_by: Some(side), game: None };
+            state = Rematch { declined_by: Some(side), ..Rematch::default() };
             false
         }
         (Mode::Link, Action::Accept | Action::Decline) => {
@@ -186,14 +196,22 @@ fn request_inner(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> 
         return Ok(Step::Done(answer(&rec, &game, side, true)));
     }
     let id = ctx.rng.id()?;
+    rec.rematch = Some(Rematch {
+        offered_by: state.offered_by,
+        declined_by: None,
+        game: Some(id.clone()),
+        keep_faction: body.keep_faction,
+    });
     let call = plan(&rec, &id, &req.origin);
-    rec.rematch = Some(Rematch { offered_by: state.offered_by, declined_by: None, game: Some(id) });
     save(store, &rec)?;
     Ok(Step::Create(Box::new(call), rec, Reservation::New))
 }
 
-/// The new game: same match-up and settings, seats swapped.
+/// The new game: same match-up and settings, seats swapped; the factions swapped with
+/// them when the rematch keeps the player's faction (against the AI).
 pub fn plan(rec: &GameRecord, id: &str, origin: &str) -> RematchCall {
+    let keep_faction = rec.rematch.as_ref().is_some_and(|r| r.keep_faction);
+    let factions = if keep_faction { (rec.north, rec.south) } else { (rec.south, rec.north) };
     let [south, north] = rec.seats.clone();
     let seats = [north, south];
     // For AI games, the human's new side (create_with puts the AI on the other).
@@ -207,8 +225,8 @@ pub fn plan(rec: &GameRecord, id: &str, origin: &str) -> RematchCall {
         id: id.to_owned(),
         of: rec.id.clone(),
         create: CreateGame {
-            south: rec.south,
-            north: rec.north,
+            south: factions.0,
+            north: factions.1,
             seat,
             mode: rec.mode,
             days_per_move: rec.days_per_move,

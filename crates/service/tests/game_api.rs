@@ -1541,3 +1541,60 @@ fn a_takeback_is_refused_in_human_rated_and_story_games() {
     ok(&env.submit(&token, &mv, 0));
     env.rejected(422, "takeback_unavailable", |e| takeback(e, &token));
 }
+
+/// `POST …/rematch` with `body`, as the old game's Durable Object runs it.
+fn rematch_step(env: &mut Env, token: &str, body: &Value) -> service::rematch::Step {
+    let req = ApiRequest {
+        method: Method::Post,
+        path: format!("/api/games/{ID}/rematch"),
+        bearer: Some(token.to_owned()),
+        body: body.to_string().into_bytes(),
+        origin: ORIGIN.to_owned(),
+        player: None,
+    };
+    let mut ctx = Ctx { now: env.now, rng: env.rng.as_mut(), ai: env.ai.as_mut(), day_ms: env.day_ms };
+    service::rematch::request(&mut env.store, &req, &mut ctx)
+}
+
+/// Issue 34: an AI rematch swapped the player's side and faction without saying so; it
+/// can keep the player's faction (the factions change sides with the seats, so the first
+/// move still alternates), and says so in the rematch state. Only against the AI.
+#[test]
+fn an_ai_rematch_can_keep_the_players_faction() {
+    let plan_of = |keep: bool| {
+        let mut env = Env::new();
+        let (token, _) = create_ai(&mut env, SeatChoice::South);
+        ok(&env.post("/resign", Some(&token), &json!({})));
+        match rematch_step(&mut env, &token, &json!({ "action": "offer", "keep_faction": keep })) {
+            service::rematch::Step::Create(call, rec, _) => {
+                assert_eq!(rec.rematch.as_ref().unwrap().keep_faction, keep);
+                // Planned again from the stored state (a request that died in between):
+                // the same game.
+                assert_eq!(service::rematch::plan(&rec, &call.id, ORIGIN), *call);
+                *call
+            }
+            service::rematch::Step::Done(h) => panic!("no rematch planned: {}", body(&h)),
+        }
+    };
+    // The old game: the player South with Clockwork, the AI North with Blades.
+    let swapped = plan_of(false);
+    let seen = (swapped.create.seat, swapped.create.south, swapped.create.north);
+    assert_eq!(seen, (SeatChoice::North, Faction::Clockwork, Faction::Blades));
+    let kept = plan_of(true);
+    assert_eq!(
+        (kept.create.seat, kept.create.south, kept.create.north),
+        (SeatChoice::North, Faction::Blades, Faction::Clockwork)
+    );
+    // A link game refuses it, changing nothing.
+    let mut env = Env::new();
+    let (south, _) = joined(&mut env, None);
+    ok(&env.post("/resign", Some(&south), &json!({})));
+    let before = env.store.record.clone();
+    match rematch_step(&mut env, &south, &json!({ "action": "offer", "keep_faction": true })) {
+        service::rematch::Step::Done(h) => {
+            assert_eq!((h.response.status, body(&h)["error"].as_str()), (422, Some("rematch_unavailable")));
+        }
+        service::rematch::Step::Create(..) => panic!("a link rematch kept a faction"),
+    }
+    assert_eq!(env.store.record, before);
+}
