@@ -45,6 +45,8 @@ export const api = {
   state: (id, signal) => call("GET", `/api/games/${id}`, { signal }),
   move: (id, token, move, ply) => call("POST", `/api/games/${id}/moves`, { token, body: { move, ply } }),
   resign: (id, token) => call("POST", `/api/games/${id}/resign`, { token }),
+  // Issue 31: a casual game against the AI, the player's last move and the AI's answer undone.
+  takeback: (id, token) => call("POST", `/api/games/${id}/takeback`, { token }),
   draw: (id, token, action) => call("POST", `/api/games/${id}/draw`, { token, body: { action } }),
   record: (id) => call("GET", `/api/games/${id}/record`),
   // Issue 14: rematch, this player's games on every device, turn notifications.

@@ -184,6 +184,7 @@ class GameView {
           <ol class="move-list" aria-label="Move list"></ol>
         </div>
         <div class="actions">
+          <button type="button" class="takeback" hidden>Take back</button>
           <button type="button" class="resign danger">Resign</button>
           <button type="button" class="offer-draw">Offer draw</button>
           <button type="button" class="copy-record">Copy game record</button>
@@ -207,6 +208,7 @@ class GameView {
     this.$(".copy-spectate").addEventListener("click", () => copyText(`${location.origin}/g/${this.id}`, "Spectator link copied"));
     this.$(".copy-record").addEventListener("click", () => this.copyRecord());
     this.$(".resign").addEventListener("click", () => this.resign());
+    this.$(".takeback").addEventListener("click", () => this.takeback());
     this.$(".exit-stage").addEventListener("click", () => this.exitStage());
     // My own name and badges follow the account (a new name, a badge just earned).
     this.offAccount = account.subscribe(() => { if (this.lastPos) this.renderBars(this.lastPos); });
@@ -233,7 +235,11 @@ class GameView {
 
   setState(s, { initial = false } = {}) {
     const prev = this.state;
-    if (prev && s.moves.length < prev.moves.length) return false; // an older snapshot: ignore
+    // Fewer moves: an older snapshot, ignored; or a take-back (the game says it is assisted
+    // and its moves are the start of ours), drawn as it is now, with no slide.
+    const takenBack = prev && s.moves.length < prev.moves.length && s.assisted &&
+      s.moves.every((m, i) => prev.moves[i] === m);
+    if (prev && s.moves.length < prev.moves.length && !takenBack) return false;
     if (prev && s.moves.length === prev.moves.length && s.status === prev.status && s.draw_offer === prev.draw_offer &&
         s.south.claimed === prev.south.claimed && s.north.claimed === prev.north.claimed && s.deadline === prev.deadline &&
         JSON.stringify(s.rematch ?? null) === JSON.stringify(prev.rematch ?? null)) {
@@ -517,6 +523,9 @@ class GameView {
     // Actions (in a story stage, Exit Stage takes the place of Resign).
     const playing = !!me && s.status !== "finished";
     this.$(".resign").hidden = !playing || s.status === "waiting" || !!st;
+    // Take back (issue 31): a casual game against the AI, a move of ours answered.
+    const answered = s.moves.length >= (me === "south" ? 2 : 3);
+    this.$(".takeback").hidden = !playing || s.mode !== "ai" || s.rated || !!st || !answered || s.turn !== me;
     this.$(".offer-draw").hidden = !playing || s.mode !== "link" || s.status !== "ongoing" || s.draw_offer === me;
     this.$(".flip").hidden = false;
     // Result: the banner's content; whether it shows, showEnd.
@@ -898,6 +907,23 @@ class GameView {
     } catch (e) {
       if (e.state) this.setState(e.state);
       this.msg(e.message);
+    }
+  }
+
+  /** Undoes the player's last move and the AI's answer (the server replays the game without
+   * them); the game is marked assisted. */
+  async takeback() {
+    const btn = this.$(".takeback");
+    btn.disabled = true;
+    try {
+      const r = await api.takeback(this.id, this.seat.token);
+      this.setState(r.state);
+      announce("Your last move and the AI's answer were taken back.");
+    } catch (e) {
+      if (e.state) this.setState(e.state);
+      this.msg(e.message);
+    } finally {
+      btn.disabled = false;
     }
   }
 

@@ -91,6 +91,35 @@ test("the rematch button starts a new AI game with the sides swapped", T, async 
   await page.context().close();
 });
 
+// Issue 31: "Take back" in a casual game against the AI undoes the player's last move and
+// the AI's answer on the server; the page shows the earlier position, and the game says
+// it was assisted.
+test("take back against the AI: the board, the list and the server go back one move each", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  const c = await fetchIn(page, "POST", "/api/games", { south: "clockwork", north: "axiom", mode: "ai", seat: "south", level: 1 });
+  assert.equal(c.status, 201);
+  const { id, token } = c.json;
+  await page.evaluate(([id, token]) => {
+    const all = JSON.parse(localStorage.getItem("ironarena.seats.v1") || "{}");
+    all[id] = { seat: "south", token, mode: "ai", south: "clockwork", north: "axiom", created: Date.now() };
+    localStorage.setItem("ironarena.seats.v1", JSON.stringify(all));
+  }, [id, token]);
+  await page.goto(`/g/${id}`);
+  assert.equal(await page.locator(".actions .takeback").isHidden(), true, "nothing to take back yet");
+  await playFirstLegal(page, id, 2); // the move and the AI's answer
+  await page.waitForSelector(".actions .takeback:not([hidden])");
+  await page.click(".actions .takeback");
+  await page.waitForFunction(() => document.querySelector(".game")?.dataset.ply === "0" &&
+    document.querySelectorAll(".move-list .mv").length === 0, null, { timeout: WAIT_MS });
+  const s = (await api(server.base, "GET", `/api/games/${id}`)).json;
+  assert.deepEqual([s.ply, s.moves.length, s.assisted], [0, 0, true]);
+  await page.waitForSelector(".my-turn .board .sq.pickable");
+  assert.equal(await page.locator(".actions .takeback").isHidden(), true);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
 test("My games lists a game from the server and the session plays it without a token", T, async () => {
   const page = await newPage(browser, server.base);
   await page.goto("/");
