@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod engines;
+mod ladder;
 mod matches;
 #[cfg(feature = "onnx")]
 mod net;
@@ -12,7 +13,7 @@ mod play;
 
 use engine::{iapn, perft, result_text, Faction, Game, Move, Position};
 
-const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] [--seed S] | selfplay --games N --out FILE [--engine <player>] [--seed S] [--fast-engine <player> --full-prob P] | bench-ai | bench-leaf <leaf.bin> | leaf-data <records.jsonl>... --out FILE | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hleaf:<leaf.bin>:N, hleafnet:<onnx>:<leaf.bin>:N, hybridnet:<onnx>:N, hlevelnet:<onnx>:N; add @gumbel for a Gumbel root instead of PUCT)";
+const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] [--seed S] | ladder <player> <player>... [--games N] [--seed S] [--seconds S] [--out FILE] [--anchor <player>] | ladder-fit <results.jsonl> [--anchor <player>] | selfplay --games N --out FILE [--engine <player>] [--seed S] [--fast-engine <player> --full-prob P] | bench-ai | bench-leaf <leaf.bin> | leaf-data <records.jsonl>... --out FILE | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hleaf:<leaf.bin>:N, hleafnet:<onnx>:<leaf.bin>:N, hybridnet:<onnx>:N, hlevelnet:<onnx>:N; add @gumbel for a Gumbel root instead of PUCT)";
 
 /// What each command accepts besides its positional arguments: `--name value` options and
 /// `--name` flags. `None`: no such command.
@@ -24,6 +25,8 @@ fn accepts(cmd: &str) -> Option<(&'static [&'static str], &'static [&'static str
         "play" => (&["--ai", "--level"], &[]),
         "arena" => (&["--games", "--matchups", "--seed"], &[]),
         "balance" => (&["--engine", "--games", "--seed"], &[]),
+        "ladder" => (&["--games", "--seed", "--seconds", "--out", "--anchor"], &[]),
+        "ladder-fit" => (&["--anchor"], &[]),
         "leaf-data" => (&["--out"], &[]),
         "selfplay" => (&["--engine", "--games", "--seed", "--out", "--fast-engine", "--full-prob"], &[]),
         _ => return None,
@@ -150,6 +153,25 @@ fn run(args: &[String]) -> Result<String, String> {
             let mus = matches::matchups(opts.option("--matchups").unwrap_or("all"))?;
             let games = opts.number("--games", 2)?;
             Ok(matches::arena(&a, &b, games, &mus, opts.number("--seed", 1)?))
+        }
+        ("ladder", specs) if specs.len() >= 2 => {
+            let specs = specs.iter().map(|s| engines::Spec::parse(s)).collect::<Result<Vec<_>, _>>()?;
+            let seconds = match opts.option("--seconds") {
+                Some(v) => Some(v.parse::<f64>().map_err(|_| format!("--seconds '{v}' is not a number"))?),
+                None => None,
+            };
+            let mut file = match opts.option("--out") {
+                Some(p) => Some(std::fs::File::create(p).map_err(|e| format!("{p}: {e}"))?),
+                None => None,
+            };
+            let out = file.as_mut().map(|f| f as &mut (dyn std::io::Write + Send));
+            let results =
+                ladder::run(&specs, opts.number("--games", 36)?, opts.number("--seed", 1)?, seconds, out);
+            Ok(ladder::report(&results, opts.option("--anchor")))
+        }
+        ("ladder-fit", [file]) => {
+            let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+            Ok(ladder::report(&ladder::read(&text)?, opts.option("--anchor")))
         }
         ("balance", []) => {
             let spec = engines::Spec::parse(opts.option("--engine").unwrap_or("level:2"))?;
