@@ -150,10 +150,10 @@ pub fn fit(players: usize, games: &[(usize, usize, f64)], anchor: usize, prior: 
         met[a][b] += 1.0;
         met[b][a] += 1.0;
     }
-    for a in 0..players {
-        for b in 0..players {
-            if a != b && met[a][b] > 0.0 {
-                met[a][b] += prior;
+    for (a, row) in met.iter_mut().enumerate() {
+        for (b, n) in row.iter_mut().enumerate() {
+            if a != b && *n > 0.0 {
+                *n += prior;
                 wins[a] += prior / 2.0;
             }
         }
