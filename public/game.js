@@ -267,6 +267,13 @@ class GameView {
       toast("Draw declined.");
     }
     if (prev && !prev.result && s.result) this.ended = s; // told once the board shows the end
+    if (takenBack) {
+      // The slides of moves now taken back stop (a reply may still be sliding in).
+      this.animToken = {};
+      this.catchingUp = false;
+      this.shownMove = null;
+      this.root.dataset.animating = "false";
+    }
     this.renderPanel();
     if (play) {
       this.playNewMoves(oldLen);
@@ -634,7 +641,7 @@ class GameView {
   renderMoveList(upTo = null, pending = null) {
     const s = this.state;
     const ol = this.$(".move-list");
-    const n = upTo ?? s.moves.length;
+    const n = Math.min(upTo ?? s.moves.length, s.moves.length);
     const cur = this.viewPly ?? n;
     // One row per move (a move is one player's turn, as the rules count them to 160), in
     // words with the piece's picture; the IAMN is in the tooltip.
