@@ -15,6 +15,14 @@ import { copyText, toast, announce, el, navigate, plural } from "./ui.js";
 import { rematchControls } from "./rematch.js";
 import { pieceTip } from "./piece-tip.js";
 import { kingThreat, drawNotice, RepetitionGuard, warnings, warningsToggle } from "./traps.js";
+import * as ai from "./ai.js";
+
+/** The hint's strength: the server's default level (60,000 positions, a few tenths of a
+ * second in the browser), whatever level the game is played at (a beginner's level strays
+ * from its best move by design; a hint should not). */
+const HINT_LEVEL = 4;
+/** Moves of the engine's expected line said in words after the hinted one. */
+const HINT_LINE = 3;
 
 const SIDE = { south: "South", north: "North" };
 const other = (s) => (s === "south" ? "north" : "south");
@@ -164,6 +172,7 @@ class GameView {
           <p class="conn" title="Live connection"></p>
           <p class="deadline" hidden></p>
           <p class="msg" role="alert" hidden></p>
+          <p class="hint-line" aria-live="polite" hidden></p>
         </div>
         <div class="invite" hidden>
           <p><strong>Invite your opponent</strong>: send them this link. It works once.</p>
@@ -184,6 +193,7 @@ class GameView {
           <ol class="move-list" aria-label="Move list"></ol>
         </div>
         <div class="actions">
+          <button type="button" class="ask-hint" hidden>Hint</button>
           <button type="button" class="takeback" hidden>Take back</button>
           <button type="button" class="resign danger">Resign</button>
           <button type="button" class="offer-draw">Offer draw</button>
@@ -209,6 +219,7 @@ class GameView {
     this.$(".copy-record").addEventListener("click", () => this.copyRecord());
     this.$(".resign").addEventListener("click", () => this.resign());
     this.$(".takeback").addEventListener("click", () => this.takeback());
+    this.$(".ask-hint").addEventListener("click", () => this.showHint());
     this.$(".exit-stage").addEventListener("click", () => this.exitStage());
     // My own name and badges follow the account (a new name, a badge just earned).
     this.offAccount = account.subscribe(() => { if (this.lastPos) this.renderBars(this.lastPos); });
@@ -377,6 +388,8 @@ class GameView {
       for (const [a, b] of prev.effects.moved) { if (!busy.has(b)) marks.moved.add(b); if (!busy.has(a)) marks.movedFrom.add(a); }
     }
     const canAct = live && ply === s.moves.length && this.myTurn && !this.pending && !this.catchingUp;
+    const hint = canAct ? this.currentHint() : null;
+    if (hint) marks.hint = [hint.from, hint.to];
     // The traps, on the position as it stands (the player's own move included while the
     // server answers): the king-piece the opponent could take next move, the draw ahead.
     const current = live && ply === s.moves.length && s.status === "ongoing";
@@ -526,6 +539,13 @@ class GameView {
     // Take back (issue 31): a casual game against the AI, a move of ours answered.
     const answered = s.moves.length >= (me === "south" ? 2 : 3);
     this.$(".takeback").hidden = !playing || s.mode !== "ai" || s.rated || !!st || !answered || s.turn !== me;
+    // Hint (issue 31): the same games only (never against a human), on the player's turn.
+    this.$(".ask-hint").hidden = !this.hintAllowed();
+    const hint = this.currentHint();
+    const hintLine = this.$(".hint-line");
+    hintLine.hidden = !hint;
+    hintLine.textContent = hint ? hint.text : "";
+    if (hint) hintLine.dataset.move = hint.move; else delete hintLine.dataset.move;
     this.$(".offer-draw").hidden = !playing || s.mode !== "link" || s.status !== "ongoing" || s.draw_offer === me;
     this.$(".flip").hidden = false;
     // Result: the banner's content; whether it shows, showEnd.
@@ -907,6 +927,56 @@ class GameView {
     } catch (e) {
       if (e.state) this.setState(e.state);
       this.msg(e.message);
+    }
+  }
+
+  /** Whether this player may ask for a hint now: their turn in their own casual game
+   * against the AI (not rated, not a story stage). Never in a game against a human. */
+  hintAllowed() {
+    const s = this.state;
+    return !!s && this.myTurn && s.mode === "ai" && !s.rated && !s.stage;
+  }
+
+  /** The hint asked for the position on the board, if any (a hint is for the moves it was
+   * asked after: a move or a take-back makes it stale). */
+  currentHint() {
+    const h = this.hint;
+    return h && this.hintAllowed() && h.after === this.state.moves.join(" ") ? h : null;
+  }
+
+  /** Asks the browser's AI (a Web Worker: the page stays responsive) for a move, then
+   * draws it on the board (both squares and an arrow) and says it, with the line the
+   * engine expects after it. */
+  async showHint() {
+    const s = this.state;
+    if (!this.hintAllowed()) return;
+    const btn = this.$(".ask-hint");
+    const after = s.moves.join(" ");
+    btn.disabled = true;
+    btn.textContent = "Thinking…";
+    try {
+      // Seed 0: the same position always gets the same hint.
+      const r = await ai.bestMove(s.start, s.moves, HINT_LEVEL, 0);
+      if (this.destroyed || this.state.moves.join(" ") !== after || !r.move) return;
+      const m = parseMove(r.move);
+      let pos = parsePosition(s.position);
+      const words = [];
+      for (const mv of r.line.slice(0, HINT_LINE + 1)) {
+        words.push(describeMove(pos, mv));
+        pos = applyMove(pos, mv).pos;
+      }
+      const [first, ...rest] = words;
+      const chance = Math.round(r.win * 100);
+      const text = `Hint: ${first}.` + (rest.length ? ` Expected line: ${rest.join("; ")}.` : "") + ` Your chances: about ${chance}%.`;
+      this.hint = { after, move: r.move, from: m.from, to: m.to, line: r.line, text, ms: r.ms };
+      this.root.dataset.hintMs = String(Math.round(r.ms));
+      this.renderPanel();
+      this.draw();
+    } catch (e) {
+      this.msg(`No hint: ${e.message}`);
+    } finally {
+      btn.disabled = false;
+      btn.textContent = "Hint";
     }
   }
 
