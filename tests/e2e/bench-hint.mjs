@@ -1,12 +1,13 @@
 // The hint's search, a benchmark (issue 31, not a test): crates/ai-wasm's bestMove at the
 // hint's level in headless Chromium (in the Web Worker, public/ai.js, the search's own time
 // as the worker measures it) against the same function natively (the release build,
-// crates/ai-wasm/examples/bench-hint.rs), on the AI benchmarks' nine positions, in one run;
-// and what the AI adds to the browser's download. The ratio wasm / native is the figure
-// (the machine is shared and noisy, so absolute times vary from run to run). Both must
-// choose the same move (one search, two targets).
+// crates/ai-wasm/examples/bench-hint.rs, a process kept open), on the AI benchmarks' nine
+// positions, alternated call by call so that both see the same load on a shared machine;
+// and what the AI adds to the browser's download. The ratio wasm / native is the figure.
+// Both must choose the same move (one search, two targets).
 //   node tests/e2e/bench-hint.mjs [level, default 4] [rounds, default 5]
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { join } from "node:path";
@@ -19,8 +20,13 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const native = execFileSync("cargo", ["run", "--release", "--locked", "-q", "-p", "ai-wasm", "--example", "bench-hint", "--", String(level), String(rounds)],
-  { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n").map((l) => JSON.parse(l));
+execFileSync("cargo", ["build", "--release", "--locked", "-q", "-p", "ai-wasm", "--example", "bench-hint"], { cwd: ROOT, stdio: "inherit" });
+const child = spawn(join(process.env.CARGO_TARGET_DIR || join(ROOT, "target"), "release/examples/bench-hint"), [], { stdio: ["pipe", "pipe", "inherit"] });
+const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+const readLine = async () => (await lines.next()).value;
+const starts = [];
+for (let l = await readLine(); l; l = await readLine()) starts.push(l);
+const nativeCall = async (i) => { child.stdin.write(`${i} ${level}\n`); return JSON.parse(await readLine()); };
 
 const server = await startServer();
 const browser = await launchBrowser();
@@ -28,20 +34,23 @@ let failed = false;
 try {
   const page = await newPage(browser, server.base);
   await page.goto("/");
-  const wasm = await page.evaluate(async ([starts, level, rounds]) => {
-    const ai = await import("/ai.js");
-    const out = [];
-    for (const start of starts) {
-      let r = await ai.bestMove(start, [], level, 0); // warm-up, as natively
-      const ms = [];
-      for (let i = 0; i < rounds; i++) {
-        r = await ai.bestMove(start, [], level, 0);
-        ms.push(r.ms);
-      }
-      out.push({ move: r.move, ms, nodes: r.nodes });
+  await page.evaluate(async () => { window.ai = await import("/ai.js"); });
+  const wasmCall = (i) => page.evaluate(([start, level]) => window.ai.bestMove(start, [], level, 0), [starts[i], level]);
+  const native = starts.map(() => ({ ms: [] }));
+  const wasm = starts.map(() => ({ ms: [] }));
+  // A warm-up round each (the wasm's optimising tier), then the timed rounds alternated.
+  for (let i = 0; i < starts.length; i++) { await nativeCall(i); await wasmCall(i); }
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < starts.length; i++) {
+      const n = await nativeCall(i);
+      const w = await wasmCall(i);
+      native[i].ms.push(n.ms);
+      native[i].move = n.move;
+      wasm[i].ms.push(w.ms);
+      wasm[i].move = w.move;
+      wasm[i].nodes = w.nodes;
     }
-    return out;
-  }, [native.map((n) => n.start), level, rounds]);
+  }
   let sumN = 0;
   let sumW = 0;
   console.log(`level ${level}, ${rounds} rounds after a warm-up; median ms per position`);
@@ -67,6 +76,7 @@ try {
   }
   console.log(`the AI's download (on the first hint): ${raw} B raw, ${gz} B gzip; always loaded: public/ai.js ${size("ai.js").length} B raw, ${gzipSync(size("ai.js"), { level: 9 }).length} B gzip`);
 } finally {
+  child.stdin.end();
   await browser.close();
   server.stop();
 }

@@ -1,27 +1,34 @@
-//! The browser AI's search time natively, the other half of `tests/e2e/bench-hint.mjs`
-//! (which times the same calls in headless Chromium): for each of the AI benchmarks' nine
-//! positions (`ai::bench`), `best_move` at `level` (default 4, the hint's), one warm-up
-//! round then `rounds` timed ones (default 5). Prints one JSON object per position:
-//! `{"start": IAPN, "move": IAMN, "ms": [..]}`.
-//!   cargo run --release -p ai-wasm --example bench-hint -- [level] [rounds]
+//! The browser AI's search natively, the other half of `tests/e2e/bench-hint.mjs` (which
+//! times the same calls in headless Chromium, alternating with this process so both see
+//! the same load on a shared machine). Prints the AI benchmarks' nine positions
+//! (`ai::bench`) as IAPN, one a line, then an empty line; then for each line read, `<i>
+//! <level>`, runs `best_move` on position `i` at `level` (seed 0) and prints
+//! `{"move": IAMN, "ms": the call's time}`.
+//!   cargo run --release -p ai-wasm --example bench-hint
 
+use std::io::{BufRead, Write};
 use std::time::Instant;
 
 fn main() -> Result<(), String> {
-    let mut args = std::env::args().skip(1);
-    let level: u8 = args.next().and_then(|a| a.parse().ok()).unwrap_or(4);
-    let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(5);
-    for pos in ai::bench::positions() {
-        let start = engine::iapn::format(&pos);
-        let mut answer = ai_wasm::best_move(&start, Vec::new(), level, 0)?;
-        let mut ms = Vec::new();
-        for _ in 0..rounds {
-            let t = Instant::now();
-            answer = ai_wasm::best_move(&start, Vec::new(), level, 0)?;
-            ms.push(t.elapsed().as_secs_f64() * 1000.0);
-        }
+    let starts: Vec<String> = ai::bench::positions().iter().map(engine::iapn::format).collect();
+    let mut out = std::io::stdout().lock();
+    let say = |out: &mut std::io::StdoutLock, line: &str| {
+        writeln!(out, "{line}").and_then(|_| out.flush()).map_err(|e| e.to_string())
+    };
+    for s in &starts {
+        say(&mut out, s)?;
+    }
+    say(&mut out, "")?;
+    for line in std::io::stdin().lock().lines() {
+        let line = line.map_err(|e| e.to_string())?;
+        let mut words = line.split_whitespace().map(|w| w.parse::<usize>().unwrap_or(usize::MAX));
+        let (Some(i), Some(level)) = (words.next(), words.next()) else { break };
+        let start = starts.get(i).ok_or("no such position")?;
+        let t = Instant::now();
+        let answer = ai_wasm::best_move(start, Vec::new(), u8::try_from(level).unwrap_or(0), 0)?;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
         let answer: serde_json::Value = serde_json::from_str(&answer).map_err(|e| e.to_string())?;
-        println!("{}", serde_json::json!({ "start": start, "move": answer["move"], "ms": ms }));
+        say(&mut out, &serde_json::json!({ "move": answer["move"], "ms": ms }).to_string())?;
     }
     Ok(())
 }
