@@ -67,6 +67,34 @@ test("a game between humans has no Hint, and its page never loads the AI", T, as
   await page.waitForSelector(".actions .offer-draw:not([hidden])");
   assert.equal(await page.locator(".ask-hint").isHidden(), true);
   assert.equal(await page.locator(".hint-line").isHidden(), true);
+  assert.equal(await page.locator(".actions .analyse").isHidden(), true, "no analysis during a game between humans");
   assert.deepEqual(fetched.filter((u) => /ai-worker|ai_wasm/.test(u)), []);
+  assert.deepEqual(page.errors, []);
+});
+
+test("a finished game is analysed in the browser: a graph point per position, a click moves the board", T, async () => {
+  // A short link game between humans (each side's first legal move, five plies), then South
+  // resigns: finished, so anyone who opens it may analyse it.
+  const c = await api(server.base, "POST", "/api/games", { south: "clockwork", north: "axiom", mode: "link", seat: "south" });
+  const invite = new URL(c.json.invite_url).hash.slice("#invite=".length);
+  const j = await api(server.base, "POST", `/api/games/${c.json.id}/join`, { invite });
+  const tokens = { south: c.json.token, north: j.json.token };
+  let s = j.json.state;
+  for (let i = 0; i < 5; i++) {
+    const r = await api(server.base, "POST", `/api/games/${s.id}/moves`, { move: s.legal_moves[0], ply: s.ply }, tokens[s.turn]);
+    assert.equal(r.status, 200, r.text);
+    s = r.json.state ?? r.json;
+  }
+  assert.equal((await api(server.base, "POST", `/api/games/${s.id}/resign`, {}, tokens.south)).status, 200);
+  const page = await newPage(browser, server.base);
+  await page.goto(`/g/${s.id}`);
+  await page.click(".actions .analyse");
+  await page.waitForSelector(".analysis[data-done]");
+  assert.equal(await page.locator(".eval-graph circle[data-ply]").count(), 6, "one point per position: the start and five moves");
+  assert.equal(await page.locator(".actions .analyse").isHidden(), true);
+  await page.click('.eval-graph circle[data-ply="2"]');
+  await page.waitForSelector('.game[data-ply="2"]');
+  assert.match(await page.textContent(".analysis-note"), /^After move 2: South's chance to win \d+%/);
+  await shot(page, "i31-analysis");
   assert.deepEqual(page.errors, []);
 });
