@@ -5,6 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { api, launchBrowser, newPage, shot, startServer, TEST_TIMEOUT } from "./support.mjs";
+import { applyMove, parsePosition, threats } from "../../public/notation.js";
 
 const T = TEST_TIMEOUT;
 let server;
@@ -72,29 +73,62 @@ test("a game between humans has no Hint, and its page never loads the AI", T, as
   assert.deepEqual(page.errors, []);
 });
 
-test("a finished game is analysed in the browser: a graph point per position, a click moves the board", T, async () => {
-  // A short link game between humans (each side's first legal move, five plies), then South
-  // resigns: finished, so anyone who opens it may analyse it.
-  const c = await api(server.base, "POST", "/api/games", { south: "clockwork", north: "axiom", mode: "link", seat: "south" });
+/**
+ * A link game with a known blunder: South walks its king-piece (the Mistress) forward (or
+ * moves the piece in front of her away; else its first legal move), North plays its first
+ * legal move, until South has a move after which North could destroy the Mistress (the
+ * engine's `threats`); South plays it and North takes her. Returns {id, blunder: the blunder's ply, moves}.
+ */
+async function gameWithABlunder() {
+  const c = await api(server.base, "POST", "/api/games", { south: "blades", north: "blades", mode: "link", seat: "south" });
   const invite = new URL(c.json.invite_url).hash.slice("#invite=".length);
   const j = await api(server.base, "POST", `/api/games/${c.json.id}/join`, { invite });
   const tokens = { south: c.json.token, north: j.json.token };
   let s = j.json.state;
-  for (let i = 0; i < 5; i++) {
-    const r = await api(server.base, "POST", `/api/games/${s.id}/moves`, { move: s.legal_moves[0], ply: s.ply }, tokens[s.turn]);
+  const play = async (move) => {
+    const r = await api(server.base, "POST", `/api/games/${s.id}/moves`, { move, ply: s.ply }, tokens[s.turn]);
     assert.equal(r.status, 200, r.text);
-    s = r.json.state ?? r.json;
+    s = r.json.state;
+  };
+  while (s.status === "ongoing" && s.ply < 60) {
+    const pos = parsePosition(s.position);
+    if (s.turn === "north") { await play(s.legal_moves[0]); continue; }
+    const losing = s.legal_moves.find((m) => threats(applyMove(pos, m).pos, "south").threats.some((t) => t.reason === "king destroyed"));
+    if (losing) {
+      const blunder = s.ply;
+      await play(losing);
+      const take = threats(parsePosition(s.position), "south").threats.find((t) => t.reason === "king destroyed");
+      await play(take.move);
+      assert.equal(s.status, "finished");
+      return { id: s.id, blunder, moves: s.moves };
+    }
+    // The Mistress forward, else the piece in front of her out of the way.
+    const king = pos.board.findIndex((p) => p?.side === "south" && p.king);
+    const [file, rank] = ["abcdefghi"[king % 9], Math.floor(king / 9) + 1];
+    const forward = s.legal_moves.find((m) => m.startsWith(`${file}${rank}`) && Number(m[3]) > rank);
+    const ahead = s.legal_moves.find((m) => m.startsWith(`${file}${rank + 1}`));
+    await play(forward ?? ahead ?? s.legal_moves[0]);
   }
-  assert.equal((await api(server.base, "POST", `/api/games/${s.id}/resign`, {}, tokens.south)).status, 200);
+  throw new Error("no blunder came up");
+}
+
+test("a finished game is analysed in the browser: a point per position, the blunder marked with the better move, a click moves the board", T, async () => {
+  const g = await gameWithABlunder();
   const page = await newPage(browser, server.base);
-  await page.goto(`/g/${s.id}`);
+  await page.goto(`/g/${g.id}`);
   await page.click(".actions .analyse");
   await page.waitForSelector(".analysis[data-done]");
-  assert.equal(await page.locator(".eval-graph circle[data-ply]").count(), 6, "one point per position: the start and five moves");
+  assert.equal(await page.locator(".eval-graph circle[data-ply]").count(), g.moves.length + 1, "one point per position");
   assert.equal(await page.locator(".actions .analyse").isHidden(), true);
-  await page.click('.eval-graph circle[data-ply="2"]');
-  await page.waitForSelector('.game[data-ply="2"]');
-  assert.match(await page.textContent(".analysis-note"), /^After move 2: South's chance to win \d+%/);
+  // The blunder's point (the position it was played from) is marked; a click shows that
+  // position, says the blunder and the better move, and draws the better move.
+  const pt = `.eval-graph circle[data-ply="${g.blunder}"]`;
+  assert.match(await page.getAttribute(pt, "class"), /\bblunder\b/);
+  await page.click(pt);
+  await page.waitForSelector(`.game[data-ply="${g.blunder}"]`);
+  const note = await page.textContent(".analysis-note");
+  assert.match(note, new RegExp(`^After move ${g.blunder}: South's chance to win \\d+%\\. Then South played .+: a blunder \\(their chance \\d+% to \\d+%\\)\\. Better: `), note);
+  assert.equal(await page.locator(".board .arrows .hint-arrow").count(), 1);
   await shot(page, "i31-analysis");
   assert.deepEqual(page.errors, []);
 });
