@@ -83,6 +83,11 @@ export class BoardView {
       }
       this.grid.append(row);
     }
+    // The hint's arrow: one SVG over the whole grid (it spans every row and column), in
+    // squares as units, drawn by render() and ignored by pointers and assistive technology
+    // (the squares' labels say the hint).
+    this.grid.insertAdjacentHTML("beforeend", `<svg class="arrows" viewBox="0 0 9 9" aria-hidden="true" focusable="false"></svg>`);
+    this.arrows = this.grid.querySelector(".arrows");
     this.root.querySelector(".ranks").innerHTML = ranks.map((r) =>
       `<span class="${r === 4 ? "field-label" : r === 0 || r === 8 ? "end-label" : ""}">${r + 1}</span>`).join("");
     this.root.querySelector(".files").innerHTML = files.map((f) => `<span>${FILES[f]}</span>`).join("");
@@ -99,7 +104,8 @@ export class BoardView {
    * destroyed: Set, moved: Set, movedFrom: Set (where a pulled or recalled piece came
    * from), preview: Set, canPick: Set (own movable pieces), threatened (the player's
    * king-piece's square when the opponent could take it next move), threatFrom: Set (the
-   * pieces that could), losing: Set (destinations where every move loses by repetition)}.
+   * pieces that could), losing: Set (destinations where every move loses by repetition),
+   * hint: [from, to] (a suggested move: both squares marked and an arrow between them)}.
    */
   render(pos, marks = {}, animate = null) {
     this.pos = pos;
@@ -123,6 +129,7 @@ export class BoardView {
       if (m.losing.has(name)) { cls.push("losing"); labels.push("loses by a third repetition"); }
       if (m.threatened === name) { cls.push("threatened"); labels.push("your king-piece can be taken next move"); }
       if (m.threatFrom.has(name)) { cls.push("threat-from"); labels.push("can win the game next move"); }
+      if (m.hint && m.hint.includes(name)) { cls.push("hint"); labels.push(m.hint[0] === name ? "hint: move from here" : "hint: move here"); }
       if (m.canPick.has(name)) cls.push("pickable");
       if (m.preview.has(name)) cls.push("preview");
       if (name === this.focusSq) cls.push("kbd");
@@ -134,10 +141,28 @@ export class BoardView {
       // Legal destinations: a real element, centred on the square (on every rank, the
       // Electric Field's hatching included), so that it can be seen and measured.
       if (m.targets.has(name)) c.insertAdjacentHTML("beforeend", `<span class="${p ? "target-ring" : "target-dot"}" aria-hidden="true"></span>`);
+      if (m.hint && m.hint.includes(name)) c.insertAdjacentHTML("beforeend", `<span class="hint-mark" aria-hidden="true"></span>`);
       if (p) c.dataset.piece = `${p.side === "south" ? "South" : "North"} ${p.name}${p.charged ? " (charged)" : ""}`;
       else delete c.dataset.piece;
     }
+    this.drawArrow(m.hint);
     if (animate) this.animate(animate);
+  }
+
+  /** An arrow from `hint[0]` to `hint[1]` (none without a hint), in display squares. */
+  drawArrow(hint) {
+    if (!hint) { this.arrows.replaceChildren(); return; }
+    const at = (name) => {
+      const f = FILES.indexOf(name[0]);
+      const r = Number(name.slice(1)) - 1;
+      return [(this.flipped ? 8 - f : f) + 0.5, (this.flipped ? r : 8 - r) + 0.5];
+    };
+    const [[x1, y1], [x2, y2]] = [at(hint[0]), at(hint[1])];
+    // Stopped short of the destination's centre so the head does not hide its piece.
+    const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+    const [ex, ey] = [x2 - ((x2 - x1) / len) * 0.3, y2 - ((y2 - y1) / len) * 0.3];
+    this.arrows.innerHTML = `<defs><marker id="hint-head" viewBox="0 0 4 4" refX="2" refY="2" markerWidth="3" markerHeight="3" orient="auto"><path d="M0,0 L4,2 L0,4 z" class="arrow-head"/></marker></defs>` +
+      `<line class="arrow hint-arrow" x1="${x1}" y1="${y1}" x2="${ex}" y2="${ey}" marker-end="url(#hint-head)"/>`;
   }
 
   animate({ from, to, moved = [] }) {

@@ -15,6 +15,15 @@ import { copyText, toast, announce, el, navigate, plural } from "./ui.js";
 import { rematchControls } from "./rematch.js";
 import { pieceTip } from "./piece-tip.js";
 import { kingThreat, drawNotice, RepetitionGuard, warnings, warningsToggle } from "./traps.js";
+import * as ai from "./ai.js";
+import { analyse, classify, graphSVG, GRAPH_VIEWBOX } from "./analysis.js";
+
+/** The hint's strength: the server's default level (60,000 positions, a few tenths of a
+ * second in the browser), whatever level the game is played at (a beginner's level strays
+ * from its best move by design; a hint should not). */
+const HINT_LEVEL = 4;
+/** Moves of the engine's expected line said in words after the hinted one. */
+const HINT_LINE = 3;
 
 const SIDE = { south: "South", north: "North" };
 const other = (s) => (s === "south" ? "north" : "south");
@@ -142,6 +151,11 @@ class GameView {
         <div class="player-bar top"></div>
         <div class="board-wrap"><div class="board-host"></div><div class="result-banner" hidden role="status"></div></div>
         <div class="player-bar bottom"></div>
+        <div class="analysis" role="region" aria-label="Analysis" hidden>
+          <progress class="analysis-progress" max="1" value="0" aria-label="Analysis progress"></progress>
+          <svg class="eval-graph" viewBox="${GRAPH_VIEWBOX}" role="img" aria-label="Evaluation graph: South's chance to win at each position (the move list steps through the same positions)"></svg>
+          <p class="analysis-note" aria-live="polite"></p>
+        </div>
         <p class="legend"><span class="key"><span class="key-field"></span> Electric Field (rank 5)</span> <span class="key"><span class="key-end"></span> end rows</span>
           <span class="key"><span class="key-charged"><svg class="piece" viewBox="66 2 32 32" aria-hidden="true"><g class="charge"><circle cx="82" cy="18" r="15"/><path d="M85 5l-11 16h8l-5 13 12-17h-8z"/></g></svg></span> charged piece</span></p>
       </div>
@@ -164,6 +178,7 @@ class GameView {
           <p class="conn" title="Live connection"></p>
           <p class="deadline" hidden></p>
           <p class="msg" role="alert" hidden></p>
+          <p class="hint-line" aria-live="polite" hidden></p>
         </div>
         <div class="invite" hidden>
           <p><strong>Invite your opponent</strong>: send them this link. It works once.</p>
@@ -184,6 +199,8 @@ class GameView {
           <ol class="move-list" aria-label="Move list"></ol>
         </div>
         <div class="actions">
+          <button type="button" class="ask-hint" hidden>Hint</button>
+          <button type="button" class="analyse" hidden>Analyse game</button>
           <button type="button" class="takeback" hidden>Take back</button>
           <button type="button" class="resign danger">Resign</button>
           <button type="button" class="offer-draw">Offer draw</button>
@@ -209,6 +226,12 @@ class GameView {
     this.$(".copy-record").addEventListener("click", () => this.copyRecord());
     this.$(".resign").addEventListener("click", () => this.resign());
     this.$(".takeback").addEventListener("click", () => this.takeback());
+    this.$(".ask-hint").addEventListener("click", () => this.showHint());
+    this.$(".analyse").addEventListener("click", () => this.analyseGame());
+    this.$(".eval-graph").addEventListener("click", (e) => {
+      const pt = e.target.closest?.("circle[data-ply]");
+      if (pt) this.showPly(Number(pt.dataset.ply));
+    });
     this.$(".exit-stage").addEventListener("click", () => this.exitStage());
     // My own name and badges follow the account (a new name, a badge just earned).
     this.offAccount = account.subscribe(() => { if (this.lastPos) this.renderBars(this.lastPos); });
@@ -384,6 +407,8 @@ class GameView {
       for (const [a, b] of prev.effects.moved) { if (!busy.has(b)) marks.moved.add(b); if (!busy.has(a)) marks.movedFrom.add(a); }
     }
     const canAct = live && ply === s.moves.length && this.myTurn && !this.pending && !this.catchingUp;
+    const hint = canAct ? this.currentHint() : null;
+    if (hint) marks.hint = [hint.from, hint.to];
     // The traps, on the position as it stands (the player's own move included while the
     // server answers): the king-piece the opponent could take next move, the draw ahead.
     const current = live && ply === s.moves.length && s.status === "ongoing";
@@ -401,6 +426,10 @@ class GameView {
       marks.destroyed = new Set();
       marks.moved = new Set();
     }
+    // The analysis: where a move lost ground, the better one drawn on the position it was
+    // played from.
+    const verdict = this.analysisFor(ply);
+    if (verdict?.better) { const b = parseMove(verdict.better); marks.hint = [b.from, b.to]; }
     this.board.render(pos, marks, anim && effects ? { from: effects.from, to: effects.landed, moved: effects.moved } : null);
     this.root.classList.toggle("my-turn", canAct);
     this.root.dataset.ply = String(ply);
@@ -409,6 +438,7 @@ class GameView {
     // The list as far as the board shows, the player's own move as soon as it is drawn.
     this.renderMoveList(live ? ply : null, optimistic ? this.shownMove : null);
     this.renderBars(pos);
+    this.renderAnalysis(ply, verdict);
   }
 
   /** The trap lines of the status card (changed only when their text does, so that the
@@ -533,6 +563,16 @@ class GameView {
     // Take back (issue 31): a casual game against the AI, a move of ours answered.
     const answered = s.moves.length >= (me === "south" ? 2 : 3);
     this.$(".takeback").hidden = !playing || s.mode !== "ai" || s.rated || !!st || !answered || s.turn !== me;
+    // Analysis (issue 31): a finished game only, for anyone who sees it (never engine help
+    // during a game).
+    this.$(".analyse").hidden = s.status !== "finished" || !!this.analysis;
+    // Hint (issue 31): the same games only (never against a human), on the player's turn.
+    this.$(".ask-hint").hidden = !this.hintAllowed();
+    const hint = this.currentHint();
+    const hintLine = this.$(".hint-line");
+    hintLine.hidden = !hint;
+    hintLine.textContent = hint ? hint.text : "";
+    if (hint) hintLine.dataset.move = hint.move; else delete hintLine.dataset.move;
     this.$(".offer-draw").hidden = !playing || s.mode !== "link" || s.status !== "ongoing" || s.draw_offer === me;
     this.$(".flip").hidden = false;
     // Result: the banner's content; whether it shows, showEnd.
@@ -915,6 +955,117 @@ class GameView {
       if (e.state) this.setState(e.state);
       this.msg(e.message);
     }
+  }
+
+  /** Whether this player may ask for a hint now: their turn in their own casual game
+   * against the AI (not rated, not a story stage). Never in a game against a human. */
+  hintAllowed() {
+    const s = this.state;
+    return !!s && this.myTurn && s.mode === "ai" && !s.rated && !s.stage;
+  }
+
+  /** The hint asked for the position on the board, if any (a hint is for the moves it was
+   * asked after: a move or a take-back makes it stale). */
+  currentHint() {
+    const h = this.hint;
+    return h && this.hintAllowed() && h.after === this.state.moves.join(" ") ? h : null;
+  }
+
+  /** Asks the browser's AI (a Web Worker: the page stays responsive) for a move, then
+   * draws it on the board (both squares and an arrow) and says it, with the line the
+   * engine expects after it. */
+  async showHint() {
+    const s = this.state;
+    if (!this.hintAllowed()) return;
+    const btn = this.$(".ask-hint");
+    const after = s.moves.join(" ");
+    btn.disabled = true;
+    btn.textContent = "Thinking…";
+    try {
+      // Seed 0: the same position always gets the same hint.
+      const r = await ai.bestMove(s.start, s.moves, HINT_LEVEL, 0);
+      if (this.destroyed || this.state.moves.join(" ") !== after || !r.move) return;
+      const m = parseMove(r.move);
+      let pos = parsePosition(s.position);
+      const words = [];
+      for (const mv of r.line.slice(0, HINT_LINE + 1)) {
+        words.push(describeMove(pos, mv));
+        pos = applyMove(pos, mv).pos;
+      }
+      const [first, ...rest] = words;
+      const chance = Math.round(r.win * 100);
+      const text = `Hint: ${first}.` + (rest.length ? ` Expected line: ${rest.join("; ")}.` : "") + ` Your chances: about ${chance}%.`;
+      this.hint = { after, move: r.move, from: m.from, to: m.to, line: r.line, text, ms: r.ms };
+      this.root.dataset.hintMs = String(Math.round(r.ms));
+      this.renderPanel();
+      this.draw();
+    } catch (e) {
+      this.msg(`No hint: ${e.message}`);
+    } finally {
+      btn.disabled = false;
+      btn.textContent = "Hint";
+    }
+  }
+
+  /** Evaluates every position of the finished game with the browser's AI (a Web Worker:
+   * the page stays responsive, a progress bar meanwhile), then draws the graph and classes
+   * the moves. */
+  async analyseGame() {
+    const s = this.state;
+    if (s.status !== "finished" || this.analysis) return;
+    const key = s.moves.join(" ");
+    this.analysis = { key, done: false };
+    this.renderPanel();
+    const box = this.$(".analysis");
+    const bar = this.$(".analysis-progress");
+    box.hidden = false;
+    bar.hidden = false;
+    this.$(".analysis-note").textContent = "Analysing…";
+    try {
+      const evals = await analyse(s.start, s.moves, (done, total) => { bar.max = total; bar.value = done; });
+      if (this.destroyed || this.state.moves.join(" ") !== key) return;
+      const turns = s.moves.map((_, k) => (this.history[k]?.pos.turn ?? (k % 2 ? "north" : "south")));
+      this.analysis = { key, done: true, evals, verdicts: classify(evals, s.moves, turns) };
+      bar.hidden = true;
+      box.dataset.done = "true";
+      this.draw();
+    } catch (e) {
+      this.analysis = null;
+      box.hidden = true;
+      this.renderPanel();
+      this.msg(`The analysis failed: ${e.message}`);
+    }
+  }
+
+  /** The analysis at position `ply`: South's chance there, and the verdict on the move
+   * played from it with the engine's better move (null before an analysis). */
+  analysisFor(ply) {
+    const a = this.analysis;
+    if (!a?.done || a.key !== this.state.moves.join(" ") || !a.evals[ply]) return null;
+    const v = a.verdicts[ply];
+    return { south: a.evals[ply].south, verdict: v, played: this.state.moves[ply], better: v?.cls ? a.evals[ply].move : null, line: a.evals[ply].line };
+  }
+
+  renderAnalysis(ply, at) {
+    const a = this.analysis;
+    if (!a?.done) return;
+    const g = this.$(".eval-graph");
+    g.innerHTML = graphSVG(a.evals, a.verdicts, ply);
+    if (!at) return;
+    const pct = (p) => `${Math.round(p * 100)}%`;
+    let text = `${ply ? `After move ${ply}` : "At the start"}: South's chance to win ${pct(at.south)}.`;
+    if (at.better) {
+      const pos = this.history[ply]?.pos;
+      const v = at.verdict;
+      const words = [];
+      let p = pos;
+      for (const mv of at.line.slice(0, 4)) { words.push(describeMove(p, mv)); p = applyMove(p, mv).pos; }
+      text += ` Then ${SIDE[pos.turn]} played ${describeMove(pos, at.played)}: ${v.cls === "inaccuracy" ? "an" : "a"} ${v.cls} ` +
+        `(their chance ${pct(v.before)} to ${pct(v.after)}). Better: ${words[0]}` + (words.length > 1 ? `, then ${words.slice(1).join("; ")}.` : ".");
+    }
+    const note = this.$(".analysis-note");
+    note.textContent = text;
+    note.dataset.ply = String(ply);
   }
 
   /** Undoes the player's last move and the AI's answer (the server replays the game without

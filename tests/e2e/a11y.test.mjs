@@ -142,6 +142,10 @@ test("axe: a game against the AI at 1280 and 390 px: selection, in progress, rep
   assert.ok(pieces.length >= 30, `pieces on the board (${pieces.length})`);
   for (const [role, label] of pieces) assert.ok(role === "img" && /^(South|North) \S/.test(label || ""), `piece role=${role} label=${label}`);
   await shot(page, "a11y-game-1280");
+  // The hint (issue 31): its framed squares, arrow and line in words.
+  await page.click(".actions .ask-hint");
+  await page.waitForSelector(".hint-line[data-move]:not([hidden])");
+  await check(page, "game with a hint shown (1280 px)");
   // A piece's tip, opened by the keyboard: the focused square is described by it.
   await page.focus('.board [data-sq="e1"]');
   await page.keyboard.press("ArrowRight");

@@ -22,12 +22,13 @@
 //! - Variety: with a margin, the move is drawn (from the seed) among root moves scored
 //!   within the margin of the best: deterministic given the seed.
 
-use engine::{Ability, Move, Outcome, Position};
+use engine::{Ability, Game, Move, Outcome, Position};
 
 use crate::alphabeta::WIN;
 use crate::evaluator::{Evaluator, Leaf};
 use crate::heuristic::Heuristic;
 use crate::leafnet::LeafNet;
+use crate::level::Level;
 use crate::rng::Rng;
 
 /// Scores beyond this are forced wins or losses (distance-adjusted in the table).
@@ -93,7 +94,14 @@ pub struct HybridResult {
     pub nodes: u64,
     /// Whether the root evaluator was called (once).
     pub evaluated_root: bool,
+    /// The expected line: `best`, then the replies the transposition table holds (at most
+    /// [`LINE_PLIES`] moves, each legal where it stands; shorter where the table has no
+    /// entry or the line repeats or ends the game). For showing, not for choosing.
+    pub line: Vec<Move>,
 }
+
+/// The longest [`HybridResult::line`].
+pub const LINE_PLIES: usize = 8;
 
 /// Searches `root` (`history`: hashes of every position of the game so far, the root
 /// included). `root_eval`, if given, is called once with the root and its legal moves;
@@ -105,6 +113,15 @@ pub fn search(
     cfg: &HybridConfig,
 ) -> HybridResult {
     search_with_leaf(root, history, root_eval, None, cfg)
+}
+
+/// The heuristic hybrid's move in `game` at `level` (no network, the game's positions as
+/// the repetition history): the one function behind the server's `HybridAi`
+/// (crates/service/src/ai.rs) and the browser's `bestMove` (crates/ai-wasm), so that for
+/// the same game, level and seed both choose the same move.
+pub fn play_level(game: &Game, level: &Level, seed: u64) -> HybridResult {
+    let history: Vec<u64> = game.history().iter().map(Position::hash).collect();
+    search(game.position(), &history, None, &level.hybrid_config(seed, false))
 }
 
 /// [`search`] with the leaves (the horizon and the quiescence's stand-pat) scored by the
@@ -125,6 +142,7 @@ pub fn search_with_leaf(
             depth: 0,
             nodes: 0,
             evaluated_root: false,
+            line: Vec::new(),
         };
     }
     let mut hashes = history.to_vec();
@@ -199,7 +217,8 @@ pub fn search_with_leaf(
                     .max_by(|a, b| a.score.total_cmp(&b.score))
                 {
                     let better = better.clone();
-                    return finish(&better, vec![better.clone()], s.nodes, depth_done, evaluated_root, cfg);
+                    let r = finish(&better, vec![better.clone()], s.nodes, depth_done, evaluated_root, cfg);
+                    return s.with_line(root, r);
                 }
             }
             break;
@@ -219,7 +238,8 @@ pub fn search_with_leaf(
     let top = ranked[0].clone();
     let candidates: Vec<RootMove> =
         ranked.into_iter().filter(|r| r.exact && r.score >= top.score - window).collect();
-    finish(&top, candidates, s.nodes, depth_done, evaluated_root, cfg)
+    let r = finish(&top, candidates, s.nodes, depth_done, evaluated_root, cfg);
+    s.with_line(root, r)
 }
 
 /// Chooses among `candidates` (exact scores within the window of `top`): score plus the
@@ -250,6 +270,7 @@ fn finish(
         depth,
         nodes,
         evaluated_root,
+        line: Vec::new(),
     }
 }
 
@@ -341,6 +362,32 @@ fn is_capture(pos: &Position, mv: &Move) -> bool {
 }
 
 impl Searcher<'_> {
+    /// `r` with its line: the chosen move, then the table's best move in each following
+    /// position. Read after the search, so it costs no budget (and leaves the choice
+    /// unchanged: the server's and the browser's moves stay the same).
+    fn with_line(&self, root: &Position, mut r: HybridResult) -> HybridResult {
+        let Some(first) = r.best else { return r };
+        let mut pos = *root;
+        let mut mv = first;
+        let mut seen = vec![root.hash()];
+        loop {
+            r.line.push(mv);
+            pos.play_unchecked(mv);
+            if r.line.len() >= LINE_PLIES || pos.outcome().is_some() || seen.contains(&pos.hash()) {
+                break;
+            }
+            seen.push(pos.hash());
+            let e = self.tt[self.slot(pos.hash())];
+            // A table move is a hint only (another position may share the slot's key bits
+            // by chance): it goes in the line only if it is legal here.
+            match e.best {
+                Some(next) if e.key == pos.hash() && pos.legal_moves().contains(&next) => mv = next,
+                _ => break,
+            }
+        }
+        r
+    }
+
     /// A leaf's static score for its side to move (pawns).
     fn static_score(&mut self, pos: &Position, moves: &[Move]) -> f32 {
         match self.leaf {
@@ -586,6 +633,25 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn the_line_starts_with_the_move_and_is_legal_throughout() {
+        for p in random_positions(6, 31) {
+            let r = search(
+                &p,
+                &[p.hash()],
+                None,
+                &HybridConfig { nodes: 5_000, margin: 0.3, seed: 4, ..HybridConfig::default() },
+            );
+            assert_eq!(r.line.first().copied(), r.best);
+            assert!(r.line.len() <= LINE_PLIES);
+            let mut q = p;
+            for m in &r.line {
+                assert!(q.outcome().is_none() && q.legal_moves().contains(m), "{m} in {q}");
+                q.play_unchecked(*m);
+            }
+        }
     }
 
     #[test]

@@ -96,6 +96,12 @@ pub fn level(number: u8) -> Option<Level> {
     LEVELS.iter().copied().find(|l| l.number == number)
 }
 
+/// The level numbered `number`, or the default level for an unknown number (what the
+/// server plays, and the browser's engine, for any level they are given).
+pub fn level_or_default(number: u8) -> Level {
+    level(number).or_else(|| level(DEFAULT_LEVEL)).unwrap_or(LEVELS[0])
+}
+
 impl Level {
     pub fn config(&self, seed: u64) -> SearchConfig {
         SearchConfig {

@@ -55,16 +55,13 @@ impl Opponent for HybridAi {
 
     fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
         let (lv, seed) = level_and_seed(level, rng)?;
-        let r = ai::hybrid::search(game.position(), &history(game), None, &lv.hybrid_config(seed, false));
-        Ok(r.best)
+        Ok(ai::hybrid::play_level(game, &lv, seed).best)
     }
 }
 
 /// The level to play (an unknown one falls back to the default) and a fresh search seed.
 pub fn level_and_seed(level: u8, rng: &mut dyn Random) -> Result<(ai::level::Level, u64), ApiError> {
-    let lv = ai::level::level(level)
-        .or_else(|| ai::level::level(ai::level::DEFAULT_LEVEL))
-        .unwrap_or(ai::level::LEVELS[0]);
+    let lv = ai::level::level_or_default(level);
     let mut seed = [0u8; 8];
     rng.fill(&mut seed)?;
     Ok((lv, u64::from_le_bytes(seed)))
