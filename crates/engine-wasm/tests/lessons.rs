@@ -1,0 +1,158 @@
+//! The lessons of "Learn the pieces" (public/lessons.json, issue 31, item 3), played by the
+//! engine as the browser plays them: every start position parses, every scripted solution
+//! is legal move by move and reaches its step's goal, the scripted reply is legal after any
+//! move that reaches the goal (so the page never gets stuck), and a wrong move is either
+//! refused by the engine or not counted as success.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use engine_wasm::lessons::{lesson_goal, reaches, Goal};
+use engine_wasm::{apply_move, legal_moves, position_json};
+use serde::Deserialize;
+use std::collections::HashSet;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    lessons: Vec<Lesson>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Lesson {
+    id: String,
+    faction: String,
+    piece: String,
+    rules: Vec<String>,
+    title: String,
+    goal: String,
+    start: String,
+    steps: Vec<Step>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Step {
+    task: String,
+    goal: serde_json::Value,
+    solution: String,
+    hint: String,
+    marks: Vec<String>,
+    reply: Option<String>,
+}
+
+fn lessons() -> Vec<Lesson> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/lessons.json");
+    let text = std::fs::read_to_string(path).expect("public/lessons.json");
+    serde_json::from_str::<File>(&text).expect("the lesson file's shape").lessons
+}
+
+/// The position after `mv`, in IAPN.
+fn after(pos: &str, mv: &str) -> String {
+    let step: serde_json::Value = serde_json::from_str(&apply_move(pos, mv).unwrap()).unwrap();
+    step["position"]["text"].as_str().unwrap().to_string()
+}
+
+fn field(pos: &str, i: usize) -> &str {
+    pos.split(' ').nth(i).unwrap()
+}
+
+#[test]
+fn every_lesson_is_solved_by_its_script_and_judged_by_the_engine() {
+    let all = lessons();
+    assert!(all.len() >= 18, "a lesson per piece and ability ({} lessons)", all.len());
+    let mut ids = HashSet::new();
+    for l in &all {
+        let at = |what: &str| format!("lesson {}: {what}", l.id);
+        assert!(ids.insert(l.id.clone()), "{}", at("id used twice"));
+        assert!(["clockwork", "blades", "axiom"].contains(&l.faction.as_str()), "{}", at("faction"));
+        assert!(
+            !l.title.is_empty() && !l.goal.is_empty() && !l.rules.is_empty() && !l.steps.is_empty(),
+            "{}",
+            at("texts")
+        );
+        let start: serde_json::Value =
+            serde_json::from_str(&position_json(&l.start).unwrap_or_else(|e| panic!("{}", at(&e)))).unwrap();
+        // The player is South and plays the lesson's faction; the game is not over yet.
+        assert_eq!(start["south"], l.faction.as_str(), "{}", at("the player's faction"));
+        assert_eq!(start["turn"], "south", "{}", at("South to move"));
+        assert!(start["outcome"].is_null(), "{}", at("the start is not finished"));
+        let mut pos = l.start.clone();
+        for (n, s) in l.steps.iter().enumerate() {
+            let at = |what: &str| format!("lesson {} step {}: {what}", l.id, n + 1);
+            assert!(!s.task.is_empty() && !s.hint.is_empty(), "{}", at("texts"));
+            let goal: Goal =
+                serde_json::from_value(s.goal.clone()).unwrap_or_else(|e| panic!("{}", at(&e.to_string())));
+            assert!(s.marks.iter().all(|m| engine::Square::parse(m).is_some()), "{}", at("marks"));
+            // The piece the lesson is about makes the move.
+            if let Some(from) = &goal.from {
+                let view: serde_json::Value = serde_json::from_str(&position_json(&pos).unwrap()).unwrap();
+                let sq = engine::Square::parse(from).unwrap();
+                let i = usize::from(sq.rank()) * 9 + usize::from(sq.file());
+                let p = &view["board"][i];
+                assert_eq!(p["side"], "south", "{}", at("the goal's piece is the player's"));
+                if n == 0 {
+                    assert!(
+                        l.piece == p["type"] || l.piece == "gear",
+                        "{}",
+                        at(&format!("the lesson's piece ({})", p["type"]))
+                    );
+                }
+            }
+            // The solution, through the browser's entry point (the goal as JSON text).
+            let goal_text = serde_json::to_string(&s.goal).unwrap();
+            assert_eq!(
+                lesson_goal(&pos, &s.solution, &goal_text),
+                Ok(true),
+                "{}",
+                at("the solution reaches the goal")
+            );
+            // Every legal move is judged; at least one is wrong, and a reply follows any right one.
+            let legal = legal_moves(&pos).unwrap();
+            assert!(legal.contains(&s.solution), "{}", at("the solution is legal"));
+            let mut wrong = 0;
+            for mv in &legal {
+                if reaches(&pos, mv, &goal).unwrap() {
+                    let next = after(&pos, mv);
+                    match &s.reply {
+                        Some(r) => assert!(
+                            legal_moves(&next).unwrap().contains(r),
+                            "{}",
+                            at(&format!("reply {r} legal after {mv}"))
+                        ),
+                        None => {
+                            assert_eq!(n + 1, l.steps.len(), "{}", at("a step before the last has a reply"))
+                        }
+                    }
+                } else {
+                    wrong += 1;
+                }
+            }
+            assert!(wrong > 0, "{}", at("some legal move is wrong (a hint to show)"));
+            // A move the engine does not allow is refused, never a success.
+            let from = &s.solution[..2];
+            let illegal = ["a1", "i9", "e5", "a9", "i1"]
+                .iter()
+                .map(|to| format!("{from}{to}"))
+                .find(|m| !legal.contains(m));
+            let illegal = illegal.expect("some illegal destination");
+            assert!(
+                lesson_goal(&pos, &illegal, &goal_text).is_err(),
+                "{}",
+                at(&format!("{illegal} refused"))
+            );
+            pos = after(&pos, &s.solution);
+            if let Some(r) = &s.reply {
+                pos = after(&pos, r);
+                assert_eq!(field(&pos, 3), "s", "{}", at("South to move after the reply"));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_goal_with_an_unknown_fact_is_refused() {
+    let pos = "clockwork blades m8/9/9/9/3ad4/4C4/9/9/4F4 s - 0";
+    assert!(lesson_goal(pos, "e4d5", r#"{"captur": ["d5"]}"#).is_err());
+    assert_eq!(lesson_goal(pos, "e4d5", r#"{"capture": ["d5"]}"#), Ok(true));
+    assert_eq!(lesson_goal(pos, "e4f5", r#"{"capture": ["d5"]}"#), Ok(false));
+}
