@@ -202,3 +202,12 @@ export function describeMove(pos, moveText) {
   }
   return s;
 }
+
+/**
+ * Whether `moveText` from `position` reaches a lesson step's `goal` (lessons.json; the facts
+ * it names are judged by the engine: crates/engine-wasm/src/lessons.rs). Throws when the
+ * move is not legal there.
+ */
+export function lessonGoal(position, moveText, goal) {
+  return call(engine.lessonGoal, position.text, moveText, JSON.stringify(goal));
+}

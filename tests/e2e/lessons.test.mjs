@@ -1,0 +1,126 @@
+// "Learn the pieces" (issue 31, item 3) in headless Chromium against the real runtime: the
+// home page's entry, a wrong move answered with the step's hint (and not played), a
+// two-step lesson (charge a Dagger, the scripted reply, then stab) completed by clicks, the
+// progress kept over a reload, every other lesson of public/lessons.json completed by its
+// scripted moves through clicks (abilities through the ability bar), and a piece's "Try
+// it" link on the rules page. Screenshots of a lesson at 1280 and 390 px. No fixed sleeps:
+// every wait is on a state the page exposes (the lesson's data-state and data-step).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { launchBrowser, newPage, shot, startServer, ROOT, TEST_TIMEOUT } from "./support.mjs";
+
+const LESSONS = JSON.parse(readFileSync(join(ROOT, "public/lessons.json"), "utf8")).lessons;
+
+let server;
+let browser;
+before(async () => {
+  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const sq = (s) => `.lesson .board [data-sq="${s}"]`;
+
+/** Plays `move` (IAMN) by clicks: the piece, its destination, then the ability's button
+ * (a Recall with several destinations: its target first, then the destination). */
+async function clickMove(page, move) {
+  await page.click(`.lesson.my-turn ${sq(move.slice(0, 2)).slice(8)}`);
+  await page.waitForSelector(`${sq(move.slice(2, 4))}.target`);
+  await page.click(sq(move.slice(2, 4)));
+  if (!move.includes("/")) return;
+  const button = `.lesson .ability-bar .ability-btn[data-move="${move}"]`;
+  await page.waitForSelector(".lesson .ability-bar:not([hidden])");
+  if (!(await page.$(button))) await page.click(`.lesson .ability-bar .ability-btn:has-text("${move.split(":")[1].slice(0, 2)}")`);
+  await page.click(button);
+}
+
+/** Completes `lesson` by its scripted solution, step by step. */
+async function solve(page, lesson) {
+  for (const [i, step] of lesson.steps.entries()) {
+    await page.waitForSelector(`.lesson[data-lesson="${lesson.id}"][data-step="${i}"][data-state=ready].my-turn`);
+    await clickMove(page, step.solution);
+  }
+  await page.waitForSelector(`.lesson[data-lesson="${lesson.id}"][data-state=done]`);
+}
+
+test("lessons: a hint after a wrong move, completed by clicks, progress kept, every lesson solvable, Try it from the rules", TEST_TIMEOUT, async () => {
+  const page = await newPage(browser, server.base, { width: 1280, height: 800 });
+  await page.goto("/");
+  await page.click(".learn-entry");
+  await page.waitForSelector(".learn-page[data-ready]");
+  assert.equal(await page.locator(".lesson-card").count(), LESSONS.length);
+  assert.equal(await page.locator(".lesson-card.done").count(), 0);
+  await page.click('.lesson-card[data-lesson="dagger-charge"]');
+  await page.waitForURL(/\/learn\/dagger-charge$/);
+  await page.waitForSelector('.lesson[data-step="0"][data-state=ready].my-turn');
+  // Goal squares are marked, and named for screen readers.
+  assert.match(await page.getAttribute(sq("e5"), "aria-label"), /goal/);
+  await page.mouse.move(1, 1); // no piece tip under the pointer in the picture
+  await shot(page, "lesson-1280");
+
+  // A legal move that misses the goal: not played, the hint instead.
+  await page.click(sq("e4"));
+  await page.waitForSelector(`${sq("d4")}.target`);
+  await page.click(sq("d4"));
+  await page.waitForSelector('.lesson[data-tries="1"] .lesson-feedback.wrong');
+  assert.match(await page.textContent(".lesson-feedback"), /Not quite\. One square straight forward/);
+  assert.equal(await page.getAttribute(sq("e4"), "data-piece"), "South Dagger");
+  assert.equal(await page.getAttribute(sq("d4"), "data-piece"), null);
+  await shot(page, "lesson-hint-1280");
+
+  // The scripted moves: the Dagger charged on e5, North's reply, then the stab on f6.
+  await clickMove(page, "e4e5");
+  await page.waitForSelector('.lesson[data-step="1"][data-state=ready]');
+  assert.equal(await page.getAttribute(sq("e5"), "data-piece"), "South Dagger (charged)");
+  assert.equal(await page.getAttribute(sq("a8"), "data-piece"), "North The Scientist");
+  await clickMove(page, "e5f6");
+  await page.waitForSelector(".lesson[data-state=done] .lesson-done-line");
+  assert.equal(await page.getAttribute(sq("f6"), "data-piece"), null, "the Torch stabbed");
+
+  // The progress survives a reload (this browser's localStorage).
+  await page.reload();
+  await page.waitForSelector('.lesson[data-lesson="dagger-charge"][data-state=ready]');
+  assert.equal(await page.locator('.lesson-strip a[aria-current="page"].done').count(), 1);
+  await page.goto("/learn");
+  await page.waitForSelector(".learn-page[data-ready]");
+  assert.deepEqual(await page.$$eval(".lesson-card.done", (els) => els.map((e) => e.dataset.lesson)), ["dagger-charge"]);
+
+  // A phone: the lessons on the first screen of the home page (a first visit); in a lesson
+  // the goal above the board, the whole board on the screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/");
+  const entry = await page.locator(".first-steps .learn-pieces").boundingBox();
+  assert.ok(entry && entry.y + entry.height <= 844, `"Learn the pieces" on the phone's first screen (${JSON.stringify(entry)})`);
+  await page.goto("/learn/sickle");
+  await page.waitForSelector('.lesson[data-lesson="sickle"][data-state=ready]');
+  const board = await page.$eval(".lesson .board", (e) => e.getBoundingClientRect().toJSON());
+  assert.ok(board.right <= 390 && board.width > 300, `the board fits the phone (${JSON.stringify(board)})`);
+  await shot(page, "lesson-390");
+
+  // "Try it" on the rules page's Sickle row opens its lesson.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto("/rules#sickle");
+  await page.waitForSelector(".rules-page[data-ready]");
+  // Every section a lesson names exists; a link on every piece's row.
+  const missing = await page.evaluate((all) => all.flatMap((l) => l.rules.filter((id) => !document.getElementById(id))), LESSONS);
+  assert.deepEqual(missing, [], "rules sections the lessons name");
+  const rows = await page.$$eval("tr[id]", (els) => els.filter((e) => !e.querySelector(".try-it")).map((e) => e.id));
+  assert.deepEqual(rows, [], "pieces without a Try it link");
+  await page.click("#sickle .try-it");
+  await page.waitForURL(/\/learn\/sickle$/);
+
+  // Every lesson, by its scripted moves (the engine judges each against its goal).
+  for (const lesson of LESSONS) {
+    if (lesson.id === "dagger-charge") continue;
+    await page.goto(`/learn/${lesson.id}`);
+    await solve(page, lesson);
+  }
+  await page.goto("/learn");
+  await page.waitForSelector(".learn-page[data-ready]");
+  assert.equal(await page.locator(".lesson-card.done").count(), LESSONS.length);
+  assert.deepEqual(page.errors, []);
+});
