@@ -1,9 +1,9 @@
 // "Learn the pieces" (issue 31, item 3) in headless Chromium against the real runtime: the
 // home page's entry, a wrong move answered with the step's hint (and not played), a
 // two-step lesson (charge a Dagger, the scripted reply, then stab) completed by clicks, the
-// progress kept over a reload, every other lesson of public/lessons.json completed by its
-// scripted moves through clicks (abilities through the ability bar), and a piece's "Try
-// it" link on the rules page. Screenshots of a lesson at 1280 and 390 px. No fixed sleeps:
+// progress kept over a reload, one lesson by the keyboard alone, every other lesson of
+// public/lessons.json completed by its scripted moves through clicks (abilities through the
+// ability bar), and the "Try it" links of the rules page. Screenshots of a lesson at 1280 and 390 px. No fixed sleeps:
 // every wait is on a state the page exposes (the lesson's data-state and data-step).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -88,6 +88,7 @@ test("lessons: a hint after a wrong move, completed by clicks, progress kept, ev
   await page.goto("/learn");
   await page.waitForSelector(".learn-page[data-ready]");
   assert.deepEqual(await page.$$eval(".lesson-card.done", (els) => els.map((e) => e.dataset.lesson)), ["dagger-charge"]);
+  await shot(page, "learn-1280");
 
   // A phone: the lessons on the first screen of the home page (a first visit); in a lesson
   // the goal above the board, the whole board on the screen.
@@ -100,6 +101,18 @@ test("lessons: a hint after a wrong move, completed by clicks, progress kept, ev
   const board = await page.$eval(".lesson .board", (e) => e.getBoundingClientRect().toJSON());
   assert.ok(board.right <= 390 && board.width > 300, `the board fits the phone (${JSON.stringify(board)})`);
   await shot(page, "lesson-390");
+  // An ability on the phone: the Dial's Recall, its choice under the board's goal.
+  await page.goto("/learn/dial");
+  await page.waitForSelector('.lesson[data-lesson="dial"][data-state=ready].my-turn');
+  await page.click(sq("d2"));
+  await page.click(sq("d3"));
+  await page.waitForSelector(".lesson .ability-bar:not([hidden])");
+  await shot(page, "lesson-ability-390");
+  await page.click('.lesson .ability-btn:has-text("Recall d6")');
+  await page.click('.lesson .ability-btn[data-move="d2d3/recall:d6h9"]');
+  await page.waitForSelector('.lesson[data-lesson="dial"][data-state=done]');
+  assert.equal(await page.getAttribute(sq("h9"), "data-piece"), "North Sickle");
+  await shot(page, "lesson-done-390");
 
   // "Try it" on the rules page's Sickle row opens its lesson.
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -113,9 +126,21 @@ test("lessons: a hint after a wrong move, completed by clicks, progress kept, ev
   await page.click("#sickle .try-it");
   await page.waitForURL(/\/learn\/sickle$/);
 
-  // Every lesson, by its scripted moves (the engine judges each against its goal).
+  // The keyboard alone: the Sword from a2 up the file to a7 (arrow keys, Enter).
+  await page.goto("/learn/sword");
+  await page.waitForSelector('.lesson[data-lesson="sword"][data-state=ready].my-turn');
+  await page.focus(sq("a2"));
+  await page.keyboard.press("Enter");
+  await page.waitForSelector(`${sq("a7")}.target`);
+  for (let i = 0; i < 5; i++) await page.keyboard.press("ArrowUp");
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.sq), "a7");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector('.lesson[data-lesson="sword"][data-state=done]');
+  assert.equal(await page.evaluate(() => document.activeElement?.classList.contains("next-lesson")), true, "the focus on Next");
+
+  // Every other lesson, by its scripted moves (the engine judges each against its goal).
   for (const lesson of LESSONS) {
-    if (lesson.id === "dagger-charge") continue;
+    if (lesson.id === "dagger-charge" || lesson.id === "sword") continue;
     await page.goto(`/learn/${lesson.id}`);
     await solve(page, lesson);
   }
