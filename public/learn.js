@@ -152,6 +152,8 @@ class LessonView {
 
   /** The lesson from its first step. */
   start() {
+    // A move still sliding when the lesson starts again finishes into nothing (see submit).
+    this.run = (this.run || 0) + 1;
     this.stepIndex = 0;
     this.tries = 0;
     this.pos = parsePosition(this.lesson.start);
@@ -311,8 +313,11 @@ class LessonView {
 
   hideAbilityBar() {
     const bar = this.$(".ability-bar");
+    const focused = bar.contains(document.activeElement);
     bar.hidden = true;
     bar.replaceChildren();
+    // The keyboard's place is not lost with the buttons: back to the board.
+    if (focused) this.board.setFocus(this.board.focusSq);
   }
 
   pickAbilityTarget(square) {
@@ -365,19 +370,22 @@ class LessonView {
     }
     this.busy = true;
     this.feedback("");
+    const run = this.run;
+    const stale = () => this.gone || run !== this.run;
     await this.play(move);
-    if (this.gone) return;
+    if (stale()) return;
     if (this.stepIndex + 1 < this.lesson.steps.length) {
       const reply = this.step.reply;
       this.feedback("Good. Now the opponent moves…", "ok");
       if (reply) await this.play(reply);
-      if (this.gone) return;
+      if (stale()) return;
       this.stepIndex += 1;
       this.tries = 0;
       this.busy = false;
       this.showStep();
       this.feedback("Good.", "ok");
       this.draw();
+      announce(`Step ${this.stepIndex + 1} of ${this.lesson.steps.length}: ${this.step.task}`);
       return;
     }
     this.busy = false;

@@ -125,6 +125,13 @@ test("lessons: a hint after a wrong move, completed by clicks, progress kept, ev
   assert.deepEqual(rows, [], "pieces without a Try it link");
   await page.click("#sickle .try-it");
   await page.waitForURL(/\/learn\/sickle$/);
+  // From the Game Rules window too: the lesson opens and the window closes.
+  await page.click("#btn-rules");
+  await page.waitForSelector("#rules-dialog #dial .try-it");
+  await page.click("#rules-dialog #dial .try-it");
+  await page.waitForURL(/\/learn\/dial$/);
+  await page.waitForSelector("#rules-dialog", { state: "detached" });
+  await page.waitForSelector('.lesson[data-lesson="dial"][data-state=ready]');
 
   // The keyboard alone: the Sword from a2 up the file to a7 (arrow keys, Enter).
   await page.goto("/learn/sword");
