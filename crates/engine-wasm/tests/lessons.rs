@@ -1,8 +1,9 @@
 //! The lessons of "Learn the pieces" (public/lessons.json, issue 31, item 3), played by the
 //! engine as the browser plays them: every start position parses, every scripted solution
 //! is legal move by move and reaches its step's goal, the scripted reply is legal after any
-//! move that reaches the goal (so the page never gets stuck), and a wrong move is either
-//! refused by the engine or not counted as success.
+//! move that reaches the goal and the lesson can still be completed after it (so the page
+//! never gets stuck), and a wrong move is either refused by the engine or not counted as
+//! success.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use engine_wasm::lessons::{lesson_goal, reaches, Goal};
@@ -52,6 +53,21 @@ fn after(pos: &str, mv: &str) -> String {
     step["position"]["text"].as_str().unwrap().to_string()
 }
 
+/// Whether `steps` can still be completed from `pos`: some legal move reaches the first
+/// step's goal and, after its reply, the rest can be completed too (from every such move,
+/// not only the scripted one: a player who reaches a goal another way never meets a dead end).
+fn completable(pos: &str, steps: &[Step]) -> bool {
+    let Some((s, rest)) = steps.split_first() else { return true };
+    let goal: Goal = serde_json::from_value(s.goal.clone()).unwrap();
+    let right: Vec<String> =
+        legal_moves(pos).unwrap().into_iter().filter(|m| reaches(pos, m, &goal).unwrap()).collect();
+    !right.is_empty()
+        && right.iter().all(|m| {
+            let next = after(pos, m);
+            rest.is_empty() || s.reply.as_ref().is_some_and(|r| completable(&after(&next, r), rest))
+        })
+}
+
 fn field(pos: &str, i: usize) -> &str {
     pos.split(' ').nth(i).unwrap()
 }
@@ -76,6 +92,7 @@ fn every_lesson_is_solved_by_its_script_and_judged_by_the_engine() {
         assert_eq!(start["south"], l.faction.as_str(), "{}", at("the player's faction"));
         assert_eq!(start["turn"], "south", "{}", at("South to move"));
         assert!(start["outcome"].is_null(), "{}", at("the start is not finished"));
+        assert!(completable(&l.start, &l.steps), "{}", at("completable whichever right moves are played"));
         let mut pos = l.start.clone();
         for (n, s) in l.steps.iter().enumerate() {
             let at = |what: &str| format!("lesson {} step {}: {what}", l.id, n + 1);
