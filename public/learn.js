@@ -1,7 +1,7 @@
 // "Learn the pieces" (issue 31, item 3): a lesson per piece and ability, grouped by faction,
 // each a small position on the game's own board with a goal. The lessons are data
-// (lessons.json: the position as IAPN, per step the goal, the scripted solution and reply,
-// the hint); the engine in the browser gives the legal moves, plays them and judges each
+// (lessons.json: the position as IAPN, per step the goal as a line of facts, the scripted
+// solution and reply, the hint); the engine in the browser gives the legal moves, plays them and judges each
 // move against its step's goal (lessonGoal, crates/engine-wasm/src/lessons.rs), so this
 // module holds no rule: the native test plays the same file through the same code.
 // Progress is kept in this browser only: the server has no endpoint for it.
@@ -353,7 +353,7 @@ class LessonView {
     this.hideAbilityBar();
     let met = false;
     try {
-      met = lessonGoal(this.pos, move, this.step.goal);
+      met = lessonGoal(this.pos, move, this.step.check);
     } catch {
       met = false; // not a legal move here: never a success
     }
