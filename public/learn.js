@@ -127,7 +127,7 @@ class LessonView {
           h("div", { class: "ability-bar", hidden: true, role: "region", "aria-label": "Ability choice" }),
           h("div", { class: "row lesson-actions" },
             h("button", { type: "button", class: "restart", text: "Start again" }),
-            this.next ? h("a", { class: "button next-lesson", href: `/learn/${this.next.id}`, "data-link": true, text: `Next: ${this.next.title.split(":")[0]}` }) : null))),
+            this.next ? h("a", { class: "button next-lesson", href: `/learn/${this.next.id}`, "data-link": true, title: this.next.title, "aria-label": `Next lesson: ${this.next.title}`, text: "Next lesson ›" }) : null))),
       h("nav", { class: "lesson-strip", "aria-label": `${FACTION_NAMES[lesson.faction]} lessons` },
           h("ol", {}, same.map((l) => h("li", {}, h("a", {
             href: `/learn/${l.id}`, "data-link": true, class: `${done.has(l.id) ? "done" : ""}`,
