@@ -101,6 +101,11 @@ test("lessons: a hint after a wrong move, completed by clicks, progress kept, ev
   const board = await page.$eval(".lesson .board", (e) => e.getBoundingClientRect().toJSON());
   assert.ok(board.right <= 390 && board.width > 300, `the board fits the phone (${JSON.stringify(board)})`);
   await shot(page, "lesson-390");
+  // A phone on its side: the board beside the goal, whole.
+  await page.setViewportSize({ width: 844, height: 390 });
+  const side = await page.$eval(".lesson .board", (e) => e.getBoundingClientRect().toJSON());
+  assert.ok(side.bottom <= 390 && side.right <= 844, `the board fits 844×390 (${JSON.stringify(side)})`);
+  await page.setViewportSize({ width: 390, height: 844 });
   // An ability on the phone: the Dial's Recall, its choice under the board's goal.
   await page.goto("/learn/dial");
   await page.waitForSelector('.lesson[data-lesson="dial"][data-state=ready].my-turn');
