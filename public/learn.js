@@ -129,10 +129,10 @@ class LessonView {
             h("button", { type: "button", class: "restart", text: "Start again" }),
             this.next ? h("a", { class: "button next-lesson", href: `/learn/${this.next.id}`, "data-link": true, title: this.next.title, "aria-label": `Next lesson: ${this.next.title}`, text: "Next lesson ›" }) : null))),
       h("nav", { class: "lesson-strip", "aria-label": `${FACTION_NAMES[lesson.faction]} lessons` },
-          h("ol", {}, same.map((l) => h("li", {}, h("a", {
-            href: `/learn/${l.id}`, "data-link": true, class: `${done.has(l.id) ? "done" : ""}`,
-            "aria-current": l === lesson ? "page" : null, title: l.title,
-          }, glyph(l), h("span", { class: "sr-only", text: `${l.title}${done.has(l.id) ? " (done)" : ""}` })))))));
+        h("ol", {}, same.map((l) => h("li", {}, h("a", {
+          href: `/learn/${l.id}`, "data-link": true, class: done.has(l.id) ? "done" : null,
+          "aria-current": l === lesson ? "page" : null, title: l.title,
+        }, glyph(l), h("span", { class: "sr-only", text: `${l.title}${done.has(l.id) ? " (done)" : ""}` })))))));
     main.replaceChildren(this.root);
     this.$ = (s) => this.root.querySelector(s);
     this.board = new BoardView(this.$(".board-host"), {
@@ -237,8 +237,11 @@ class LessonView {
       const n = new Set(from.map((m) => m.slice(2, 4))).size;
       announce(`${this.pos.board[idx(square)].name} selected: ${n} destination${n === 1 ? "" : "s"}.`);
     } else {
+      // A piece that cannot move now explains itself (its tip), once the board is drawn.
       this.sel = null;
+      this.draw();
       if (how !== "drag") this.board.showTipFor(square);
+      return;
     }
     this.draw();
   }
@@ -394,7 +397,8 @@ class LessonView {
     this.$(".lesson-strip [aria-current]")?.classList.add("done");
     this.draw();
     const box = this.feedback("", "ok");
-    box.append(h("p", { class: "lesson-done-line" }, h("strong", { text: "Well done!" }), ` ${this.lesson.goal.replace(/\.$/, "")}: done.`));
+    box.append(h("p", { class: "lesson-done-line" }, h("strong", { text: "Well done!" }),
+      this.next ? " Lesson complete." : " Lesson complete: that was the last one.", this.pos.outcome ? ` (${this.pos.outcome.text.replace(/^./, (c) => c.toUpperCase())}.)` : ""));
     const next = this.$(".next-lesson");
     if (next) next.classList.add("primary");
     (next || this.$(".restart")).focus({ preventScroll: true });
