@@ -9,6 +9,7 @@
 import { showHome } from "./home.js";
 import { showGame } from "./game.js";
 import { showStories } from "./story.js";
+import { showLearn, showLesson } from "./learn.js";
 import { showPlayer, showLeaderboard } from "./players.js";
 import { account, badgesEl, badgeEl } from "./account.js";
 import { showRules, showRulesPage, showApiPage, showDevNotes, showSupport, showPlayerInfo, showMusic, showBadgeEarned } from "./modals.js";
@@ -29,6 +30,7 @@ async function route() {
   const player = /^\/p\/([0-9a-f]{24})\/?$/.exec(path);
   const hasInvite = /^#invite/.test(location.hash);
   const invite = /^#invite=([0-9a-f]{64})$/.exec(location.hash)?.[1] || null;
+  const lesson = /^\/learn\/([a-z0-9-]+)\/?$/.exec(path);
   if (m) {
     document.title = "Iron Arena — game";
     // A cut or damaged invite says so (the game is still shown, to watch).
@@ -42,6 +44,12 @@ async function route() {
     document.title = "Iron Arena — How to play";
     await showRulesPage(main);
     return; // the page moves the focus to the address's section itself
+  } else if (/^\/learn\/?$/.test(path)) {
+    document.title = "Iron Arena — Learn the pieces";
+    await showLearn(main);
+  } else if (lesson) {
+    document.title = "Iron Arena — lesson";
+    teardown = await showLesson(main, lesson[1]);
   } else if (/^\/api-docs\/?$/.test(path)) {
     document.title = "Iron Arena — API";
     await showApiPage(main);

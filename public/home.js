@@ -103,13 +103,14 @@ export function showHome(main) {
   const reads = { stop: () => leaving.abort(), again: () => { leaving = new AbortController(); myGames(); } };
   const root = el(`<div class="home">
     <section class="hero"><h1>Iron Arena <span class="version">— v2.3</span></h1><p>A chess-like battle on a 9×9 board. Three factions, six abilities, one Electric Field.</p>
-      <div class="first-steps" hidden><button type="button" class="primary play-now">Play</button><button type="button" class="learn">New here? Learn in two minutes</button></div></section>
+      <div class="first-steps" hidden><button type="button" class="primary play-now">Play</button><button type="button" class="learn">New here? Learn in two minutes</button><a class="button learn-pieces" href="/learn" data-link>Learn the pieces</a></div></section>
     <section class="panel-card my-games" aria-labelledby="my-h" hidden><h2 id="my-h">My games</h2><ul class="game-list"></ul></section>
     <div class="home-grid">
       <section class="panel-card" aria-labelledby="ai-h"><h2 id="ai-h">Play the AI</h2><form class="ai-form"></form></section>
       <section class="panel-card" aria-labelledby="link-h"><h2 id="link-h">Play a friend</h2><form class="link-form"></form></section>
       <div class="home-side">
       <nav class="home-modes" aria-label="More ways to play">
+        <a class="mode-card learn-entry" href="/learn" data-link><span class="mode-icon">${ICONS.learn}</span><span><strong>Learn the pieces</strong><small>A small board per piece and ability, with a goal: see what each one can do.</small></span></a>
         <a class="mode-card story-entry" href="/story" data-link><span class="mode-icon">${ICONS.story}</span><span><strong>Story</strong><small>Three stories, six stages each, against the AI. Finish one to earn its badge.</small></span></a>
         <a class="mode-card" href="/leaderboard" data-link><span class="mode-icon">${ICONS.trophy}</span><span><strong>Leaderboard</strong><small>The best rated players and the match-up statistics.</small></span></a>
       </nav>
@@ -211,8 +212,8 @@ export function showHome(main) {
     navigate(`/g/${m[1]}${m[2] || ""}`);
   });
 
-  // A first visit (this browser holds no game): "Play" and the first story stage, a
-  // two-minute lesson, side by side at the top.
+  // A first visit (this browser holds no game): "Play", the first story stage (a two-minute
+  // lesson) and the pieces' lessons (learn.js), side by side at the top.
   const steps = root.querySelector(".first-steps");
   steps.hidden = Object.keys(seats.all()).length > 0;
   steps.querySelector(".play-now").addEventListener("click", () => {

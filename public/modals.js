@@ -5,6 +5,7 @@ import { h } from "./ui.js";
 import { FACTIONS, FACTION_NAMES, PIECES, PIECE_ORDER } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 import { diagramBoard } from "./board.js";
+import { lessons, lessonFor } from "./learn.js";
 
 let openCount = 0;
 
@@ -88,6 +89,9 @@ async function rulesFragment() {
   const box = document.createElement("div");
   box.innerHTML = await r.text();
   enhanceRules(box);
+  // A "Try it" link on each piece's row and ability's heading that has a lesson (without
+  // them if the lessons cannot be loaded: the rules still can).
+  tryItLinks(box, await lessons().catch(() => []));
   rulesHtml = box.innerHTML;
   return rulesHtml;
 }
@@ -130,6 +134,8 @@ export async function showRules() {
   for (const box of body.querySelectorAll(".table-wrap, pre.diagram")) keyboardScrollable(box);
   // Contents and cross references: jump within the window (the page's address stays).
   followRulesLinks(body);
+  // A lesson opens as a page (app.js follows the link): the window closes first.
+  body.addEventListener("click", (e) => { if (e.target.closest?.(".try-it")) body.closest("dialog")?.close(); });
   return p;
 }
 
@@ -216,6 +222,17 @@ function enhanceRules(body) {
   }
   // Notation examples (no board in them) wrap instead of scrolling.
   for (const pre of body.querySelectorAll("pre.diagram")) pre.classList.add("notation");
+}
+
+/** Links each rules section that a lesson teaches (a piece's table row, an ability's
+ * heading) to that lesson: "Try it" (learn.js). */
+function tryItLinks(body, all) {
+  for (const el of body.querySelectorAll("tr[id], h4[id]")) {
+    const lesson = lessonFor(all, el.id);
+    const cell = el.tagName === "TR" ? el.querySelector("td") : el;
+    if (!lesson || !cell) continue;
+    cell.append(" ", h("a", { class: "try-it", href: `/learn/${lesson.id}`, "data-link": true, "aria-label": `Try it: the lesson ${lesson.title}`, text: "Try it" }));
+  }
 }
 
 /**

@@ -202,3 +202,12 @@ export function describeMove(pos, moveText) {
   }
   return s;
 }
+
+/**
+ * Whether `moveText` from `position` reaches a lesson step's goal, `check` (lessons.json: a
+ * line of facts such as "from=e3 ability=slash capture=d5,e5,f5", judged by the engine:
+ * crates/engine-wasm/src/lessons.rs). Throws when the move is not legal there.
+ */
+export function lessonGoal(position, moveText, check) {
+  return call(engine.lessonGoal, position.text, moveText, check);
+}

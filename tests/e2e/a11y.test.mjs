@@ -3,8 +3,9 @@
 // main screens: home, a game against the AI at 1280 px and at 390 px (a piece's tip open
 // too), the Game Rules modal,
 // the Server Busy modal, and the players' screens (story, stage intro and stage game,
-// Player Info with the account panel, the Player Info modal, the leaderboard). No colour-contrast violations are allowed at all, and no
-// serious or critical violation of any WCAG 2 A/AA rule.
+// Player Info with the account panel, the Player Info modal, the leaderboard), and Learn the
+// pieces (the lessons, a lesson with its hint and its ability choice). No colour-contrast
+// violations are allowed at all, and no serious or critical violation of any WCAG 2 A/AA rule.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -217,6 +218,34 @@ test("axe: Game Rules modal, the rules page (/rules#sickle) and the API page", T
   await page.goto("/api-docs");
   await page.waitForSelector(".api-doc table");
   await check(page, "API page (390 px)");
+  assert.deepEqual(page.errors, []);
+});
+
+test("axe: Learn the pieces: the lessons, a lesson with its hint and its ability choice, at 1280 and 390 px", T, async () => {
+  const page = await newPage(suite.browser, suite.server.base);
+  await page.goto("/learn");
+  await page.waitForSelector(".learn-page[data-ready]");
+  await check(page, "lessons (1280 px)");
+  await page.goto("/learn/axe");
+  await page.waitForSelector(".lesson[data-state=ready].my-turn");
+  // A wrong move (the Axe sideways): the hint.
+  await page.click('.lesson .board [data-sq="e3"]');
+  await page.click('.lesson .board [data-sq="d3"]');
+  await page.waitForSelector(".lesson-feedback.wrong");
+  await check(page, "lesson with a hint (1280 px)");
+  // The right base move: the ability choice.
+  await page.click('.lesson .board [data-sq="e3"]');
+  await page.click('.lesson .board [data-sq="e4"]');
+  await page.waitForSelector(".lesson .ability-bar:not([hidden])");
+  await check(page, "lesson with the ability choice (1280 px)");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await check(page, "lesson with the ability choice (390 px)");
+  await page.click('.lesson .ability-btn[data-move="e3e4/slash"]');
+  await page.waitForSelector(".lesson[data-state=done]");
+  await check(page, "lesson done (390 px)");
+  await page.goto("/learn");
+  await page.waitForSelector(".learn-page[data-ready]");
+  await check(page, "lessons (390 px)");
   assert.deepEqual(page.errors, []);
 });
 

@@ -15,11 +15,14 @@
 //! [`traps`] answers what the client warns about and explains: a king-piece the opponent
 //! could take next move, the moves that would lose by a third repetition, the ply limit,
 //! and what one piece can do where it stands (or why it cannot move).
+//!
+//! [`lessons`] judges a lesson's move against its goal ("Learn the pieces").
 
 use engine::{iapn, Ability, Game, Move, Outcome, Piece, Position, Role, Side, Square};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+pub mod lessons;
 pub mod traps;
 pub use traps::{
     piece_facts, piece_facts_json, ply_limit, repetition_losses, threats, threats_json, AbilityUse,
