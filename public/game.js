@@ -684,15 +684,21 @@ class GameView {
     const n = Math.min(upTo ?? s.moves.length, s.moves.length);
     const cur = this.viewPly ?? n;
     // One row per move (a move is one player's turn, as the rules count them to 160), in
-    // words with the piece's picture; the IAMN is in the tooltip.
+    // words with the piece's picture; the IAMN is in the tooltip. After an analysis of these
+    // very moves, a move that lost ground carries its mark (?!, ?, ??).
     const items = [];
+    const a = this.analysis;
+    const verdicts = a?.done && a.key === s.moves.join(" ") ? a.verdicts : null;
     const row = (k, move, cls, attrs, note = "") => {
+      const v = verdicts && !cls.startsWith("mv-pending") ? verdicts[k] : null;
+      const mark = v?.cls ? `<span class="mv-mark ${v.cls}" aria-hidden="true">${v.mark}</span>` : "";
+      if (v?.cls) note += `, a ${v.cls}`;
       const before = this.history[k]?.pos ?? (k === s.moves.length ? this.livePos() : null);
       const w = before ? moveWords(before, move) : { icon: "", text: move, side: null };
       const desc = before ? describeMove(before, move) : move;
       const tag = cls.startsWith("mv-pending") ? "span" : "button";
       return `<li><span class="num">${k + 1}.</span><${tag}${tag === "button" ? ' type="button"' : ""} class="${cls}" ${attrs} title="${esc(move)}" aria-label="Move ${k + 1}${w.side ? `, ${SIDE[w.side]}` : ""}: ${esc(desc)}${note}">` +
-        `${w.side ? `<span class="dot side-${w.side}" aria-hidden="true"></span>` : ""}<span class="mv-icon" aria-hidden="true">${w.icon}</span><span class="mv-text">${esc(w.text)}</span></${tag}></li>`;
+        `${w.side ? `<span class="dot side-${w.side}" aria-hidden="true"></span>` : ""}<span class="mv-icon" aria-hidden="true">${w.icon}</span><span class="mv-text">${esc(w.text)}</span>${mark}</${tag}></li>`;
     };
     for (let k = 0; k < n; k++) items.push(row(k, s.moves[k], `mv${cur === k + 1 ? " current" : ""}`, `data-ply="${k + 1}"`));
     if (pending && n === s.moves.length) items.push(row(n, pending, "mv-pending", "", " (sent, not confirmed yet)"));

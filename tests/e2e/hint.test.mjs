@@ -124,6 +124,10 @@ test("a finished game is analysed in the browser: a point per position, the blun
   // position, says the blunder and the better move, and draws the better move.
   const pt = `.eval-graph circle[data-ply="${g.blunder}"]`;
   assert.match(await page.getAttribute(pt, "class"), /\bblunder\b/);
+  // The move list marks it (??), and says so to a screen reader.
+  const listed = `.move-list .mv[data-ply="${g.blunder + 1}"]`;
+  assert.equal(await page.textContent(`${listed} .mv-mark.blunder`), "??");
+  assert.match(await page.getAttribute(listed, "aria-label"), /, a blunder$/);
   await page.click(pt);
   await page.waitForSelector(`.game[data-ply="${g.blunder}"]`);
   const note = await page.textContent(".analysis-note");
