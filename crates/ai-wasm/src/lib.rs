@@ -8,11 +8,12 @@
 //! docs/client.md).
 //!
 //! Glue only, as `engine-wasm`: text in (IAPN start, IAMN moves), JSON out, the same
-//! functions called natively by the tests. [`best_move`] calls [`ai::hybrid::play_level`],
+//! functions called natively by the tests. [`best_move`] calls [`ai::level::play_level`],
 //! the function the server's `HybridAi` calls, so both choose the same move for the same
 //! game, level and seed (tests/same_move.rs).
 
-use ai::hybrid::{play_level, HybridResult};
+use ai::hybrid::HybridResult;
+use ai::level::play_level;
 use engine::{iapn, Game, Move, Outcome, Side};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;

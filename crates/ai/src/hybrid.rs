@@ -22,13 +22,12 @@
 //! - Variety: with a margin, the move is drawn (from the seed) among root moves scored
 //!   within the margin of the best: deterministic given the seed.
 
-use engine::{Ability, Game, Move, Outcome, Position};
+use engine::{Ability, Move, Outcome, Position};
 
 use crate::alphabeta::WIN;
 use crate::evaluator::{Evaluator, Leaf};
 use crate::heuristic::Heuristic;
 use crate::leafnet::LeafNet;
-use crate::level::Level;
 use crate::rng::Rng;
 
 /// Scores beyond this are forced wins or losses (distance-adjusted in the table).
@@ -113,15 +112,6 @@ pub fn search(
     cfg: &HybridConfig,
 ) -> HybridResult {
     search_with_leaf(root, history, root_eval, None, cfg)
-}
-
-/// The heuristic hybrid's move in `game` at `level` (no network, the game's positions as
-/// the repetition history): the one function behind the server's `HybridAi`
-/// (crates/service/src/ai.rs) and the browser's `bestMove` (crates/ai-wasm), so that for
-/// the same game, level and seed both choose the same move.
-pub fn play_level(game: &Game, level: &Level, seed: u64) -> HybridResult {
-    let history: Vec<u64> = game.history().iter().map(Position::hash).collect();
-    search(game.position(), &history, None, &level.hybrid_config(seed, false))
 }
 
 /// [`search`] with the leaves (the horizon and the quiescence's stand-pat) scored by the

@@ -2,7 +2,9 @@
 //! advance without I/O, so CPU time is budgeted by counting evaluations; the CPU cost per
 //! evaluation of each evaluator is measured by `iron-arena bench-ai`).
 
-use crate::hybrid::HybridConfig;
+use engine::{Game, Position};
+
+use crate::hybrid::{HybridConfig, HybridResult};
 use crate::mcts::{RootPolicy, SearchConfig};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +96,16 @@ pub const DEFAULT_LEVEL: u8 = 4;
 
 pub fn level(number: u8) -> Option<Level> {
     LEVELS.iter().copied().find(|l| l.number == number)
+}
+
+/// The heuristic hybrid's move in `game` at `level` (no network, the game's positions as
+/// the repetition history): the one function behind the server's `HybridAi`
+/// (crates/service/src/ai.rs) and the browser's `bestMove` (crates/ai-wasm), so that for
+/// the same game, level and seed both choose the same move. (Here, not in `hybrid`: the
+/// levels use the search, the search knows nothing of levels.)
+pub fn play_level(game: &Game, level: &Level, seed: u64) -> HybridResult {
+    let history: Vec<u64> = game.history().iter().map(Position::hash).collect();
+    crate::hybrid::search(game.position(), &history, None, &level.hybrid_config(seed, false))
 }
 
 /// The level numbered `number`, or the default level for an unknown number (what the
