@@ -13,6 +13,7 @@ import { confirmDialog, openModal } from "./modals.js";
 import { sfx } from "./audio.js";
 import { copyText, toast, announce, el, navigate, plural } from "./ui.js";
 import { rematchControls } from "./rematch.js";
+import { abilityChoice, abilityButtons } from "./ability-choice.js";
 import { pieceTip } from "./piece-tip.js";
 import { kingThreat, drawNotice, RepetitionGuard, warnings, warningsToggle } from "./traps.js";
 import * as ai from "./ai.js";
@@ -787,23 +788,13 @@ class GameView {
   pieceName(square) { const p = this.livePos().board[idx(square)]; return p ? p.name : "Piece"; }
 
   chooseBase(base) {
-    const variants = this.state.legal_moves.filter((m) => m.slice(0, 4) === base);
-    const plain = variants.includes(base);
-    const abil = variants.filter((m) => m.includes("/"));
-    if (!abil.length) { this.submit(base); return; }
-    const live = this.livePos();
-    const { effects } = previewBase(live, base);
-    const options = abil.map((m) => {
-      const a = parseMove(m).ability;
-      // The squares an ability acts on: its target, or for Slash what it would destroy.
-      const squares = a.target ? [a.target] : applyMove(live, m).effects.destroyed;
-      return { move: m, kind: a.kind, target: a.target, dest: a.dest, squares };
-    });
-    this.sel = { stage: "ability", from: base.slice(0, 2), base, landed: effects.landed, options, plain };
+    const choice = abilityChoice(this.livePos(), this.state.legal_moves, base);
+    if (!choice) { this.submit(base); return; }
+    this.sel = choice;
     this.showAbilityBar();
     this.draw();
-    const kinds = [...new Set(options.map((o) => ABILITY_NAMES[o.kind]))].join(" or ");
-    announce(`Ability available: ${kinds}. Choose a highlighted target${plain ? ", or skip" : ""}.`);
+    const kinds = [...new Set(choice.options.map((o) => ABILITY_NAMES[o.kind]))].join(" or ");
+    announce(`Ability available: ${kinds}. Choose a highlighted target${choice.plain ? ", or skip" : ""}.`);
   }
 
   showAbilityBar() {
@@ -818,18 +809,7 @@ class GameView {
       buttons = sel.dests.map((o) => ({ label: `to ${o.square}`, move: o.move }));
     } else {
       bar.innerHTML = `<p>${kinds.map((k) => `<strong>${ABILITY_NAMES[k]}</strong>: ${help[k]}`).join(" ")} Choose a highlighted square or a button.</p><div class="ability-options"></div>`;
-      const seen = new Set();
-      buttons = [];
-      for (const o of sel.options) {
-        if (o.kind === "recall") {
-          if (seen.has(o.target)) continue;
-          seen.add(o.target);
-          const n = sel.options.filter((x) => x.kind === "recall" && x.target === o.target);
-          buttons.push(n.length === 1 ? { label: `Recall ${o.target} → ${o.dest}`, move: o.move } : { label: `Recall ${o.target}…`, recall: o.target });
-        } else {
-          buttons.push({ label: o.target ? `${ABILITY_NAMES[o.kind]} ${o.target}` : ABILITY_NAMES[o.kind], move: o.move });
-        }
-      }
+      buttons = abilityButtons(sel.options);
     }
     const wrap = bar.querySelector(".ability-options");
     for (const b of buttons) {
@@ -838,7 +818,7 @@ class GameView {
       btn.className = "primary ability-btn";
       btn.textContent = b.label;
       btn.dataset.move = b.move || "";
-      btn.addEventListener("click", () => (b.recall ? this.startRecall(b.target ?? b.recall) : this.submit(b.move)));
+      btn.addEventListener("click", () => (b.recall ? this.startRecall(b.recall) : this.submit(b.move)));
       wrap.append(btn);
     }
     if (sel.plain) {

@@ -5,8 +5,9 @@
 // move against its step's goal (lessonGoal, crates/engine-wasm/src/lessons.rs), so this
 // module holds no rule: the native test plays the same file through the same code.
 // Progress is kept in this browser only: the server has no endpoint for it.
+import { abilityButtons, abilityChoice } from "./ability-choice.js";
 import { BoardView } from "./board.js";
-import { parsePosition, legalMoves, applyMove, previewBase, parseMove, lessonGoal, describeMove,
+import { parsePosition, legalMoves, applyMove, previewBase, lessonGoal, describeMove,
   ABILITY_NAMES, ABILITY_HELP, FACTIONS, FACTION_NAMES, FACTION_TAGLINES, PIECES, idx } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 import { pieceTip } from "./piece-tip.js";
@@ -261,22 +262,13 @@ class LessonView {
   }
 
   chooseBase(base) {
-    const variants = this.legal.filter((m) => m.slice(0, 4) === base);
-    const plain = variants.includes(base);
-    const abil = variants.filter((m) => m.includes("/"));
-    if (!abil.length) return this.submit(base);
-    const { effects } = previewBase(this.pos, base);
-    const options = abil.map((m) => {
-      const a = parseMove(m).ability;
-      // The squares an ability acts on: its target, or for Slash what it would destroy.
-      const squares = a.target ? [a.target] : applyMove(this.pos, m).effects.destroyed;
-      return { move: m, kind: a.kind, target: a.target, dest: a.dest, squares };
-    });
-    this.sel = { stage: "ability", from: base.slice(0, 2), base, landed: effects.landed, options, plain };
+    const choice = abilityChoice(this.pos, this.legal, base);
+    if (!choice) return this.submit(base);
+    this.sel = choice;
     this.showAbilityBar();
     this.draw();
-    const kinds = [...new Set(options.map((o) => ABILITY_NAMES[o.kind]))].join(" or ");
-    announce(`Ability available: ${kinds}. Choose a highlighted target${plain ? ", or skip" : ""}.`);
+    const kinds = [...new Set(choice.options.map((o) => ABILITY_NAMES[o.kind]))].join(" or ");
+    announce(`Ability available: ${kinds}. Choose a highlighted target${choice.plain ? ", or skip" : ""}.`);
   }
 
   showAbilityBar() {
@@ -290,18 +282,7 @@ class LessonView {
     } else {
       const kinds = [...new Set(sel.options.map((o) => o.kind))];
       bar.replaceChildren(h("p", {}, kinds.map((k) => [h("strong", { text: ABILITY_NAMES[k] }), `: ${ABILITY_HELP[k]} `]), "Choose a highlighted square or a button."));
-      buttons = [];
-      const seen = new Set();
-      for (const o of sel.options) {
-        if (o.kind === "recall") {
-          if (seen.has(o.target)) continue;
-          seen.add(o.target);
-          const n = sel.options.filter((x) => x.kind === "recall" && x.target === o.target).length;
-          buttons.push(n === 1 ? { label: `Recall ${o.target} → ${o.dest}`, move: o.move } : { label: `Recall ${o.target}…`, recall: o.target });
-        } else {
-          buttons.push({ label: o.target ? `${ABILITY_NAMES[o.kind]} ${o.target}` : ABILITY_NAMES[o.kind], move: o.move });
-        }
-      }
+      buttons = abilityButtons(sel.options);
     }
     const wrap = h("div", { class: "ability-options" });
     for (const b of buttons) {

@@ -1,0 +1,42 @@
+// The choice after a base move that can be followed by an ability (the game's board and the
+// lessons' both offer it): which abilities, on which squares, and the bar's buttons. Pure:
+// the rules are the engine's (notation.js), the pages draw it their own way.
+
+import { applyMove, parseMove, previewBase, ABILITY_NAMES } from "./notation.js";
+
+/**
+ * After base move `base` in `pos` (with `legal`, the position's legal moves): null when no
+ * ability can follow it; else the selection to offer: the moved piece's squares, its
+ * ability options (each with the squares it acts on) and whether the plain move is legal.
+ */
+export function abilityChoice(pos, legal, base) {
+  const variants = legal.filter((m) => m.slice(0, 4) === base);
+  const abil = variants.filter((m) => m.includes("/"));
+  if (!abil.length) return null;
+  const { effects } = previewBase(pos, base);
+  const options = abil.map((m) => {
+    const a = parseMove(m).ability;
+    // The squares an ability acts on: its target, or for Slash what it would destroy.
+    const squares = a.target ? [a.target] : applyMove(pos, m).effects.destroyed;
+    return { move: m, kind: a.kind, target: a.target, dest: a.dest, squares };
+  });
+  return { stage: "ability", from: base.slice(0, 2), base, landed: effects.landed, options, plain: variants.includes(base) };
+}
+
+/** The ability bar's buttons for a selection's options: a move each, and a Recall whose
+ * target has several destinations as one button that asks next (`recall`: its target). */
+export function abilityButtons(options) {
+  const buttons = [];
+  const seen = new Set();
+  for (const o of options) {
+    if (o.kind === "recall") {
+      if (seen.has(o.target)) continue;
+      seen.add(o.target);
+      const n = options.filter((x) => x.kind === "recall" && x.target === o.target).length;
+      buttons.push(n === 1 ? { label: `Recall ${o.target} → ${o.dest}`, move: o.move } : { label: `Recall ${o.target}…`, recall: o.target });
+    } else {
+      buttons.push({ label: o.target ? `${ABILITY_NAMES[o.kind]} ${o.target}` : ABILITY_NAMES[o.kind], move: o.move });
+    }
+  }
+  return buttons;
+}
