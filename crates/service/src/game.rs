@@ -347,29 +347,14 @@ pub fn create_with(
         };
         let seats = if side == Side::South { [mine, other] } else { [other, mine] };
         let mut rec = GameRecord {
-            id: id.to_owned(),
-            south: req.south,
-            north: req.north,
-            mode: req.mode,
             start,
-            seats,
+            position: start,
             invite_hash: invite.as_deref().map(tokens::hash),
             days_per_move: req.days_per_move,
             level: (req.mode == Mode::Ai).then(|| req.level.unwrap_or(ai::level::DEFAULT_LEVEL)),
             rated: req.rated,
             stage: extra.stage.clone(),
-            created_at: ctx.now,
-            moves: Vec::new(),
-            result: None,
-            deadline: None,
-            draw_offer: None,
-            last_replies: [None, None],
-            position: start,
-            repetitions: 1,
-            outbox: None,
-            last_mark: 0,
-            rematch: None,
-            assisted: false,
+            ..GameRecord::new(id, req.south, req.north, req.mode, seats, ctx.now)
         };
         let mut game = Game::new(start);
         let ai_move = ai_turn(&mut rec, &mut game, ctx)?;

@@ -145,6 +145,44 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
+    /// A game at its start: no move, no result, no offer, no deadline, nothing owed; no
+    /// invite, time control, level, stage or rating (set them with struct update syntax).
+    pub fn new(
+        id: &str,
+        south: Faction,
+        north: Faction,
+        mode: Mode,
+        seats: [Seat; 2],
+        created_at: i64,
+    ) -> GameRecord {
+        let start = Position::start(south, north);
+        GameRecord {
+            id: id.to_owned(),
+            south,
+            north,
+            mode,
+            start,
+            seats,
+            invite_hash: None,
+            days_per_move: None,
+            level: None,
+            rated: false,
+            stage: None,
+            created_at,
+            moves: Vec::new(),
+            result: None,
+            deadline: None,
+            draw_offer: None,
+            last_replies: [None, None],
+            position: start,
+            repetitions: 1,
+            outbox: None,
+            last_mark: 0,
+            rematch: None,
+            assisted: false,
+        }
+    }
+
     /// The game replayed from the stored moves (the engine is the authority on the
     /// position, the repetition history and the rules result).
     pub fn replay(&self) -> Result<Game, String> {

@@ -551,30 +551,11 @@ mod tests {
             token_hash: Some("h".into()),
             player: Some(p.into()),
         };
+        let seats = [seat("s"), Seat { token_hash: None, player: None, ..seat("n") }];
         let mut rec = GameRecord {
-            id: "g1".into(),
-            south: Faction::Clockwork,
-            north: Faction::Blades,
-            mode: Mode::Link,
-            start,
-            seats: [seat("s"), Seat { token_hash: None, player: None, ..seat("n") }],
             invite_hash: Some("i".into()),
             days_per_move: Some(1),
-            level: None,
-            rated: false,
-            stage: None,
-            created_at: 0,
-            moves: Vec::new(),
-            result: None,
-            deadline: None,
-            draw_offer: None,
-            last_replies: [None, None],
-            position: start,
-            repetitions: 1,
-            outbox: None,
-            last_mark: 0,
-            rematch: None,
-            assisted: false,
+            ..GameRecord::new("g1", Faction::Clockwork, Faction::Blades, Mode::Link, seats, 0)
         };
         let kinds = |n: &[Notice]| n.iter().map(|n| (n.player.clone(), n.kind)).collect::<Vec<_>>();
         let (n, seen) = notices(None, &rec);

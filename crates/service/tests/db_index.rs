@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
-use engine::{Faction, Game, Position, Side};
+use engine::{Faction, Game, Side};
 use serde_json::{json, Value};
 use service::create::Load;
 use service::db::{index, me_games};
@@ -43,35 +43,13 @@ fn seat(player: Option<&str>) -> Seat {
 }
 
 fn record(id: &str, mode: Mode, south: Option<&str>, north: Option<&str>) -> GameRecord {
-    let start = Position::start(Faction::Clockwork, Faction::Blades);
     let north_seat = match mode {
         Mode::Ai => Seat { controller: Controller::Ai, token_hash: None, player: None },
         Mode::Link => seat(north),
     };
     GameRecord {
-        id: id.into(),
-        south: Faction::Clockwork,
-        north: Faction::Blades,
-        mode,
-        start,
-        seats: [seat(south), north_seat],
-        invite_hash: None,
         days_per_move: Some(3),
-        level: None,
-        rated: false,
-        stage: None,
-        created_at: T0,
-        moves: Vec::new(),
-        result: None,
-        deadline: None,
-        draw_offer: None,
-        last_replies: [None, None],
-        position: start,
-        repetitions: 1,
-        outbox: None,
-        last_mark: 0,
-        rematch: None,
-        assisted: false,
+        ..GameRecord::new(id, Faction::Clockwork, Faction::Blades, mode, [seat(south), north_seat], T0)
     }
 }
 

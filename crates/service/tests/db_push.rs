@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
-use engine::{Faction, Position, Side};
+use engine::{Faction, Side};
 use serde_json::Value;
 use service::db::discord_dm;
 use service::db::push::{self, Delivery};
@@ -162,36 +162,16 @@ fn the_seen_row_of_a_games_object_is_stored_replaced_and_read_back() {
 }
 
 fn link_game() -> GameRecord {
-    let start = Position::start(Faction::Clockwork, Faction::Blades);
     let seat = |p: &str| Seat {
         controller: Controller::Human,
         token_hash: Some("h".into()),
         player: Some(p.into()),
     };
+    let seats = [seat("s"), Seat { token_hash: None, player: None, ..seat("n") }];
     GameRecord {
-        id: "g1".into(),
-        south: Faction::Clockwork,
-        north: Faction::Blades,
-        mode: Mode::Link,
-        start,
-        seats: [seat("s"), Seat { token_hash: None, player: None, ..seat("n") }],
         invite_hash: Some("i".into()),
         days_per_move: Some(1),
-        level: None,
-        rated: false,
-        stage: None,
-        created_at: 0,
-        moves: Vec::new(),
-        result: None,
-        deadline: None,
-        draw_offer: None,
-        last_replies: [None, None],
-        position: start,
-        repetitions: 1,
-        outbox: None,
-        last_mark: 0,
-        rematch: None,
-        assisted: false,
+        ..GameRecord::new("g1", Faction::Clockwork, Faction::Blades, Mode::Link, seats, 0)
     }
 }
 

@@ -87,31 +87,7 @@ fn record(w: &mut Walk, id: &str) -> GameRecord {
         Mode::Ai => Seat { controller: Controller::Ai, token_hash: None, player: None },
         Mode::Link => seat(w.player()),
     };
-    let mut rec = GameRecord {
-        id: id.into(),
-        south,
-        north,
-        mode,
-        start,
-        seats: [seat(w.player()), north_seat],
-        invite_hash: None,
-        days_per_move: None,
-        level: None,
-        rated: false,
-        stage: None,
-        created_at: T0,
-        moves: Vec::new(),
-        result: None,
-        deadline: None,
-        draw_offer: None,
-        last_replies: [None, None],
-        position: start,
-        repetitions: 1,
-        outbox: None,
-        last_mark: 0,
-        rematch: None,
-        assisted: false,
-    };
+    let mut rec = GameRecord::new(id, south, north, mode, [seat(w.player()), north_seat], T0);
     // Plies as the index counts them: 0 to 2.
     let mv = engine::Game::new(start).legal_moves()[0];
     let plies = w.next(3) as usize;
