@@ -40,3 +40,21 @@ export function abilityButtons(options) {
   }
   return buttons;
 }
+
+/**
+ * What a square picked during an ability choice `sel` means: {move} (the ability on it),
+ * {recall: square} (a Recall target with several destinations: ask where to next),
+ * {cancel: true} (the moved piece itself: the base move is put back) or {miss: true}.
+ */
+export function pickAbilityTarget(sel, square) {
+  const hits = sel.options.filter((o) => o.squares.includes(square));
+  if (!hits.length) return square === sel.landed || square === sel.from ? { cancel: true } : { miss: true };
+  if (hits.every((o) => o.kind === "recall") && hits.length > 1) return { recall: square };
+  return { move: hits[0].move };
+}
+
+/** The selection's next step once Recall's target is chosen: where it may be sent. */
+export function recallSelection(sel, target) {
+  const dests = sel.options.filter((o) => o.kind === "recall" && o.target === target).map((o) => ({ square: o.dest, move: o.move }));
+  return { ...sel, stage: "recall", target, dests };
+}

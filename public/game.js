@@ -18,6 +18,7 @@ import { pieceTip } from "./piece-tip.js";
 import { kingThreat, drawNotice, RepetitionGuard, warnings, warningsToggle } from "./traps.js";
 import * as ai from "./ai.js";
 import { analyse, classify, graphSVG, GRAPH_VIEWBOX } from "./analysis.js";
+import { AnalysisBoard } from "./analysis-board.js";
 
 /** The hint's strength: the server's default level (60,000 positions, a few tenths of a
  * second in the browser), whatever level the game is played at (a beginner's level strays
@@ -55,6 +56,7 @@ class GameView {
     this.offAccount?.();
     this.live?.close();
     this.board?.destroy();
+    this.analysisBoard?.destroy();
     clearInterval(this.clock);
     document.removeEventListener("keydown", this.globalKey);
   }
@@ -152,6 +154,7 @@ class GameView {
         <div class="player-bar top"></div>
         <div class="board-wrap"><div class="board-host"></div><div class="result-banner" hidden role="status"></div></div>
         <div class="player-bar bottom"></div>
+        <div class="analysis-board-host" hidden></div>
         <div class="analysis" role="region" aria-label="Analysis" hidden>
           <progress class="analysis-progress" max="1" value="0" aria-label="Analysis progress"></progress>
           <svg class="eval-graph" viewBox="${GRAPH_VIEWBOX}" role="img" aria-label="Evaluation graph: South's chance to win at each position (the move list steps through the same positions)"></svg>
@@ -202,6 +205,7 @@ class GameView {
         <div class="actions">
           <button type="button" class="ask-hint" hidden>Hint</button>
           <button type="button" class="analyse" hidden>Analyse game</button>
+          <button type="button" class="open-board" hidden>Analysis board</button>
           <button type="button" class="takeback" hidden>Take back</button>
           <button type="button" class="resign danger">Resign</button>
           <button type="button" class="offer-draw">Offer draw</button>
@@ -229,6 +233,7 @@ class GameView {
     this.$(".takeback").addEventListener("click", () => this.takeback());
     this.$(".ask-hint").addEventListener("click", () => this.showHint());
     this.$(".analyse").addEventListener("click", () => this.analyseGame());
+    this.$(".open-board").addEventListener("click", () => this.openBoard());
     this.$(".eval-graph").addEventListener("click", (e) => {
       const pt = e.target.closest?.("circle[data-ply]");
       if (pt) this.showPly(Number(pt.dataset.ply));
@@ -299,6 +304,8 @@ class GameView {
       this.root.dataset.animating = "false";
     }
     this.renderPanel();
+    // The analysis board follows the game (an AI game goes on: the AI's reply comes in).
+    if (this.analysisBoard) this.analysisBoard.setGame({ start: s.start, moves: s.moves });
     if (play) {
       this.playNewMoves(oldLen);
     } else {
@@ -564,9 +571,12 @@ class GameView {
     // Take back (issue 31): a casual game against the AI, a move of ours answered.
     const answered = s.moves.length >= (me === "south" ? 2 : 3);
     this.$(".takeback").hidden = !playing || s.mode !== "ai" || s.rated || !!st || !answered || s.turn !== me;
-    // Analysis (issue 31): a finished game only, for anyone who sees it (never engine help
-    // during a game).
-    this.$(".analyse").hidden = s.status !== "finished" || !!this.analysis;
+    // Analysis (issue 31): where analysisAllowed says (never engine help during a game
+    // against a human); offered again once an analysis is out of date.
+    const a = this.analysis;
+    const analysed = !!a && (!a.done || a.key === s.moves.join(" "));
+    this.$(".analyse").hidden = !this.analysisAllowed() || analysed;
+    this.$(".open-board").hidden = !this.analysisAllowed() || !!this.analysisBoard;
     // Hint (issue 31): the same games only (never against a human), on the player's turn.
     this.$(".ask-hint").hidden = !this.hintAllowed();
     const hint = this.currentHint();
@@ -727,6 +737,8 @@ class GameView {
     this.viewPly = ply === n ? null : ply;
     this.sel = null;
     this.hideAbilityBar();
+    // The move list and the graph choose the analysis board's position too.
+    this.analysisBoard?.setBase(ply);
     this.draw();
     // The result banner never covers the board while earlier positions are shown.
     this.showEnd();
@@ -993,12 +1005,58 @@ class GameView {
     }
   }
 
+  /**
+   * Whether the engine's analysis (Analyse game, the analysis board) is offered: for anyone
+   * once the game is finished; before that only to the player of their own game against
+   * the AI (they are only playing a machine). Never during a game with a human in it, to
+   * its players or to its spectators (a spectator could pass it on).
+   */
+  analysisAllowed() {
+    const s = this.state;
+    if (!s) return false;
+    if (s.status === "finished") return true;
+    const me = this.mySide;
+    return !!me && !!(this.seat?.token || this.seat?.session) && s[other(me)].player === "ai";
+  }
+
+  /** The analysis board in place of the game's board, from the position shown. */
+  openBoard() {
+    if (!this.analysisAllowed() || this.analysisBoard) return;
+    const s = this.state;
+    const host = this.$(".analysis-board-host");
+    host.hidden = false;
+    this.root.classList.add("analysing");
+    this.sel = null;
+    this.hideAbilityBar();
+    this.analysisBoard = new AnalysisBoard(host, {
+      game: { start: s.start, moves: s.moves },
+      ply: this.viewPly ?? s.moves.length,
+      flipped: this.isFlipped(),
+      viewer: this.mySide,
+      onBack: () => this.closeBoard(),
+    });
+    this.renderPanel();
+    this.analysisBoard.focus();
+  }
+
+  /** "Back to game": the analysis board goes, the game's board shows the game again. */
+  closeBoard() {
+    this.analysisBoard?.destroy();
+    this.analysisBoard = null;
+    this.$(".analysis-board-host").hidden = true;
+    this.root.classList.remove("analysing");
+    this.renderPanel();
+    this.draw();
+    this.$(".open-board").focus();
+    announce("Back to the game.");
+  }
+
   /** Evaluates every position of the finished game with the browser's AI (a Web Worker:
    * the page stays responsive, a progress bar meanwhile), then draws the graph and classes
    * the moves. */
   async analyseGame() {
     const s = this.state;
-    if (s.status !== "finished" || this.analysis) return;
+    if (!this.analysisAllowed() || (this.analysis && !this.analysis.done)) return;
     const key = s.moves.join(" ");
     this.analysis = { key, done: false };
     this.renderPanel();
@@ -1009,7 +1067,15 @@ class GameView {
     this.$(".analysis-note").textContent = "Analysing…";
     try {
       const evals = await analyse(s.start, s.moves, (done, total) => { bar.max = total; bar.value = done; });
-      if (this.destroyed || this.state.moves.join(" ") !== key) return;
+      if (this.destroyed) return;
+      if (this.state.moves.join(" ") !== key) {
+        // A game against the AI moved on meanwhile: this analysis is of a past position,
+        // dropped (Analyse game is offered again).
+        this.analysis = null;
+        box.hidden = true;
+        this.renderPanel();
+        return;
+      }
       const turns = s.moves.map((_, k) => (this.history[k]?.pos.turn ?? (k % 2 ? "north" : "south")));
       this.analysis = { key, done: true, evals, verdicts: classify(evals, s.moves, turns) };
       bar.hidden = true;
@@ -1035,6 +1101,11 @@ class GameView {
   renderAnalysis(ply, at) {
     const a = this.analysis;
     if (!a?.done) return;
+    // An analysis of fewer moves than the game now has (a game against the AI goes on):
+    // its graph is put away; Analyse game is offered again.
+    const stale = a.key !== this.state.moves.join(" ");
+    this.$(".analysis").hidden = stale;
+    if (stale) return;
     const g = this.$(".eval-graph");
     g.innerHTML = graphSVG(a.evals, a.verdicts, ply);
     if (!at) return;
