@@ -7,8 +7,8 @@
 // game, or one's own game against the AI) and the imported record's page (record.js);
 // which games may have it is theirs to decide, never this module's.
 import { BoardView } from "./board.js";
-import { ABILITY_HELP, ABILITY_NAMES, applyMove, describeMove, idx, legalMoves, parseMove, previewBase, replay } from "./notation.js";
-import { abilityButtons, abilityChoice, pickAbilityTarget, recallSelection } from "./ability-choice.js";
+import { ABILITY_NAMES, applyMove, describeMove, idx, legalMoves, parseMove, previewBase, replay } from "./notation.js";
+import { abilityBar, abilityChoice, pickAbilityTarget, recallSelection } from "./ability-choice.js";
 import { pieceTip } from "./piece-tip.js";
 import * as ai from "./ai.js";
 import { ANALYSIS_LEVEL } from "./analysis.js";
@@ -260,27 +260,10 @@ export class AnalysisBoard {
   }
 
   showAbilityBar() {
-    const sel = this.sel;
     const bar = this.$(".ability-bar");
     bar.hidden = false;
-    let buttons;
-    if (sel.stage === "recall") {
-      bar.replaceChildren(h("p", {}, h("strong", { text: `Recall ${sel.target}` }), ": choose where it goes (highlighted squares)."));
-      buttons = sel.dests.map((d) => ({ label: `to ${d.square}`, move: d.move }));
-    } else {
-      const kinds = [...new Set(sel.options.map((o) => o.kind))];
-      bar.replaceChildren(h("p", {}, kinds.map((k) => [h("strong", { text: ABILITY_NAMES[k] }), `: ${ABILITY_HELP[k]} `]), "Choose a highlighted square or a button."));
-      buttons = abilityButtons(sel.options);
-    }
-    const wrap = h("div", { class: "ability-options" });
-    for (const b of buttons) {
-      wrap.append(h("button", { type: "button", class: "primary ability-btn", dataset: { move: b.move || "" }, text: b.label,
-        onclick: () => (b.recall ? this.startRecall(b.recall) : this.play(b.move)) }));
-    }
-    if (sel.plain) wrap.append(h("button", { type: "button", class: "skip", text: "Skip ability", onclick: () => this.play(sel.base) }));
-    wrap.append(h("button", { type: "button", class: "cancel", text: "Cancel move", onclick: () => this.cancel() }));
-    bar.append(wrap);
-    wrap.querySelector("button")?.focus({ preventScroll: true });
+    bar.replaceChildren(...abilityBar(this.sel, { play: (m) => this.play(m), recall: (t) => this.startRecall(t), cancel: () => this.cancel() }));
+    bar.querySelector("button")?.focus({ preventScroll: true });
   }
 
   hideAbilityBar() {

@@ -7,13 +7,13 @@ import { api, fresh, LiveGame, seats } from "./api.js";
 import { account, playerName } from "./account.js";
 import { stageFinished, plyNote } from "./story.js";
 import { BoardView } from "./board.js";
-import { parsePosition, parseMove, replay, applyMove, previewBase, describeMove, ABILITY_NAMES, ABILITY_HELP, FACTION_NAMES, idx } from "./notation.js";
+import { parsePosition, parseMove, replay, applyMove, previewBase, describeMove, ABILITY_NAMES, FACTION_NAMES, idx } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 import { confirmDialog, openModal } from "./modals.js";
 import { sfx } from "./audio.js";
 import { copyText, toast, announce, el, navigate, plural } from "./ui.js";
 import { rematchControls } from "./rematch.js";
-import { abilityChoice, abilityButtons } from "./ability-choice.js";
+import { abilityBar, abilityChoice, pickAbilityTarget, recallSelection } from "./ability-choice.js";
 import { pieceTip } from "./piece-tip.js";
 import { kingThreat, drawNotice, RepetitionGuard, warnings, warningsToggle } from "./traps.js";
 import * as ai from "./ai.js";
@@ -810,45 +810,11 @@ class GameView {
   }
 
   showAbilityBar() {
-    const sel = this.sel;
     const bar = this.$(".ability-bar");
     bar.hidden = false;
-    const kinds = [...new Set(sel.options.map((o) => o.kind))];
-    const help = ABILITY_HELP;
-    let buttons;
-    if (sel.stage === "recall") {
-      bar.innerHTML = `<p><strong>Recall ${sel.target}</strong>: choose where it goes (highlighted squares).</p><div class="ability-options"></div>`;
-      buttons = sel.dests.map((o) => ({ label: `to ${o.square}`, move: o.move }));
-    } else {
-      bar.innerHTML = `<p>${kinds.map((k) => `<strong>${ABILITY_NAMES[k]}</strong>: ${help[k]}`).join(" ")} Choose a highlighted square or a button.</p><div class="ability-options"></div>`;
-      buttons = abilityButtons(sel.options);
-    }
-    const wrap = bar.querySelector(".ability-options");
-    for (const b of buttons) {
-      const btn = document.createElement("button");
-      btn.type = "button";
-      btn.className = "primary ability-btn";
-      btn.textContent = b.label;
-      btn.dataset.move = b.move || "";
-      btn.addEventListener("click", () => (b.recall ? this.startRecall(b.recall) : this.submit(b.move)));
-      wrap.append(btn);
-    }
-    if (sel.plain) {
-      const skip = document.createElement("button");
-      skip.type = "button";
-      skip.className = "skip";
-      skip.textContent = "Skip ability";
-      skip.addEventListener("click", () => this.submit(sel.base));
-      wrap.append(skip);
-    }
-    const cancel = document.createElement("button");
-    cancel.type = "button";
-    cancel.className = "cancel";
-    cancel.textContent = "Cancel move";
-    cancel.addEventListener("click", () => this.cancel());
-    wrap.append(cancel);
+    bar.replaceChildren(...abilityBar(this.sel, { play: (m) => this.submit(m), recall: (t) => this.startRecall(t), cancel: () => this.cancel() }));
     if (window.innerWidth < 900) bar.scrollIntoView({ block: "nearest", behavior: "smooth" });
-    wrap.querySelector("button")?.focus({ preventScroll: true });
+    bar.querySelector("button")?.focus({ preventScroll: true });
   }
 
   hideAbilityBar() {
@@ -857,21 +823,15 @@ class GameView {
   }
 
   pickAbilityTarget(square) {
-    const sel = this.sel;
-    const hits = sel.options.filter((o) => o.squares.includes(square));
-    if (!hits.length) {
-      if (square === sel.landed || square === sel.from) { this.cancel(); return; }
-      this.msg("Choose a highlighted square, Skip, or Cancel.");
-      return;
-    }
-    if (hits.every((o) => o.kind === "recall") && hits.length > 1) { this.startRecall(square); return; }
-    this.submit(hits[0].move);
+    const pick = pickAbilityTarget(this.sel, square);
+    if (pick.move) this.submit(pick.move);
+    else if (pick.recall) this.startRecall(pick.recall);
+    else if (pick.cancel) this.cancel();
+    else this.msg("Choose a highlighted square, Skip, or Cancel.");
   }
 
   startRecall(target) {
-    const sel = this.sel;
-    const dests = sel.options.filter((o) => o.kind === "recall" && o.target === target).map((o) => ({ square: o.dest, move: o.move }));
-    this.sel = { ...sel, stage: "recall", target, dests, options: sel.options };
+    this.sel = recallSelection(this.sel, target);
     this.showAbilityBar();
     this.draw();
     announce(`Recall ${target}: choose its destination.`);

@@ -175,5 +175,12 @@ test("an imported record: refused while a game between humans goes on, else anal
   assert.equal(await page.getAttribute(".record-page .analysis-board", "data-position"), replay(g.start, g.moves)[n - 1].pos.text);
   assert.match(await page.textContent(".record-page .analysis-note"), new RegExp(`^After move ${n - 1}: South's chance to win \\d+%\\.`));
   await shot(page, "i31-record-analysis");
+  // On a phone, the record's graph and board without sideways scrolling.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForFunction(() => window.innerWidth === 390);
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390 &&
+    [".eval-graph", ".analysis-board .board", "#record-text"].every((s) => document.querySelector(s).getBoundingClientRect().right <= 390)),
+  "the record's page fits 390 px");
+  await shot(page, "i31-record-analysis-390");
   assert.deepEqual(page.errors, []);
 });
