@@ -1,7 +1,7 @@
 // Automated accessibility check of the browser client with axe-core (issue 5: "contrast
 // that passes WCAG AA", ARIA labels on squares and pieces). axe runs inside the page on the
 // main screens: home, a game against the AI at 1280 px and at 390 px (a piece's tip open
-// too, the analysis board), the Game Rules modal,
+// too, the analysis board, then its record analysed), the Game Rules modal,
 // the Server Busy modal, and the players' screens (story, stage intro and stage game,
 // Player Info with the account panel, the Player Info modal, the leaderboard), and Learn the
 // pieces (the lessons, a lesson with its hint and its ability choice). No colour-contrast
@@ -189,6 +189,14 @@ test("axe: a game against the AI at 1280 and 390 px: selection, in progress, rep
   await page.setViewportSize({ width: 390, height: 844 });
   await settled(page);
   await check(page, "game over, result banner (390 px)");
+  // Its record, pasted into Analyse a record: the graph and the analysis board (390 px).
+  const record = await page.evaluate(async () => (await fetch(`/api/games/${location.pathname.split("/")[2]}/record`)).text());
+  await page.goto("/analyse");
+  await page.fill("#record-text", record);
+  await page.click(".record-form button[type=submit]");
+  await page.waitForSelector(".record-page .analysis[data-done]");
+  await page.waitForSelector(".record-page .ab-eval[data-state]:not([data-state=thinking])");
+  await check(page, "Analyse a record, analysed (390 px)");
   assert.deepEqual(page.errors, []);
 });
 
