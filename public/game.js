@@ -975,8 +975,10 @@ class GameView {
     const s = this.state;
     if (!s) return false;
     if (s.status === "finished") return true;
+    // Before the end only in the player's own casual AI game, where hints are allowed
+    // too: a rated or story game is a test of the player, not of the browser's engine.
     const me = this.mySide;
-    return !!me && !!(this.seat?.token || this.seat?.session) && s[other(me)].player === "ai";
+    return !!me && !!(this.seat?.token || this.seat?.session) && s[other(me)].player === "ai" && s.mode === "ai" && !s.rated && !s.stage;
   }
 
   /** The analysis board in place of the game's board, from the position shown. */

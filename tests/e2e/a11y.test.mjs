@@ -295,6 +295,10 @@ test("axe: story screen, stage intro, stage game, Player Info and the leaderboar
   await page.waitForSelector(".my-turn .board .sq.pickable");
   await page.waitForSelector(".stage-card:not([hidden])");
   await check(page, "stage game (1280 px)");
+  // A story stage tests the player: no engine help before it ends (issue 31).
+  for (const help of [".actions .analyse", ".actions .open-board", ".actions .ask-hint"]) {
+    assert.equal(await page.locator(help).isHidden(), true, `${help} hidden in a stage game`);
+  }
   await page.setViewportSize({ width: 390, height: 844 });
   await settled(page);
   await check(page, "stage game (390 px)");
