@@ -11,6 +11,7 @@ import { showGame } from "./game.js";
 import { showStories } from "./story.js";
 import { showLearn, showLesson } from "./learn.js";
 import { showPlayer, showLeaderboard } from "./players.js";
+import { showRecord } from "./record.js";
 import { account, badgesEl, badgeEl } from "./account.js";
 import { showRules, showRulesPage, showApiPage, showDevNotes, showSupport, showPlayerInfo, showMusic, showBadgeEarned } from "./modals.js";
 import { settings, THEMES } from "./audio.js";
@@ -50,6 +51,9 @@ async function route() {
   } else if (lesson) {
     document.title = "Iron Arena — lesson";
     teardown = await showLesson(main, lesson[1]);
+  } else if (/^\/analyse\/?$/.test(path)) {
+    document.title = "Iron Arena — Analyse a record";
+    teardown = showRecord(main);
   } else if (/^\/api-docs\/?$/.test(path)) {
     document.title = "Iron Arena — API";
     await showApiPage(main);

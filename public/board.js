@@ -6,6 +6,9 @@ import { FILES, PIECES, sqName, idx } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 
 let tipIds = 0;
+// Each board's arrow-head marker needs an id of its own: a page may hold two boards (the
+// game's and the analysis board), and url(#id) would take the first one's.
+let boardIds = 0;
 
 export class BoardView {
   /**
@@ -21,6 +24,7 @@ export class BoardView {
     this.flipped = false;
     this.focusSq = "e1";
     this.interactive = true;
+    this.uid = ++boardIds;
     root.classList.add("board-frame");
     root.innerHTML = `<div class="ranks" aria-hidden="true"></div><div class="board" role="grid" aria-label="Board"></div><div class="files" aria-hidden="true"></div>`;
     this.grid = root.querySelector(".board");
@@ -105,7 +109,9 @@ export class BoardView {
    * from), preview: Set, canPick: Set (own movable pieces), threatened (the player's
    * king-piece's square when the opponent could take it next move), threatFrom: Set (the
    * pieces that could), losing: Set (destinations where every move loses by repetition),
-   * hint: [from, to] (a suggested move: both squares marked and an arrow between them)}.
+   * hint: [from, to] (a suggested move: both squares marked and an arrow between them),
+   * line: [[from, to], …] (an expected line of play: an arrow per move, each fainter than
+   * the one before; the squares are not marked, the page says the line in words)}.
    */
   render(pos, marks = {}, animate = null) {
     this.pos = pos;
@@ -145,24 +151,34 @@ export class BoardView {
       if (p) c.dataset.piece = `${p.side === "south" ? "South" : "North"} ${p.name}${p.charged ? " (charged)" : ""}`;
       else delete c.dataset.piece;
     }
-    this.drawArrow(m.hint);
+    this.drawArrows(m.hint, m.line);
     if (animate) this.animate(animate);
   }
 
-  /** An arrow from `hint[0]` to `hint[1]` (none without a hint), in display squares. */
-  drawArrow(hint) {
-    if (!hint) { this.arrows.replaceChildren(); return; }
+  /** The hint's arrow from `hint[0]` to `hint[1]`, and an arrow per move of `line` (the
+   * first the strongest: its class says its place, `step-0`, `step-1`, …), in display
+   * squares; nothing without either. */
+  drawArrows(hint, line = null) {
+    if (!hint && !line?.length) { this.arrows.replaceChildren(); return; }
     const at = (name) => {
       const f = FILES.indexOf(name[0]);
       const r = Number(name.slice(1)) - 1;
       return [(this.flipped ? 8 - f : f) + 0.5, (this.flipped ? r : 8 - r) + 0.5];
     };
-    const [[x1, y1], [x2, y2]] = [at(hint[0]), at(hint[1])];
-    // Stopped short of the destination's centre so the head does not hide its piece.
-    const len = Math.hypot(x2 - x1, y2 - y1) || 1;
-    const [ex, ey] = [x2 - ((x2 - x1) / len) * 0.3, y2 - ((y2 - y1) / len) * 0.3];
-    this.arrows.innerHTML = `<defs><marker id="hint-head" viewBox="0 0 4 4" refX="2" refY="2" markerWidth="3" markerHeight="3" orient="auto"><path d="M0,0 L4,2 L0,4 z" class="arrow-head"/></marker></defs>` +
-      `<line class="arrow hint-arrow" x1="${x1}" y1="${y1}" x2="${ex}" y2="${ey}" marker-end="url(#hint-head)"/>`;
+    // A head per kind: a marker's colour is its own, not the line's.
+    const heads = { hint: `arrow-head-${this.uid}`, line: `line-head-${this.uid}` };
+    const arrow = ([from, to], cls, head) => {
+      const [[x1, y1], [x2, y2]] = [at(from), at(to)];
+      // Stopped short of the destination's centre so the head does not hide its piece.
+      const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+      const [ex, ey] = [x2 - ((x2 - x1) / len) * 0.3, y2 - ((y2 - y1) / len) * 0.3];
+      return `<line class="arrow ${cls}" x1="${x1}" y1="${y1}" x2="${ex}" y2="${ey}" marker-end="url(#${head})"/>`;
+    };
+    // Drawn last to first, so that the first move's arrow is on top where they cross.
+    const lines = (line || []).map((mv, i) => arrow(mv, `line-arrow step-${i}`, heads.line)).reverse();
+    const marker = (id, cls) => `<marker id="${id}" viewBox="0 0 4 4" refX="2" refY="2" markerWidth="3" markerHeight="3" orient="auto"><path d="M0,0 L4,2 L0,4 z" class="${cls}"/></marker>`;
+    this.arrows.innerHTML = `<defs>${marker(heads.hint, "arrow-head")}${marker(heads.line, "arrow-head line-head")}</defs>` +
+      lines.join("") + (hint ? arrow(hint, "hint-arrow", heads.hint) : "");
   }
 
   animate({ from, to, moved = [] }) {

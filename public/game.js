@@ -7,17 +7,18 @@ import { api, fresh, LiveGame, seats } from "./api.js";
 import { account, playerName } from "./account.js";
 import { stageFinished, plyNote } from "./story.js";
 import { BoardView } from "./board.js";
-import { parsePosition, parseMove, replay, applyMove, previewBase, describeMove, ABILITY_NAMES, ABILITY_HELP, FACTION_NAMES, idx } from "./notation.js";
+import { parsePosition, parseMove, replay, applyMove, previewBase, describeMove, ABILITY_NAMES, FACTION_NAMES, idx } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 import { confirmDialog, openModal } from "./modals.js";
 import { sfx } from "./audio.js";
 import { copyText, toast, announce, el, navigate, plural } from "./ui.js";
 import { rematchControls } from "./rematch.js";
-import { abilityChoice, abilityButtons } from "./ability-choice.js";
+import { abilityBar, abilityChoice, pickAbilityTarget, recallSelection } from "./ability-choice.js";
 import { pieceTip } from "./piece-tip.js";
 import { kingThreat, drawNotice, RepetitionGuard, warnings, warningsToggle } from "./traps.js";
 import * as ai from "./ai.js";
 import { analyse, classify, graphSVG, GRAPH_VIEWBOX } from "./analysis.js";
+import { AnalysisBoard } from "./analysis-board.js";
 
 /** The hint's strength: the server's default level (60,000 positions, a few tenths of a
  * second in the browser), whatever level the game is played at (a beginner's level strays
@@ -55,6 +56,7 @@ class GameView {
     this.offAccount?.();
     this.live?.close();
     this.board?.destroy();
+    this.analysisBoard?.destroy();
     clearInterval(this.clock);
     document.removeEventListener("keydown", this.globalKey);
   }
@@ -152,6 +154,7 @@ class GameView {
         <div class="player-bar top"></div>
         <div class="board-wrap"><div class="board-host"></div><div class="result-banner" hidden role="status"></div></div>
         <div class="player-bar bottom"></div>
+        <div class="analysis-board-host" hidden></div>
         <div class="analysis" role="region" aria-label="Analysis" hidden>
           <progress class="analysis-progress" max="1" value="0" aria-label="Analysis progress"></progress>
           <svg class="eval-graph" viewBox="${GRAPH_VIEWBOX}" role="img" aria-label="Evaluation graph: South's chance to win at each position (the move list steps through the same positions)"></svg>
@@ -202,6 +205,7 @@ class GameView {
         <div class="actions">
           <button type="button" class="ask-hint" hidden>Hint</button>
           <button type="button" class="analyse" hidden>Analyse game</button>
+          <button type="button" class="open-board" hidden>Analysis board</button>
           <button type="button" class="takeback" hidden>Take back</button>
           <button type="button" class="resign danger">Resign</button>
           <button type="button" class="offer-draw">Offer draw</button>
@@ -229,6 +233,7 @@ class GameView {
     this.$(".takeback").addEventListener("click", () => this.takeback());
     this.$(".ask-hint").addEventListener("click", () => this.showHint());
     this.$(".analyse").addEventListener("click", () => this.analyseGame());
+    this.$(".open-board").addEventListener("click", () => this.openBoard());
     this.$(".eval-graph").addEventListener("click", (e) => {
       const pt = e.target.closest?.("circle[data-ply]");
       if (pt) this.showPly(Number(pt.dataset.ply));
@@ -299,6 +304,8 @@ class GameView {
       this.root.dataset.animating = "false";
     }
     this.renderPanel();
+    // The analysis board follows the game (an AI game goes on: the AI's reply comes in).
+    if (this.analysisBoard) this.analysisBoard.setGame({ start: s.start, moves: s.moves });
     if (play) {
       this.playNewMoves(oldLen);
     } else {
@@ -564,9 +571,12 @@ class GameView {
     // Take back (issue 31): a casual game against the AI, a move of ours answered.
     const answered = s.moves.length >= (me === "south" ? 2 : 3);
     this.$(".takeback").hidden = !playing || s.mode !== "ai" || s.rated || !!st || !answered || s.turn !== me;
-    // Analysis (issue 31): a finished game only, for anyone who sees it (never engine help
-    // during a game).
-    this.$(".analyse").hidden = s.status !== "finished" || !!this.analysis;
+    // Analysis (issue 31): where analysisAllowed says (never engine help during a game
+    // against a human); offered again once an analysis is out of date.
+    const a = this.analysis;
+    const analysed = !!a && (!a.done || a.key === s.moves.join(" "));
+    this.$(".analyse").hidden = !this.analysisAllowed() || analysed;
+    this.$(".open-board").hidden = !this.analysisAllowed() || !!this.analysisBoard;
     // Hint (issue 31): the same games only (never against a human), on the player's turn.
     this.$(".ask-hint").hidden = !this.hintAllowed();
     const hint = this.currentHint();
@@ -727,6 +737,8 @@ class GameView {
     this.viewPly = ply === n ? null : ply;
     this.sel = null;
     this.hideAbilityBar();
+    // The move list and the graph choose the analysis board's position too.
+    this.analysisBoard?.setBase(ply);
     this.draw();
     // The result banner never covers the board while earlier positions are shown.
     this.showEnd();
@@ -798,45 +810,11 @@ class GameView {
   }
 
   showAbilityBar() {
-    const sel = this.sel;
     const bar = this.$(".ability-bar");
     bar.hidden = false;
-    const kinds = [...new Set(sel.options.map((o) => o.kind))];
-    const help = ABILITY_HELP;
-    let buttons;
-    if (sel.stage === "recall") {
-      bar.innerHTML = `<p><strong>Recall ${sel.target}</strong>: choose where it goes (highlighted squares).</p><div class="ability-options"></div>`;
-      buttons = sel.dests.map((o) => ({ label: `to ${o.square}`, move: o.move }));
-    } else {
-      bar.innerHTML = `<p>${kinds.map((k) => `<strong>${ABILITY_NAMES[k]}</strong>: ${help[k]}`).join(" ")} Choose a highlighted square or a button.</p><div class="ability-options"></div>`;
-      buttons = abilityButtons(sel.options);
-    }
-    const wrap = bar.querySelector(".ability-options");
-    for (const b of buttons) {
-      const btn = document.createElement("button");
-      btn.type = "button";
-      btn.className = "primary ability-btn";
-      btn.textContent = b.label;
-      btn.dataset.move = b.move || "";
-      btn.addEventListener("click", () => (b.recall ? this.startRecall(b.recall) : this.submit(b.move)));
-      wrap.append(btn);
-    }
-    if (sel.plain) {
-      const skip = document.createElement("button");
-      skip.type = "button";
-      skip.className = "skip";
-      skip.textContent = "Skip ability";
-      skip.addEventListener("click", () => this.submit(sel.base));
-      wrap.append(skip);
-    }
-    const cancel = document.createElement("button");
-    cancel.type = "button";
-    cancel.className = "cancel";
-    cancel.textContent = "Cancel move";
-    cancel.addEventListener("click", () => this.cancel());
-    wrap.append(cancel);
+    bar.replaceChildren(...abilityBar(this.sel, { play: (m) => this.submit(m), recall: (t) => this.startRecall(t), cancel: () => this.cancel() }));
     if (window.innerWidth < 900) bar.scrollIntoView({ block: "nearest", behavior: "smooth" });
-    wrap.querySelector("button")?.focus({ preventScroll: true });
+    bar.querySelector("button")?.focus({ preventScroll: true });
   }
 
   hideAbilityBar() {
@@ -845,21 +823,15 @@ class GameView {
   }
 
   pickAbilityTarget(square) {
-    const sel = this.sel;
-    const hits = sel.options.filter((o) => o.squares.includes(square));
-    if (!hits.length) {
-      if (square === sel.landed || square === sel.from) { this.cancel(); return; }
-      this.msg("Choose a highlighted square, Skip, or Cancel.");
-      return;
-    }
-    if (hits.every((o) => o.kind === "recall") && hits.length > 1) { this.startRecall(square); return; }
-    this.submit(hits[0].move);
+    const pick = pickAbilityTarget(this.sel, square);
+    if (pick.move) this.submit(pick.move);
+    else if (pick.recall) this.startRecall(pick.recall);
+    else if (pick.cancel) this.cancel();
+    else this.msg("Choose a highlighted square, Skip, or Cancel.");
   }
 
   startRecall(target) {
-    const sel = this.sel;
-    const dests = sel.options.filter((o) => o.kind === "recall" && o.target === target).map((o) => ({ square: o.dest, move: o.move }));
-    this.sel = { ...sel, stage: "recall", target, dests, options: sel.options };
+    this.sel = recallSelection(this.sel, target);
     this.showAbilityBar();
     this.draw();
     announce(`Recall ${target}: choose its destination.`);
@@ -993,12 +965,60 @@ class GameView {
     }
   }
 
+  /**
+   * Whether the engine's analysis (Analyse game, the analysis board) is offered: for anyone
+   * once the game is finished; before that only to the player of their own game against
+   * the AI (they are only playing a machine). Never during a game with a human in it, to
+   * its players or to its spectators (a spectator could pass it on).
+   */
+  analysisAllowed() {
+    const s = this.state;
+    if (!s) return false;
+    if (s.status === "finished") return true;
+    // Before the end only in the player's own casual AI game, where hints are allowed
+    // too: a rated or story game is a test of the player, not of the browser's engine.
+    const me = this.mySide;
+    return !!me && !!(this.seat?.token || this.seat?.session) && s[other(me)].player === "ai" && s.mode === "ai" && !s.rated && !s.stage;
+  }
+
+  /** The analysis board in place of the game's board, from the position shown. */
+  openBoard() {
+    if (!this.analysisAllowed() || this.analysisBoard) return;
+    const s = this.state;
+    const host = this.$(".analysis-board-host");
+    host.hidden = false;
+    this.root.classList.add("analysing");
+    this.sel = null;
+    this.hideAbilityBar();
+    this.analysisBoard = new AnalysisBoard(host, {
+      game: { start: s.start, moves: s.moves },
+      ply: this.viewPly ?? s.moves.length,
+      flipped: this.isFlipped(),
+      viewer: this.mySide,
+      onBack: () => this.closeBoard(),
+    });
+    this.renderPanel();
+    this.analysisBoard.focus();
+  }
+
+  /** "Back to game": the analysis board goes, the game's board shows the game again. */
+  closeBoard() {
+    this.analysisBoard?.destroy();
+    this.analysisBoard = null;
+    this.$(".analysis-board-host").hidden = true;
+    this.root.classList.remove("analysing");
+    this.renderPanel();
+    this.draw();
+    this.$(".open-board").focus();
+    announce("Back to the game.");
+  }
+
   /** Evaluates every position of the finished game with the browser's AI (a Web Worker:
    * the page stays responsive, a progress bar meanwhile), then draws the graph and classes
    * the moves. */
   async analyseGame() {
     const s = this.state;
-    if (s.status !== "finished" || this.analysis) return;
+    if (!this.analysisAllowed() || (this.analysis && !this.analysis.done)) return;
     const key = s.moves.join(" ");
     this.analysis = { key, done: false };
     this.renderPanel();
@@ -1009,7 +1029,15 @@ class GameView {
     this.$(".analysis-note").textContent = "Analysing…";
     try {
       const evals = await analyse(s.start, s.moves, (done, total) => { bar.max = total; bar.value = done; });
-      if (this.destroyed || this.state.moves.join(" ") !== key) return;
+      if (this.destroyed) return;
+      if (this.state.moves.join(" ") !== key) {
+        // A game against the AI moved on meanwhile: this analysis is of a past position,
+        // dropped (Analyse game is offered again).
+        this.analysis = null;
+        box.hidden = true;
+        this.renderPanel();
+        return;
+      }
       const turns = s.moves.map((_, k) => (this.history[k]?.pos.turn ?? (k % 2 ? "north" : "south")));
       this.analysis = { key, done: true, evals, verdicts: classify(evals, s.moves, turns) };
       bar.hidden = true;
@@ -1035,6 +1063,11 @@ class GameView {
   renderAnalysis(ply, at) {
     const a = this.analysis;
     if (!a?.done) return;
+    // An analysis of fewer moves than the game now has (a game against the AI goes on):
+    // its graph is put away; Analyse game is offered again.
+    const stale = a.key !== this.state.moves.join(" ");
+    this.$(".analysis").hidden = stale;
+    if (stale) return;
     const g = this.$(".eval-graph");
     g.innerHTML = graphSVG(a.evals, a.verdicts, ply);
     if (!at) return;

@@ -112,6 +112,7 @@ export function showHome(main) {
       <nav class="home-modes" aria-label="More ways to play">
         <a class="mode-card learn-entry" href="/learn" data-link><span class="mode-icon">${ICONS.learn}</span><span><strong>Learn the pieces</strong><small>A small board per piece and ability, with a goal: see what each one can do.</small></span></a>
         <a class="mode-card story-entry" href="/story" data-link><span class="mode-icon">${ICONS.story}</span><span><strong>Story</strong><small>Three stories, six stages each, against the AI. Finish one to earn its badge.</small></span></a>
+        <a class="mode-card record-entry" href="/analyse" data-link><span class="mode-icon">${ICONS.graph}</span><span><strong>Analyse a record</strong><small>Paste a game's record: the engine's view of every move, and a board to try others.</small></span></a>
         <a class="mode-card" href="/leaderboard" data-link><span class="mode-icon">${ICONS.trophy}</span><span><strong>Leaderboard</strong><small>The best rated players and the match-up statistics.</small></span></a>
       </nav>
       <section class="panel-card" aria-labelledby="join-h"><h2 id="join-h">Join by link</h2>

@@ -7,6 +7,8 @@ export const ICONS = {
   story: svg(`<path d="M12 6.5C10 5 7 4.6 3.5 5v13c3.5-.4 6.5 0 8.5 1.5 2-1.5 5-1.9 8.5-1.5V5C17 4.6 14 5 12 6.5z"/><path d="M12 6.5v13"/>`),
   // A small board of four squares with a piece's path: Learn the pieces.
   learn: svg(`<rect x="3.5" y="3.5" width="17" height="17" rx="1.5"/><path d="M12 3.5v17M3.5 12h17"/><path d="M7.75 16.25l8.5-8.5" stroke-dasharray="2 2"/><circle cx="16.25" cy="7.75" r="1.6"/>`),
+  // A rising and falling line over an axis: Analyse a record (the evaluation graph).
+  graph: svg(`<path d="M3.5 20.5h17M3.5 3.5v17"/><path d="M6 15l4-5 3 3 5-7"/>`),
   // A trophy: Leaderboard.
   trophy: svg(`<path d="M8 4h8v5a4 4 0 0 1-8 0z"/><path d="M8 6H5a3 3 0 0 0 3 4M16 6h3a3 3 0 0 1-3 4M12 13v4M8.5 20h7M10 17h4"/>`),
   // A padlock: locked.

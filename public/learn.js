@@ -5,10 +5,10 @@
 // move against its step's goal (lessonGoal, crates/engine-wasm/src/lessons.rs), so this
 // module holds no rule: the native test plays the same file through the same code.
 // Progress is kept in this browser only: the server has no endpoint for it.
-import { abilityButtons, abilityChoice } from "./ability-choice.js";
+import { abilityBar, abilityChoice, pickAbilityTarget, recallSelection } from "./ability-choice.js";
 import { BoardView } from "./board.js";
 import { parsePosition, legalMoves, applyMove, previewBase, lessonGoal, describeMove,
-  ABILITY_NAMES, ABILITY_HELP, FACTIONS, FACTION_NAMES, FACTION_TAGLINES, PIECES, idx } from "./notation.js";
+  ABILITY_NAMES, FACTIONS, FACTION_NAMES, FACTION_TAGLINES, PIECES, idx } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 import { pieceTip } from "./piece-tip.js";
 import { sfx } from "./audio.js";
@@ -272,27 +272,10 @@ class LessonView {
   }
 
   showAbilityBar() {
-    const sel = this.sel;
     const bar = this.$(".ability-bar");
     bar.hidden = false;
-    let buttons;
-    if (sel.stage === "recall") {
-      bar.replaceChildren(h("p", {}, h("strong", { text: `Recall ${sel.target}` }), ": choose where it goes (highlighted squares)."));
-      buttons = sel.dests.map((d) => ({ label: `to ${d.square}`, move: d.move }));
-    } else {
-      const kinds = [...new Set(sel.options.map((o) => o.kind))];
-      bar.replaceChildren(h("p", {}, kinds.map((k) => [h("strong", { text: ABILITY_NAMES[k] }), `: ${ABILITY_HELP[k]} `]), "Choose a highlighted square or a button."));
-      buttons = abilityButtons(sel.options);
-    }
-    const wrap = h("div", { class: "ability-options" });
-    for (const b of buttons) {
-      wrap.append(h("button", { type: "button", class: "primary ability-btn", dataset: { move: b.move || "" }, text: b.label,
-        onclick: () => (b.recall ? this.startRecall(b.recall) : this.submit(b.move)) }));
-    }
-    if (sel.plain) wrap.append(h("button", { type: "button", class: "skip", text: "Skip ability", onclick: () => this.submit(sel.base) }));
-    wrap.append(h("button", { type: "button", class: "cancel", text: "Cancel move", onclick: () => this.cancel() }));
-    bar.append(wrap);
-    wrap.querySelector("button")?.focus({ preventScroll: true });
+    bar.replaceChildren(...abilityBar(this.sel, { play: (m) => this.submit(m), recall: (t) => this.startRecall(t), cancel: () => this.cancel() }));
+    bar.querySelector("button")?.focus({ preventScroll: true });
   }
 
   hideAbilityBar() {
@@ -305,21 +288,15 @@ class LessonView {
   }
 
   pickAbilityTarget(square) {
-    const sel = this.sel;
-    const hits = sel.options.filter((o) => o.squares.includes(square));
-    if (!hits.length) {
-      if (square === sel.landed || square === sel.from) this.cancel();
-      else announce("Choose a highlighted square, Skip, or Cancel.");
-      return;
-    }
-    if (hits.every((o) => o.kind === "recall") && hits.length > 1) return this.startRecall(square);
-    this.submit(hits[0].move);
+    const pick = pickAbilityTarget(this.sel, square);
+    if (pick.move) this.submit(pick.move);
+    else if (pick.recall) this.startRecall(pick.recall);
+    else if (pick.cancel) this.cancel();
+    else announce("Choose a highlighted square, Skip, or Cancel.");
   }
 
   startRecall(target) {
-    const sel = this.sel;
-    const dests = sel.options.filter((o) => o.kind === "recall" && o.target === target).map((o) => ({ square: o.dest, move: o.move }));
-    this.sel = { ...sel, stage: "recall", target, dests };
+    this.sel = recallSelection(this.sel, target);
     this.showAbilityBar();
     this.draw();
     announce(`Recall ${target}: choose its destination.`);

@@ -1,7 +1,7 @@
 // Automated accessibility check of the browser client with axe-core (issue 5: "contrast
 // that passes WCAG AA", ARIA labels on squares and pieces). axe runs inside the page on the
 // main screens: home, a game against the AI at 1280 px and at 390 px (a piece's tip open
-// too), the Game Rules modal,
+// too, the analysis board, then its record analysed), the Game Rules modal,
 // the Server Busy modal, and the players' screens (story, stage intro and stage game,
 // Player Info with the account panel, the Player Info modal, the leaderboard), and Learn the
 // pieces (the lessons, a lesson with its hint and its ability choice). No colour-contrast
@@ -147,6 +147,20 @@ test("axe: a game against the AI at 1280 and 390 px: selection, in progress, rep
   await page.click(".actions .ask-hint");
   await page.waitForSelector(".hint-line[data-move]:not([hidden])");
   await check(page, "game with a hint shown (1280 px)");
+  // The analysis board (one's own game against the AI): a move tried, the engine's line.
+  await page.click(".actions .open-board");
+  await page.waitForSelector(".analysis-board .ab-eval[data-state=done]");
+  const [tryFrom, tryTo] = await page.$eval(".analysis-board .ab-eval", (e) => [e.dataset.line.slice(0, 2), e.dataset.line.slice(2, 4)]);
+  await page.click(`.analysis-board .board [data-sq="${tryFrom}"]`);
+  await page.click(`.analysis-board .board [data-sq="${tryTo}"]`);
+  // A move that may take an ability asks which first (the bar's first choice).
+  await page.waitForSelector(".analysis-board .ab-variation li, .analysis-board .ability-bar:not([hidden])");
+  if (await page.locator(".analysis-board .ability-bar:not([hidden])").count()) await page.click(".analysis-board .ability-bar button");
+  await page.waitForSelector(".analysis-board .ab-variation li");
+  await page.waitForSelector(".analysis-board .ab-eval[data-state=done]");
+  await check(page, "analysis board with a move tried (1280 px)");
+  await page.click(".analysis-board .ab-back");
+  await page.waitForSelector(".analysis-board", { state: "detached" });
   // A piece's tip, opened by the keyboard: the focused square is described by it.
   await page.focus('.board [data-sq="e1"]');
   await page.keyboard.press("ArrowRight");
@@ -175,6 +189,14 @@ test("axe: a game against the AI at 1280 and 390 px: selection, in progress, rep
   await page.setViewportSize({ width: 390, height: 844 });
   await settled(page);
   await check(page, "game over, result banner (390 px)");
+  // Its record, pasted into Analyse a record: the graph and the analysis board (390 px).
+  const record = await page.evaluate(async () => (await fetch(`/api/games/${location.pathname.split("/")[2]}/record`)).text());
+  await page.goto("/analyse");
+  await page.fill("#record-text", record);
+  await page.click(".record-form button[type=submit]");
+  await page.waitForSelector(".record-page .analysis[data-done]");
+  await page.waitForSelector(".record-page .ab-eval[data-state]:not([data-state=thinking])");
+  await check(page, "Analyse a record, analysed (390 px)");
   assert.deepEqual(page.errors, []);
 });
 
@@ -273,6 +295,10 @@ test("axe: story screen, stage intro, stage game, Player Info and the leaderboar
   await page.waitForSelector(".my-turn .board .sq.pickable");
   await page.waitForSelector(".stage-card:not([hidden])");
   await check(page, "stage game (1280 px)");
+  // A story stage tests the player: no engine help before it ends (issue 31).
+  for (const help of [".actions .analyse", ".actions .open-board", ".actions .ask-hint"]) {
+    assert.equal(await page.locator(help).isHidden(), true, `${help} hidden in a stage game`);
+  }
   await page.setViewportSize({ width: 390, height: 844 });
   await settled(page);
   await check(page, "stage game (390 px)");

@@ -69,6 +69,7 @@ test("a game between humans has no Hint, and its page never loads the AI", T, as
   assert.equal(await page.locator(".ask-hint").isHidden(), true);
   assert.equal(await page.locator(".hint-line").isHidden(), true);
   assert.equal(await page.locator(".actions .analyse").isHidden(), true, "no analysis during a game between humans");
+  assert.equal(await page.locator(".actions .open-board").isHidden(), true, "no analysis board during a game between humans");
   assert.deepEqual(fetched.filter((u) => /ai-worker|ai_wasm/.test(u)), []);
   assert.deepEqual(page.errors, []);
 });
