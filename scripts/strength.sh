@@ -7,8 +7,8 @@
 #   (c) a random mover, one game per match-up;
 # every match over all nine match-ups, the shipped AI playing both colours; then the
 # balance table of the default level (the shipped AI against itself, BALANCE_GAMES).
-# The shipped AI is `hleafnet`: the hybrid with the learned leaf score at every leaf and
-# the network once per move at the root (src/net.rs names both files). "10x the time" is
+# The shipped AI is `level:N` (ai::shipped, over models/: at the default level the
+# alpha-beta with the learned leaf score at every leaf). "10x the time" is
 # turned into evaluation budgets from speeds measured in the same run (`bench-ai` for MCTS,
 # `bench-leaf` for the level as it ships), so the results do not depend on how loaded the
 # machine is while the games run.
@@ -24,14 +24,13 @@ seed=${SEED:-1}
 cargo build --release --locked -p cli --features onnx >&2
 bin=target/release/iron-arena
 level=$(sed -n "s/^pub const DEFAULT_LEVEL: u8 = \([0-9]*\);/\1/p" crates/ai/src/level.rs)
-model=models/$(sed -n 's/^pub const MODEL_FILE: &str = "\(.*\)";/\1/p' src/net.rs)
 leaf=models/$(sed -n 's/^pub const LEAF_FILE: &str = "\(.*\)";/\1/p' src/net.rs)
-shipped="hleafnet:$model:$leaf:$level"
+shipped="level:$level"
 bench=$($bin bench-ai)
 echo "$bench"
 leaf_bench=$($bin bench-leaf "$leaf")
 echo "$leaf_bench"
-# The level as it ships; its one network run per move at the root adds ~1 ms (bench-net).
+# The level as it ships.
 ms=$(sed -n 's/^level [0-9]* as shipped .*: \([0-9.]*\) ms per move.*/\1/p' <<<"$leaf_bench")
 eps() { awk -v k="$1" '$1 == k && $3 == "15000:" { print $4 }' <<<"$bench"; }
 h=$(eps heuristic)
@@ -39,7 +38,8 @@ u=$(eps uniform)
 hb=$(awk -v ms="$ms" -v e="$h" 'BEGIN { printf "%d", 10 * ms / 1000 * e }')
 ub=$(awk -v ms="$ms" -v e="$u" 'BEGIN { printf "%d", 10 * ms / 1000 * e }')
 echo "$shipped spends ${ms} ms per move here; 10x that is $hb heuristic or $ub uniform evaluations"
-for opp in "level:$level" alphabeta:2 alphabeta:3; do
+# heuristic:15000: MCTS over the heuristic at level 4's budget, the previous default (the gate).
+for opp in heuristic:15000 alphabeta:2 alphabeta:3; do
     $bin arena "$shipped" "$opp" --games "$gate_games" --matchups all --seed "$seed"
 done
 for opp in "heuristic:$hb" "uniform:$ub"; do

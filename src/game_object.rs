@@ -193,7 +193,7 @@ impl GameObject {
             #[cfg(feature = "net")]
             config::AiEngine::Network => Box::new(service::net_ai::NetAi(crate::net::Isolate)),
             #[cfg(feature = "net")]
-            config::AiEngine::Hybrid => Box::new(service::net_ai::HybridNetAi(crate::net::Isolate)),
+            config::AiEngine::Hybrid => Box::new(service::net_ai::ShippedNetAi(crate::net::Isolate)),
             #[cfg(not(feature = "net"))]
             config::AiEngine::Hybrid => Box::new(service::ai::HybridAi),
             _ => Box::new(MctsAi),

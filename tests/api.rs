@@ -77,7 +77,7 @@ fn link_game_create_join_move_and_reject_bad_submissions() {
 fn ai_game_answers_in_the_same_request_and_plays_to_a_result() {
     let s = server();
     let c = s.create(json!({"south": "blades", "north": "axiom", "mode": "ai", "seat": "south", "level": 2}));
-    assert_eq!(c["ai"], json!({"engine": default_engine(), "placeholder": false, "level": 2}));
+    assert_eq!(c["ai"], json!({"engine": default_engine(2), "placeholder": false, "level": 2}));
     let id = c["id"].as_str().unwrap();
     let token = c["token"].as_str().unwrap();
     let mut state = c["state"].clone();
@@ -384,11 +384,11 @@ fn openapi_fuzzing_finds_no_server_error() {
 }
 
 /// `AI_ENGINE` still selects the other engines: `"heuristic"` (MCTS over the heuristic) and
-/// `"hybrid"` (the hybrid, with the network in a module built with it), each replying
-/// legally under its own name.
+/// `"hybrid"` (the shipped AI in a module built with the network: at level 3 its
+/// alpha-beta), each replying legally under its own name.
 #[test]
 fn ai_engine_selects_the_engine() {
-    let hybrid = if default_engine() == "hybrid-network" { "hybrid-network" } else { "hybrid-heuristic" };
+    let hybrid = if default_engine(3) == "alphabeta-leaf" { "alphabeta-leaf" } else { "hybrid-heuristic" };
     for (var, engine) in [("heuristic", "mcts-heuristic"), ("hybrid", hybrid)] {
         let s = Server::start(&[("AI_ENGINE", var)]);
         let c = s.create(
@@ -405,21 +405,25 @@ fn ai_engine_selects_the_engine() {
     }
 }
 
-/// The engine that plays `ai` games when `AI_ENGINE` is unset or `"auto"` (as in
-/// wrangler.toml): the hybrid with the network in a module built with the network (its
-/// engine name is in the module only then), MCTS over the heuristic otherwise.
-fn default_engine() -> &'static str {
+/// The engine that plays `ai` games at `level` when `AI_ENGINE` is unset or `"auto"` (as
+/// in wrangler.toml): in a module built with the network the shipped AI (`ai::shipped`:
+/// MCTS over the network at levels 1-2, alpha-beta over the leaf score above; its engine
+/// names are in the module only then), MCTS over the heuristic otherwise.
+fn default_engine(level: u8) -> &'static str {
     let wasm = std::fs::read(support::module_dir().join("index_bg.wasm")).unwrap_or_default();
-    if wasm.windows(b"hybrid-network".len()).any(|w| w == b"hybrid-network") {
-        "hybrid-network"
-    } else {
+    if !wasm.windows(b"alphabeta-leaf".len()).any(|w| w == b"alphabeta-leaf") {
         "mcts-heuristic"
+    } else if level <= 2 {
+        "mcts-network"
+    } else {
+        "alphabeta-leaf"
     }
 }
 
-/// Every level's reply is legal and made by the default engine (the hybrid with the
-/// network in the shipped module); the reply times are printed (a benchmark, not a
-/// test: per-level times are in models/README.md).
+/// Every level's reply is legal and made by the level's engine in the shipped module
+/// (the lower levels run tract in the request: MCTS over the network); the reply times are
+/// printed (a benchmark, not a test: the budget is a count of evaluations or positions;
+/// per-level times are in models/README.md).
 #[test]
 fn the_ai_reply_is_legal_and_prompt_at_every_level() {
     let s = server();
@@ -427,7 +431,7 @@ fn the_ai_reply_is_legal_and_prompt_at_every_level() {
         let c = s.create(
             json!({"south": "axiom", "north": "clockwork", "mode": "ai", "seat": "south", "level": level}),
         );
-        assert_eq!(c["ai"]["engine"], default_engine(), "level {level}");
+        assert_eq!(c["ai"]["engine"], default_engine(level), "level {level}");
         assert_eq!(c["ai"]["level"], level);
         let id = c["id"].as_str().unwrap();
         let before = c["state"].clone();

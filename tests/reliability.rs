@@ -489,8 +489,14 @@ fn a_damaged_network_or_leaf_asset_refuses_ai_games_creates_nothing_and_the_repa
     std::fs::write(assets.join("models").join(&name), &good).unwrap();
     s.restart();
     let created = s.create(ai.clone());
-    assert_eq!(created["ai"]["engine"], "hybrid-network", "{created}");
+    assert_eq!(created["ai"]["engine"], "alphabeta-leaf", "{created}");
     assert!(created["ai_move"].is_string(), "the AI opened: {created}");
+    // Level 1 is MCTS over the network (tract in the request): it plays with the repaired
+    // network, and below it is refused, not played by something else.
+    let level1 = json!({"south": "clockwork", "north": "blades", "mode": "ai", "seat": "north", "level": 1});
+    let created = s.create(level1.clone());
+    assert_eq!(created["ai"]["engine"], "mcts-network", "{created}");
+    assert!(created["ai_move"].is_string(), "the network opened: {created}");
 
     // Regression: restarting a story stage while the network cannot load ended the stage
     // game being played (a loss, "abandoned") and then failed to create the new one, so the
@@ -507,6 +513,9 @@ fn a_damaged_network_or_leaf_asset_refuses_ai_games_creates_nothing_and_the_repa
     let r = player.send("POST", &s.url(stage), None);
     let error = serde_json::from_str::<Value>(&r.body).map(|b| b["error"].clone()).unwrap_or_default();
     assert_eq!((r.status, error.as_str()), (503, Some("ai_unavailable")), "{}", r.body);
+    // The damaged network refuses a level-1 game (MCTS over it) with the same clear error.
+    let r = s.post("/api/games", None, &level1);
+    assert_eq!((r.status, r.error()), (503, "ai_unavailable".to_owned()), "{}", r.text);
     assert_eq!(s.state(&playing)["status"], "ongoing", "the stage game being played goes on");
     let stories: Value =
         serde_json::from_str(&player.send("GET", &s.url("/api/stories"), None).body).unwrap();

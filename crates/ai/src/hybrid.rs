@@ -1,14 +1,14 @@
-//! The hybrid player (issue 10): an iterative-deepening negamax alpha-beta search over the
-//! hand-written [`Heuristic`] score, or with [`search_with_leaf`] over the learned leaf
-//! score ([`LeafNet`]: the heuristic plus a small network, cheap enough for every leaf),
-//! with the network (any [`Evaluator`]) run once per move at the root, where its policy
-//! orders the root's moves and adds a small prior bonus to the choice among moves the
-//! search scores nearly equal.
+//! The alpha-beta player (issue 10; once "the hybrid", when the policy network also ran
+//! once at its root, a prior measured to add nothing and removed): an iterative-deepening
+//! negamax alpha-beta search over the hand-written [`Heuristic`] score, or with
+//! [`search_with_leaf`] over the learned leaf score ([`LeafNet`]: the heuristic plus a
+//! small network, cheap enough for every leaf). The upper levels' engine
+//! ([`crate::shipped`]) and the browser's AI.
 //!
 //! Why this shape: on these machines one network run costs as much as ~1,000 heuristic
 //! positions (`models/README.md`), so a search that runs the network at every node sees
 //! far too few positions; a depth-4 alpha-beta over the heuristic already beats MCTS over
-//! the heuristic at a third of its time. One network run per move is ~1% of the budget.
+//! the heuristic at a third of its time.
 //!
 //! - Budget: a deterministic count of positions visited (a Worker's clock does not advance
 //!   during computation, and tests and matches must be reproducible). Iterative deepening
@@ -25,7 +25,6 @@
 use engine::{Ability, Move, Outcome, Position};
 
 use crate::alphabeta::WIN;
-use crate::evaluator::{Evaluator, Leaf};
 use crate::heuristic::Heuristic;
 use crate::leafnet::LeafNet;
 use crate::rng::Rng;
@@ -51,9 +50,6 @@ pub struct HybridConfig {
     /// Variety: the move is drawn among root moves within this many pawns of the best
     /// (0: the best, the first found among equals).
     pub margin: f32,
-    /// The root evaluator's prior (in [0, 1]) times this is added to each root move's
-    /// score when choosing (pawns); it also orders the root moves.
-    pub prior_weight: f32,
     pub seed: u64,
 }
 
@@ -66,14 +62,13 @@ impl Default for HybridConfig {
             tt_cutoffs: true,
             quiescence: 0,
             margin: 0.0,
-            prior_weight: 0.0,
             seed: 1,
         }
     }
 }
 
 impl HybridConfig {
-    /// A fixed-depth search with no budget limit, no variety and no prior (tests).
+    /// A fixed-depth search with no budget limit and no variety (tests).
     pub fn fixed_depth(depth: u32) -> HybridConfig {
         HybridConfig { nodes: u64::MAX, max_depth: depth.max(1), ..HybridConfig::default() }
     }
@@ -83,7 +78,7 @@ impl HybridConfig {
 pub struct HybridResult {
     /// The move to play (None only when the root has no legal move).
     pub best: Option<Move>,
-    /// The best move of the search (before the variety draw and prior) and its score in
+    /// The best move of the search (before the variety draw) and its score in
     /// pawns for the side to move.
     pub search_best: Option<Move>,
     pub score: f32,
@@ -91,8 +86,6 @@ pub struct HybridResult {
     pub depth: u32,
     /// Positions visited.
     pub nodes: u64,
-    /// Whether the root evaluator was called (once).
-    pub evaluated_root: bool,
     /// The expected line: `best`, then the replies the transposition table holds (at most
     /// [`LINE_PLIES`] moves, each legal where it stands; shorter where the table has no
     /// entry or the line repeats or ends the game). For showing, not for choosing.
@@ -103,15 +96,9 @@ pub struct HybridResult {
 pub const LINE_PLIES: usize = 8;
 
 /// Searches `root` (`history`: hashes of every position of the game so far, the root
-/// included). `root_eval`, if given, is called once with the root and its legal moves;
-/// its priors order the root moves and weigh the final choice (`prior_weight`).
-pub fn search(
-    root: &Position,
-    history: &[u64],
-    root_eval: Option<&mut dyn Evaluator>,
-    cfg: &HybridConfig,
-) -> HybridResult {
-    search_with_leaf(root, history, root_eval, None, cfg)
+/// included).
+pub fn search(root: &Position, history: &[u64], cfg: &HybridConfig) -> HybridResult {
+    search_with_leaf(root, history, None, cfg)
 }
 
 /// [`search`] with the leaves (the horizon and the quiescence's stand-pat) scored by the
@@ -119,7 +106,6 @@ pub fn search(
 pub fn search_with_leaf(
     root: &Position,
     history: &[u64],
-    root_eval: Option<&mut dyn Evaluator>,
     leaf: Option<&LeafNet>,
     cfg: &HybridConfig,
 ) -> HybridResult {
@@ -131,7 +117,6 @@ pub fn search_with_leaf(
             score: 0.0,
             depth: 0,
             nodes: 0,
-            evaluated_root: false,
             line: Vec::new(),
         };
     }
@@ -139,24 +124,13 @@ pub fn search_with_leaf(
     if hashes.last() != Some(&root.hash()) {
         hashes.push(root.hash());
     }
-    // The root's moves with their ordering key: the root evaluator's prior if there is
-    // one, else the heuristic's move logit (stable sort: ties keep the generator's order).
-    let priors = root_eval.map(|e| {
-        let leaf = Leaf { position: root, moves: &moves };
-        e.evaluate(std::slice::from_ref(&leaf)).into_iter().next().map(|ev| ev.priors).unwrap_or_default()
-    });
-    let evaluated_root = priors.is_some();
-    let priors: Vec<f32> = match priors {
-        Some(p) if p.len() == moves.len() => p,
-        _ => vec![0.0; moves.len()],
-    };
+    // The root's moves in the heuristic's move-logit order (stable sort: ties keep the
+    // generator's order).
     let mut order: Vec<RootMove> = moves
         .iter()
-        .zip(&priors)
-        .map(|(&mv, &prior)| RootMove {
+        .map(|&mv| RootMove {
             mv,
-            prior,
-            key: if evaluated_root { prior } else { Heuristic::move_logit(root, &mv) },
+            key: Heuristic::move_logit(root, &mv),
             score: f32::NEG_INFINITY,
             exact: false,
         })
@@ -178,8 +152,8 @@ pub fn search_with_leaf(
         scratch: Vec::with_capacity(crate::leafnet::MAX_ACTIVE),
     };
     // The window below the best inside which root scores are kept exact, so the variety
-    // draw and the prior choose among true scores.
-    let window = cfg.margin.max(0.0) + cfg.prior_weight.max(0.0);
+    // draw chooses among true scores.
+    let window = cfg.margin.max(0.0);
     let mut done: Option<Vec<RootMove>> = None;
     let mut depth_done = 0;
     for depth in 1..=cfg.max_depth.clamp(1, MAX_DEPTH) {
@@ -207,7 +181,7 @@ pub fn search_with_leaf(
                     .max_by(|a, b| a.score.total_cmp(&b.score))
                 {
                     let better = better.clone();
-                    let r = finish(&better, vec![better.clone()], s.nodes, depth_done, evaluated_root, cfg);
+                    let r = finish(&better, vec![better.clone()], s.nodes, depth_done, cfg);
                     return s.with_line(root, r);
                 }
             }
@@ -228,18 +202,17 @@ pub fn search_with_leaf(
     let top = ranked[0].clone();
     let candidates: Vec<RootMove> =
         ranked.into_iter().filter(|r| r.exact && r.score >= top.score - window).collect();
-    let r = finish(&top, candidates, s.nodes, depth_done, evaluated_root, cfg);
+    let r = finish(&top, candidates, s.nodes, depth_done, cfg);
     s.with_line(root, r)
 }
 
 /// Chooses among `candidates` (exact scores within the window of `top`): score plus the
-/// prior bonus plus a seeded draw within the margin.
+/// a seeded draw within the margin.
 fn finish(
     top: &RootMove,
     candidates: Vec<RootMove>,
     nodes: u64,
     depth: u32,
-    evaluated_root: bool,
     cfg: &HybridConfig,
 ) -> HybridResult {
     let mut rng = Rng::new(cfg.seed);
@@ -247,7 +220,7 @@ fn finish(
     let mut best_key = f32::NEG_INFINITY;
     for r in &candidates {
         let draw = if cfg.margin > 0.0 { cfg.margin * rng.unit() as f32 } else { 0.0 };
-        let key = r.score + cfg.prior_weight * r.prior + draw;
+        let key = r.score + draw;
         if key > best_key {
             best_key = key;
             best = r.mv;
@@ -259,7 +232,6 @@ fn finish(
         score: top.score,
         depth,
         nodes,
-        evaluated_root,
         line: Vec::new(),
     }
 }
@@ -267,7 +239,6 @@ fn finish(
 #[derive(Clone, Debug)]
 struct RootMove {
     mv: Move,
-    prior: f32,
     key: f32,
     score: f32,
     /// The score is exact (above the window's floor), not an upper bound.
@@ -600,7 +571,7 @@ mod tests {
     }
 
     fn best(p: &Position, cfg: &HybridConfig) -> String {
-        search(p, &[p.hash()], None, cfg).best.unwrap().to_string()
+        search(p, &[p.hash()], cfg).best.unwrap().to_string()
     }
 
     /// Positions a few random plies into each match-up (seeded).
@@ -631,7 +602,6 @@ mod tests {
             let r = search(
                 &p,
                 &[p.hash()],
-                None,
                 &HybridConfig { nodes: 5_000, margin: 0.3, seed: 4, ..HybridConfig::default() },
             );
             assert_eq!(r.line.first().copied(), r.best);
@@ -652,7 +622,7 @@ mod tests {
         for (i, p) in random_positions(24, 11).iter().enumerate() {
             for depth in 1..=3 {
                 let cfg = HybridConfig { tt_cutoffs: false, ..HybridConfig::fixed_depth(depth) };
-                let h = search(p, &[p.hash()], None, &cfg);
+                let h = search(p, &[p.hash()], &cfg);
                 let a = alphabeta(p, &[p.hash()], depth);
                 assert_eq!(h.score, a.score, "position {i} depth {depth}");
                 // (Iterative deepening stops early at a forced result.)
@@ -675,16 +645,12 @@ mod tests {
         let mut with_total = 0;
         let mut without_total = 0;
         for p in random_positions(12, 5) {
-            let cut = search(&p, &[p.hash()], None, &HybridConfig::fixed_depth(4));
-            let plain = search(
-                &p,
-                &[p.hash()],
-                None,
-                &HybridConfig { tt_cutoffs: false, ..HybridConfig::fixed_depth(4) },
-            );
+            let cut = search(&p, &[p.hash()], &HybridConfig::fixed_depth(4));
+            let plain =
+                search(&p, &[p.hash()], &HybridConfig { tt_cutoffs: false, ..HybridConfig::fixed_depth(4) });
             with_total += cut.nodes;
             without_total += plain.nodes;
-            let two = search(&p, &[p.hash()], None, &HybridConfig::fixed_depth(2));
+            let two = search(&p, &[p.hash()], &HybridConfig::fixed_depth(2));
             assert_eq!(two.score, alphabeta(&p, &[p.hash()], 2).score);
         }
         assert!(with_total < without_total, "{with_total} vs {without_total}");
@@ -695,7 +661,7 @@ mod tests {
         let Some(level) = crate::level::level(crate::level::DEFAULT_LEVEL) else {
             panic!("no default level")
         };
-        let cfg = level.hybrid_config(9, false);
+        let cfg = level.hybrid_config(9);
         // The Sword on a5 takes the Mistress on e5 along the rank.
         let p = pos("blades blades 3d5/9/2d6/9/W3m4/9/3D1D3/9/4M4 s - 0");
         assert_eq!(best(&p, &cfg), "a5e5");
@@ -704,7 +670,7 @@ mod tests {
         assert!(["e8d9", "e8e9", "e8f9"].contains(&best(&p, &cfg).as_str()));
         let p = pos("axiom blades 9/4m1P2/9/9/9/9/9/9/S8 s - 0");
         assert_eq!(best(&p, &cfg), "g8g9");
-        let r = search(&p, &[p.hash()], None, &cfg);
+        let r = search(&p, &[p.hash()], &cfg);
         assert_eq!(r.score, WIN - 1.0);
     }
 
@@ -719,7 +685,7 @@ mod tests {
         }
         for nodes in [50, 5_000, 60_000] {
             let cfg = HybridConfig { nodes, ..HybridConfig::default() };
-            let r = search(&p, &history, None, &cfg);
+            let r = search(&p, &history, &cfg);
             assert_ne!(r.best.unwrap().to_string(), "h9i9", "{nodes} nodes");
         }
     }
@@ -729,8 +695,8 @@ mod tests {
         for p in random_positions(6, 3) {
             for nodes in [100u64, 3_000, 20_000] {
                 let cfg = HybridConfig { nodes, margin: 0.1, seed: 4, ..HybridConfig::default() };
-                let a = search(&p, &[p.hash()], None, &cfg);
-                let b = search(&p, &[p.hash()], None, &cfg);
+                let a = search(&p, &[p.hash()], &cfg);
+                let b = search(&p, &[p.hash()], &cfg);
                 assert_eq!(a, b);
                 assert!(a.nodes <= nodes, "{} > {nodes}", a.nodes);
                 assert!(p.legal_moves().contains(&a.best.unwrap()));
@@ -738,8 +704,8 @@ mod tests {
         }
         // More budget searches deeper.
         let p = Position::start(engine::Faction::Blades, engine::Faction::Axiom);
-        let small = search(&p, &[p.hash()], None, &HybridConfig { nodes: 500, ..HybridConfig::default() });
-        let big = search(&p, &[p.hash()], None, &HybridConfig { nodes: 50_000, ..HybridConfig::default() });
+        let small = search(&p, &[p.hash()], &HybridConfig { nodes: 500, ..HybridConfig::default() });
+        let big = search(&p, &[p.hash()], &HybridConfig { nodes: 50_000, ..HybridConfig::default() });
         assert!(big.depth > small.depth, "{} vs {}", big.depth, small.depth);
     }
 
@@ -749,62 +715,22 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for seed in 0..16 {
             let cfg = HybridConfig { nodes: 4_000, margin: 0.5, seed, ..HybridConfig::default() };
-            seen.insert(search(&p, &[p.hash()], None, &cfg).best.unwrap().to_string());
+            seen.insert(search(&p, &[p.hash()], &cfg).best.unwrap().to_string());
         }
         assert!(seen.len() > 1, "{seen:?}");
         // No margin: one move whatever the seed.
         let moves: std::collections::BTreeSet<String> = (0..8)
             .map(|seed| {
                 let cfg = HybridConfig { nodes: 4_000, seed, ..HybridConfig::default() };
-                search(&p, &[p.hash()], None, &cfg).best.unwrap().to_string()
+                search(&p, &[p.hash()], &cfg).best.unwrap().to_string()
             })
             .collect();
         assert_eq!(moves.len(), 1);
     }
 
     #[test]
-    fn the_root_evaluator_runs_once_and_its_prior_breaks_near_ties() {
-        /// Puts all its prior on the last legal move and counts its calls.
-        struct Last(u32);
-        impl Evaluator for Last {
-            fn evaluate(&mut self, leaves: &[Leaf<'_>]) -> Vec<crate::Evaluation> {
-                self.0 += 1;
-                leaves
-                    .iter()
-                    .map(|l| {
-                        let mut priors = vec![0.0; l.moves.len()];
-                        if let Some(last) = priors.last_mut() {
-                            *last = 1.0;
-                        }
-                        crate::Evaluation { value: 0.0, priors }
-                    })
-                    .collect()
-            }
-            fn name(&self) -> String {
-                "last".into()
-            }
-        }
-        let p = Position::start(engine::Faction::Blades, engine::Faction::Blades);
-        let last = *p.legal_moves().last().unwrap();
-        let mut e = Last(0);
-        // A huge prior weight makes the prior decide among all exactly scored moves.
-        let cfg = HybridConfig { nodes: 3_000, prior_weight: 100.0, ..HybridConfig::default() };
-        let r = search(&p, &[p.hash()], Some(&mut e), &cfg);
-        assert_eq!(e.0, 1);
-        assert!(r.evaluated_root);
-        assert_eq!(r.best, Some(last));
-        // Without a prior weight the evaluator still runs once (it orders the root) and
-        // the move played is the search's best.
-        let mut e = Last(0);
-        let cfg = HybridConfig { nodes: 3_000, ..HybridConfig::default() };
-        let r = search(&p, &[p.hash()], Some(&mut e), &cfg);
-        assert_eq!(e.0, 1);
-        assert_eq!(r.best, r.search_best);
-    }
-
-    #[test]
     fn a_finished_position_has_no_best_move() {
         let p = pos("clockwork blades 9/9/9/9/9/9/9/9/4F4 n - 3");
-        assert_eq!(search(&p, &[p.hash()], None, &HybridConfig::default()).best, None);
+        assert_eq!(search(&p, &[p.hash()], &HybridConfig::default()).best, None);
     }
 }

@@ -7,10 +7,36 @@ use engine::{Game, Position};
 use crate::hybrid::{HybridConfig, HybridResult};
 use crate::mcts::{RootPolicy, SearchConfig};
 
+/// What plays a level in the shipped AI ([`crate::shipped`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// MCTS (PUCT) with the policy/value network (tract) at every leaf: its prior orders
+    /// the search and its value scores the leaves. The lower levels: with a few dozen
+    /// evaluations its weak moves are the ones a policy finds plausible, not random picks
+    /// within a margin of a strong search, and each evaluation costs ~5 ms in workerd.
+    NetworkMcts { evaluations: u32 },
+    /// Iterative-deepening alpha-beta ([`crate::hybrid`]) whose leaves the learned leaf
+    /// score ([`crate::leafnet`]) rates, at the level's equal-time node budget
+    /// ([`Level::hybrid_leaf_config`]) and variety margin. No network in its search.
+    AlphaBetaLeaf,
+}
+
+impl Engine {
+    /// The engine's name in API replies and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::NetworkMcts { .. } => "mcts-network",
+            Engine::AlphaBetaLeaf => "alphabeta-leaf",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Level {
     pub number: u8,
     pub name: &'static str,
+    /// The shipped AI's engine at this level.
+    pub engine: Engine,
     pub evaluations: u32,
     /// The budget when the evaluator is the network (about 2 ms per evaluation in
     /// wasm with simd128, so level 4 stays near 0.3 s and level 6 near 1 s of CPU).
@@ -24,9 +50,6 @@ pub struct Level {
     pub hybrid_margin_cp: u32,
 }
 
-/// The hybrid's root prior bonus in pawns (the network's policy, in [0, 1], times this
-/// is added to the searched score of each root move within reach of the best).
-pub const HYBRID_PRIOR_WEIGHT: f32 = 0.1;
 /// Capture-only quiescence plies at the hybrid's horizon, at every level: at equal nodes it
 /// beat the same search without it 83% (18 games), and at level 4's budget it scored 73.6%
 /// against MCTS level 4 over 72 games (models/README.md).
@@ -45,30 +68,34 @@ pub const LEVELS: [Level; 6] = [
     Level {
         number: 1,
         name: "beginner",
+        engine: Engine::NetworkMcts { evaluations: 16 },
         evaluations: 16,
-        network_evaluations: 4,
+        network_evaluations: 16,
         hybrid_nodes: 150,
         hybrid_margin_cp: 150,
     },
     Level {
         number: 2,
         name: "novice",
+        engine: Engine::NetworkMcts { evaluations: 48 },
         evaluations: 300,
-        network_evaluations: 12,
-        hybrid_nodes: 800,
-        hybrid_margin_cp: 60,
+        network_evaluations: 48,
+        hybrid_nodes: 300,
+        hybrid_margin_cp: 100,
     },
     Level {
         number: 3,
         name: "club",
+        engine: Engine::AlphaBetaLeaf,
         evaluations: 3000,
-        network_evaluations: 32,
-        hybrid_nodes: 6_000,
-        hybrid_margin_cp: 20,
+        network_evaluations: 80,
+        hybrid_nodes: 800,
+        hybrid_margin_cp: 60,
     },
     Level {
         number: 4,
         name: "expert",
+        engine: Engine::AlphaBetaLeaf,
         evaluations: 15000,
         network_evaluations: 80,
         hybrid_nodes: 60_000,
@@ -77,6 +104,7 @@ pub const LEVELS: [Level; 6] = [
     Level {
         number: 5,
         name: "master",
+        engine: Engine::AlphaBetaLeaf,
         evaluations: 25000,
         network_evaluations: 160,
         hybrid_nodes: 150_000,
@@ -85,6 +113,7 @@ pub const LEVELS: [Level; 6] = [
     Level {
         number: 6,
         name: "grandmaster",
+        engine: Engine::AlphaBetaLeaf,
         evaluations: 45000,
         network_evaluations: 220,
         hybrid_nodes: 350_000,
@@ -105,7 +134,7 @@ pub fn level(number: u8) -> Option<Level> {
 /// levels use the search, the search knows nothing of levels.)
 pub fn play_level(game: &Game, level: &Level, seed: u64) -> HybridResult {
     let history: Vec<u64> = game.history().iter().map(Position::hash).collect();
-    crate::hybrid::search(game.position(), &history, None, &level.hybrid_config(seed, false))
+    crate::hybrid::search(game.position(), &history, &level.hybrid_config(seed))
 }
 
 /// The level numbered `number`, or the default level for an unknown number (what the
@@ -134,20 +163,18 @@ impl Level {
         }
     }
 
-    /// The hybrid engine at this level with the learned leaf score: the level's budget
-    /// divided by [`LEAF_NODE_COST`] (equal time), the network's prior at the root.
-    pub fn hybrid_leaf_config(&self, seed: u64, with_network: bool) -> HybridConfig {
+    /// The alpha-beta at this level with the learned leaf score: the level's budget
+    /// divided by [`LEAF_NODE_COST`] (equal time).
+    pub fn hybrid_leaf_config(&self, seed: u64) -> HybridConfig {
         let nodes = (self.hybrid_nodes as f32 / LEAF_NODE_COST) as u64;
-        HybridConfig { nodes: nodes.max(1), ..self.hybrid_config(seed, with_network) }
+        HybridConfig { nodes: nodes.max(1), ..self.hybrid_config(seed) }
     }
 
-    /// The hybrid engine at this level (`with_network`: whether a root evaluator's prior
-    /// weighs the choice).
-    pub fn hybrid_config(&self, seed: u64, with_network: bool) -> HybridConfig {
+    /// The alpha-beta at this level over the heuristic.
+    pub fn hybrid_config(&self, seed: u64) -> HybridConfig {
         HybridConfig {
             nodes: u64::from(self.hybrid_nodes),
             margin: self.hybrid_margin_cp as f32 / 100.0,
-            prior_weight: if with_network { HYBRID_PRIOR_WEIGHT } else { 0.0 },
             quiescence: HYBRID_QUIESCENCE,
             seed,
             ..HybridConfig::default()
@@ -166,7 +193,11 @@ mod tests {
             assert!(pair[1].hybrid_margin_cp <= pair[0].hybrid_margin_cp);
         }
         assert!(LEVELS[5].hybrid_nodes >= 1000 * LEVELS[0].hybrid_nodes);
-        let l = level(DEFAULT_LEVEL).map(|l| l.hybrid_config(3, true));
-        assert!(l.is_some_and(|c| c.prior_weight > 0.0 && c.seed == 3));
+        let l = level(DEFAULT_LEVEL).map(|l| l.hybrid_config(3));
+        assert!(l.is_some_and(|c| c.seed == 3));
+        // The lower levels are the network's MCTS, the default and above the alpha-beta.
+        assert!(matches!(LEVELS[0].engine, Engine::NetworkMcts { .. }));
+        assert!(matches!(LEVELS[1].engine, Engine::NetworkMcts { .. }));
+        assert!(LEVELS[2..].iter().all(|l| l.engine == Engine::AlphaBetaLeaf));
     }
 }

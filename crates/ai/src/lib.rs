@@ -8,8 +8,10 @@
 //! - [`level`]: difficulty levels as search budgets.
 //! - [`bench`]: the fixed positions of the AI benchmarks (native and in workerd).
 //! - [`alphabeta`]: a small fixed-depth alpha-beta player (a sparring partner).
-//! - [`hybrid`]: the shipped player: iterative-deepening alpha-beta over the heuristic
-//!   with a node budget, the network (or any evaluator) run once at the root.
+//! - [`hybrid`]: iterative-deepening alpha-beta over the heuristic (or the leaf score)
+//!   with a node budget: the upper levels' engine and the browser's AI.
+//! - [`shipped`] (`onnx`): the shipped AI, one constructor: each level's engine
+//!   (network MCTS at the lower levels, alpha-beta over the leaf score above).
 //! - [`leafnet`]: the learned leaf score the shipped hybrid uses at every leaf: the
 //!   heuristic plus a small network over piece-square features.
 
@@ -25,6 +27,8 @@ pub mod mcts;
 #[cfg(feature = "onnx")]
 pub mod network;
 pub mod rng;
+#[cfg(feature = "onnx")]
+pub mod shipped;
 
 pub use evaluator::{Evaluation, Evaluator, Leaf, Uniform};
 pub use heuristic::Heuristic;

@@ -31,21 +31,11 @@ pub struct SearchConfig {
     pub c_puct: f32,
     pub root: RootPolicy,
     pub seed: u64,
-    /// Optional wall-clock limit in milliseconds, with the clock to read (native only:
-    /// in a Worker the clock does not advance without I/O, so budgets are evaluations).
-    pub time_limit: Option<(f64, fn() -> f64)>,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig {
-            evaluations: 128,
-            batch: 1,
-            c_puct: 1.5,
-            root: RootPolicy::Puct,
-            seed: 1,
-            time_limit: None,
-        }
+        SearchConfig { evaluations: 128, batch: 1, c_puct: 1.5, root: RootPolicy::Puct, seed: 1 }
     }
 }
 
@@ -259,11 +249,6 @@ pub fn search(
     }
     let mut evaluations = 0u32;
     let mut simulations = 0u32;
-    let started = cfg.time_limit.map(|(_, clock)| clock());
-    let out_of_time = || match (cfg.time_limit, started) {
-        (Some((limit, clock)), Some(t0)) => clock() - t0 >= limit,
-        _ => false,
-    };
 
     // Expand the root first (one evaluation).
     let root_moves = root.legal_moves();
@@ -331,7 +316,7 @@ pub fn search(
     let mut best_child: u32;
     match gumbel_m {
         None => {
-            while evaluations < cfg.evaluations && simulations < max_sims && !out_of_time() {
+            while evaluations < cfg.evaluations && simulations < max_sims {
                 let k = cfg.batch.max(1).min((cfg.evaluations - evaluations) as usize);
                 run_batch(&mut tree, &vec![None; k], &mut evaluations, &mut simulations);
             }
@@ -353,7 +338,7 @@ pub fn search(
             };
             for round in 0..rounds {
                 let left = cfg.evaluations.saturating_sub(evaluations);
-                if left == 0 || cand.len() == 1 || out_of_time() {
+                if left == 0 || cand.len() == 1 {
                     break;
                 }
                 let per = (left / (rounds - round)).max(cand.len() as u32) / cand.len() as u32;

@@ -208,44 +208,6 @@ impl Evaluator for NetworkEvaluator {
     }
 }
 
-/// The network where it is worth its cost: its policy blended into the priors of the
-/// root only (one network run per search), and a cheap evaluator everywhere else. The
-/// root is the first position a search evaluates.
-#[derive(Debug, Clone)]
-pub struct RootPrior<E> {
-    pub network: NetworkEvaluator,
-    pub inner: E,
-    /// The network's share of the root's priors (the rest is the inner evaluator's).
-    pub weight: f32,
-    used: bool,
-}
-
-impl<E: Evaluator> RootPrior<E> {
-    pub fn new(network: Network, inner: E, weight: f32) -> RootPrior<E> {
-        RootPrior { network: NetworkEvaluator::new(network), inner, weight, used: false }
-    }
-}
-
-impl<E: Evaluator> Evaluator for RootPrior<E> {
-    fn evaluate(&mut self, leaves: &[Leaf<'_>]) -> Vec<Evaluation> {
-        let mut out = self.inner.evaluate(leaves);
-        if !self.used {
-            self.used = true;
-            if let (Some(first), Some(leaf)) = (out.first_mut(), leaves.first()) {
-                let net = self.network.evaluate(std::slice::from_ref(leaf)).remove(0);
-                for (p, q) in first.priors.iter_mut().zip(net.priors) {
-                    *p = (1.0 - self.weight) * *p + self.weight * q;
-                }
-            }
-        }
-        out
-    }
-
-    fn name(&self) -> String {
-        format!("root-prior({}, {})", self.network.name(), self.inner.name())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -62,7 +62,7 @@ fn shipped() -> LeafNet {
 }
 
 fn best(p: &engine::Position, leaf: &LeafNet, cfg: &ai::hybrid::HybridConfig) -> (String, f32) {
-    let r = ai::hybrid::search_with_leaf(p, &[p.hash()], None, Some(leaf), cfg);
+    let r = ai::hybrid::search_with_leaf(p, &[p.hash()], Some(leaf), cfg);
     assert!(r.nodes <= cfg.nodes, "{} nodes over the budget {}", r.nodes, cfg.nodes);
     (r.best.unwrap().to_string(), r.score)
 }
@@ -73,7 +73,7 @@ fn best(p: &engine::Position, leaf: &LeafNet, cfg: &ai::hybrid::HybridConfig) ->
 fn the_default_level_with_the_shipped_leaf_score_finds_the_toy_tactics() {
     let leaf = shipped();
     let level = ai::level::level(ai::level::DEFAULT_LEVEL).unwrap();
-    let cfg = level.hybrid_leaf_config(9, false);
+    let cfg = level.hybrid_leaf_config(9);
     assert!(cfg.nodes < u64::from(level.hybrid_nodes), "the leaf budget pays for the leaf's cost");
     let pos = |s: &str| engine::iapn::parse(s).unwrap();
     // The Sword on a5 takes the Mistress on e5 along the rank.
@@ -104,10 +104,10 @@ fn a_search_with_the_leaf_score_is_deterministic_and_differs_from_the_heuristics
         let p = *g.position();
         let cfg =
             ai::hybrid::HybridConfig { nodes: 3_000, quiescence: 4, ..ai::hybrid::HybridConfig::default() };
-        let a = ai::hybrid::search_with_leaf(&p, &[p.hash()], None, Some(&leaf), &cfg);
-        let b = ai::hybrid::search_with_leaf(&p, &[p.hash()], None, Some(&leaf), &cfg);
+        let a = ai::hybrid::search_with_leaf(&p, &[p.hash()], Some(&leaf), &cfg);
+        let b = ai::hybrid::search_with_leaf(&p, &[p.hash()], Some(&leaf), &cfg);
         assert_eq!(a, b);
-        let plain = ai::hybrid::search(&p, &[p.hash()], None, &cfg);
+        let plain = ai::hybrid::search(&p, &[p.hash()], &cfg);
         if (a.score - plain.score).abs() > 1e-3 {
             differs += 1;
         }

@@ -1,15 +1,22 @@
 //! Players for matches, self-play and the terminal game, named on the command line:
 //! `random`, `uniform:<evaluations>`, `heuristic:<evaluations>`, `level:<1-6>`
-//! (the in-request AI at that difficulty), `alphabeta:<depth>` (fixed-depth alpha-beta,
-//! the sparring partner); PUCT at the root, or `@gumbel` for Gumbel sampling with
-//! sequential halving. The hybrid (iterative-deepening alpha-beta over the heuristic
-//! with a node budget, `ai::hybrid`): `hybrid:<nodes>`, `hybridq:<nodes>` (with a
-//! capture quiescence), `hlevel:<1-6>` (the level's budget and variety), `hleaf:<leaf.bin>:<1-6>`
-//! (the level with a learned leaf score, `ai::leafnet`, at its equal-time budget), and with the
-//! network run once at the root (`onnx` builds) `hybridnet:<model.onnx>:<nodes>` and
-//! `hlevelnet:<model.onnx>:<1-6>`, each with an optional `:<prior weight in pawns>`.
+//! (`onnx` builds: the shipped AI at that level, exactly as the Worker plays it,
+//! `ai::shipped`; without the network: the level's alpha-beta over the heuristic, as the
+//! browser plays it), `alphabeta:<depth>` (fixed-depth alpha-beta, the sparring partner),
+//! `net:<model.onnx>:<evaluations>` (`onnx` builds: MCTS over a network); PUCT at the root,
+//! or `@gumbel` for Gumbel sampling with sequential halving. The iterative-deepening
+//! alpha-beta with a node budget (`ai::hybrid`): `hybrid:<nodes>`, `hybridq:<nodes>` (with a
+//! capture quiescence), `hlevel:<1-6>` (the level's budget and variety over the heuristic),
+//! `hleaf:<leaf.bin>:<1-6>` (the level with a learned leaf score, `ai::leafnet`, at its
+//! equal-time budget).
 
 use ai::hybrid::HybridConfig;
+
+/// The shipped models (`level:N`), the files the Worker serves from `public/models/`.
+#[cfg(feature = "onnx")]
+const SHIPPED_NETWORK: &str = "net-v2.onnx";
+#[cfg(feature = "onnx")]
+const SHIPPED_LEAF: &str = "leaf-v1.bin";
 use ai::{search, Heuristic, RootPolicy, SearchConfig, Uniform};
 use engine::{Game, Move};
 
@@ -25,6 +32,9 @@ pub struct Spec {
     pub hybrid: Option<HybridConfig>,
     /// A hybrid player's learned leaf score (`hleaf:<file>:<level>`).
     pub leaf: Option<std::sync::Arc<ai::leafnet::LeafNet>>,
+    /// The level of a `level:N` player: the shipped AI (`ai::shipped`) in `onnx` builds.
+    #[cfg_attr(not(feature = "onnx"), allow(dead_code))]
+    pub level: Option<ai::level::Level>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -35,14 +45,15 @@ pub enum Kind {
     /// `net:<model.onnx>:N` (builds with the `onnx` feature).
     #[cfg_attr(not(feature = "onnx"), allow(dead_code))]
     Network,
-    /// `rootnet:<model.onnx>:N`: the heuristic, with the network's policy blended into
-    /// the root's priors (one network run per move).
+    /// `level:<1-6>` in an `onnx` build: the shipped AI at that level, exactly as the
+    /// Worker plays it (`ai::shipped::ShippedAi`), over the models in `$IRON_ARENA_MODELS`
+    /// (default `models/`).
     #[cfg_attr(not(feature = "onnx"), allow(dead_code))]
-    RootNetwork,
+    Shipped,
     /// `alphabeta:<depth>`: fixed-depth alpha-beta over the heuristic score (the
     /// sparring partner; `evaluations` holds the depth in plies; deterministic).
     AlphaBeta,
-    /// The hybrid (`hybrid`, `hybridq`, `hlevel`, `hybridnet`, `hlevelnet`); `evaluations`
+    /// The alpha-beta (`hybrid`, `hybridq`, `hlevel`, `hleaf`); `evaluations`
     /// holds the node budget.
     Hybrid,
 }
@@ -58,73 +69,10 @@ impl Spec {
             Some((_, r)) => return Err(format!("unknown root policy '{r}' (puct or gumbel)")),
             None => (s, RootPolicy::Puct),
         };
-        // hleafnet:<model.onnx>:<leaf.bin>:<level>: what the Worker plays (the level's
-        // equal-time budget, the learned leaf score, the network's prior at the root).
         #[cfg(feature = "onnx")]
-        if let Some(rest) = body.strip_prefix("hleafnet:") {
-            let mut parts = rest.splitn(3, ':');
-            let (Some(model), Some(leaf), Some(l)) = (parts.next(), parts.next(), parts.next()) else {
-                return Err(format!("'{s}': use hleafnet:<model.onnx>:<leaf.bin>:<level>"));
-            };
-            let l = l
-                .parse::<u8>()
-                .ok()
-                .and_then(ai::level::level)
-                .ok_or_else(|| format!("'{s}': levels are 1-6"))?;
-            let bytes = std::fs::read(model).map_err(|e| format!("{model}: {e}"))?;
-            let net = ai::network::Network::load(&bytes, model)?;
-            let bytes = std::fs::read(leaf).map_err(|e| format!("{leaf}: {e}"))?;
-            let leaf = ai::leafnet::LeafNet::from_bytes(&bytes).map_err(|e| format!("{leaf}: {e}"))?;
-            let mut spec = Spec::hybrid(l.hybrid_leaf_config(0, true), root);
-            spec.net = Some(net);
-            spec.leaf = Some(std::sync::Arc::new(leaf));
-            return Ok(spec);
-        }
-        #[cfg(feature = "onnx")]
-        for prefix in ["hybridnet:", "hlevelnet:"] {
-            if let Some(rest) = body.strip_prefix(prefix) {
-                let (path, n) = rest
-                    .rsplit_once(':')
-                    .ok_or_else(|| format!("'{s}': use {prefix}<model.onnx>:<number>[:<prior pawns>]"))?;
-                // An optional last field: the root prior's weight in pawns (experiments;
-                // default `HYBRID_PRIOR_WEIGHT`).
-                let (path, n, prior) = match path.rsplit_once(':') {
-                    Some((p, m)) if !path.ends_with(".onnx") => {
-                        let w: f32 =
-                            n.parse().map_err(|_| format!("'{s}': expected a prior weight in pawns"))?;
-                        (p, m, Some(w))
-                    }
-                    _ => (path, n, None),
-                };
-                let n: u32 = n.parse().map_err(|_| format!("'{s}': expected a number after the model"))?;
-                let mut cfg = if prefix == "hlevelnet:" {
-                    let l = u8::try_from(n)
-                        .ok()
-                        .and_then(ai::level::level)
-                        .ok_or_else(|| format!("'{s}': levels are 1-6"))?;
-                    l.hybrid_config(0, true)
-                } else {
-                    HybridConfig {
-                        nodes: u64::from(n),
-                        margin: HYBRID_MARGIN,
-                        prior_weight: ai::level::HYBRID_PRIOR_WEIGHT,
-                        ..HybridConfig::default()
-                    }
-                };
-                if let Some(w) = prior {
-                    cfg.prior_weight = w;
-                }
-                let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-                let net = ai::network::Network::load(&bytes, path)?;
-                let mut spec = Spec::new(Kind::Hybrid, cfg.nodes as u32, root);
-                spec.hybrid = Some(cfg);
-                spec.net = Some(net);
-                return Ok(spec);
-            }
-        }
-        #[cfg(feature = "onnx")]
-        for (prefix, kind) in [("net:", Kind::Network), ("rootnet:", Kind::RootNetwork)] {
-            if let Some(rest) = body.strip_prefix(prefix) {
+        if let Some(rest) = body.strip_prefix("net:") {
+            let (kind, prefix) = (Kind::Network, "net:");
+            {
                 let (path, n) = rest
                     .rsplit_once(':')
                     .ok_or_else(|| format!("'{s}': use {prefix}<model.onnx>:<evaluations>"))?;
@@ -132,7 +80,15 @@ impl Spec {
                     n.parse().map_err(|_| format!("'{s}': expected a number after the model"))?;
                 let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
                 let net = ai::network::Network::load(&bytes, path)?;
-                return Ok(Spec { kind, evaluations, root, net: Some(net), hybrid: None, leaf: None });
+                return Ok(Spec {
+                    kind,
+                    evaluations,
+                    root,
+                    net: Some(net),
+                    hybrid: None,
+                    leaf: None,
+                    level: None,
+                });
             }
         }
         let (name, n) = body.split_once(':').unwrap_or((body, ""));
@@ -161,21 +117,21 @@ impl Spec {
                 let l = ai::level::level(num(l)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
                 let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
                 let net = ai::leafnet::LeafNet::from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))?;
-                let mut spec = Spec::hybrid(l.hybrid_leaf_config(0, false), root);
+                let mut spec = Spec::hybrid(l.hybrid_leaf_config(0), root);
                 spec.leaf = Some(std::sync::Arc::new(net));
                 spec
             }
             "hlevel" => {
                 let l = ai::level::level(num(n)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
-                Spec::hybrid(l.hybrid_config(0, false), root)
+                Spec::hybrid(l.hybrid_config(0), root)
             }
             "level" => {
                 let l = ai::level::level(num(n)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
-                Spec::new(Kind::Heuristic, l.evaluations, root)
+                Spec::level(l, root)?
             }
             _ => {
                 return Err(format!(
-                    "unknown player '{s}' (random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hleaf:<leaf.bin>:N, hybridnet:<onnx>:N, hlevelnet:<onnx>:N)"
+                    "unknown player '{s}' (random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hleaf:<leaf.bin>:N, net:<onnx>:N)"
                 ))
             }
         };
@@ -191,7 +147,34 @@ impl Spec {
             net: None,
             hybrid: None,
             leaf: None,
+            level: None,
         }
+    }
+
+    /// `level:N`: the shipped AI with the shipped models (`onnx` builds).
+    #[cfg(feature = "onnx")]
+    fn level(l: ai::level::Level, root: RootPolicy) -> Result<Spec, String> {
+        let dir = std::env::var("IRON_ARENA_MODELS").unwrap_or_else(|_| "models".into());
+        let read = |f: &str| {
+            let path = std::path::Path::new(&dir).join(f);
+            std::fs::read(&path)
+                .map_err(|e| format!("level:{}: {}: {e} (set IRON_ARENA_MODELS)", l.number, path.display()))
+        };
+        let net = ai::network::Network::load(&read(SHIPPED_NETWORK)?, SHIPPED_NETWORK)?;
+        let leaf = ai::leafnet::LeafNet::from_bytes(&read(SHIPPED_LEAF)?)
+            .map_err(|e| format!("{SHIPPED_LEAF}: {e}"))?;
+        let mut spec = Spec::new(Kind::Shipped, l.number.into(), root);
+        spec.net = Some(net);
+        spec.leaf = Some(std::sync::Arc::new(leaf));
+        spec.level = Some(l);
+        Ok(spec)
+    }
+
+    /// `level:N` without the network (a build without `onnx`): the level's alpha-beta
+    /// over the heuristic, what the browser's AI plays (`ai::level::play_level`).
+    #[cfg(not(feature = "onnx"))]
+    fn level(l: ai::level::Level, root: RootPolicy) -> Result<Spec, String> {
+        Ok(Spec::hybrid(l.hybrid_config(0), root))
     }
 
     fn hybrid(cfg: HybridConfig, root: RootPolicy) -> Spec {
@@ -210,16 +193,12 @@ impl Spec {
             Kind::Uniform => format!("uniform:{}{root}", self.evaluations),
             Kind::Heuristic => format!("heuristic:{}{root}", self.evaluations),
             Kind::Network => format!("net:{}{root}", self.evaluations),
-            Kind::RootNetwork => format!("rootnet:{}{root}", self.evaluations),
             Kind::AlphaBeta => format!("alphabeta:{}", self.evaluations),
+            Kind::Shipped => format!("level:{}", self.evaluations),
             Kind::Hybrid => {
                 let q = if self.hybrid.is_some_and(|c| c.quiescence > 0) { "q" } else { "" };
-                #[cfg(feature = "onnx")]
-                let net = if self.net.is_some() { "net" } else { "" };
-                #[cfg(not(feature = "onnx"))]
-                let net = "";
                 let leaf = if self.leaf.is_some() { "leaf" } else { "" };
-                format!("hybrid{q}{net}{leaf}:{}", self.evaluations)
+                format!("hybrid{q}{leaf}:{}", self.evaluations)
             }
         }
     }
@@ -235,23 +214,21 @@ impl Spec {
             return (Some(moves[r.below(moves.len())]), None);
         }
         let history: Vec<u64> = game.history().iter().map(|p| p.hash()).collect();
+        #[cfg(feature = "onnx")]
+        if let (Kind::Shipped, Some(net), Some(leaf), Some(level)) =
+            (self.kind, &self.net, &self.leaf, &self.level)
+        {
+            let choice = ai::shipped::ShippedAi::new(net, leaf).choose(game, level, seed);
+            return (choice.unwrap_or_else(|e| panic!("level:{}: {e}", level.number)).mv, None);
+        }
         if self.kind == Kind::AlphaBeta {
             let r = ai::alphabeta::alphabeta(game.position(), &history, self.evaluations);
             return (r.best, None);
         }
         if let (Kind::Hybrid, Some(template)) = (self.kind, self.hybrid) {
             let cfg = HybridConfig { seed, ..template };
-            #[cfg(feature = "onnx")]
-            if let Some(net) = &self.net {
-                let mut e = ai::network::NetworkEvaluator::new(net.clone());
-                let leaf = self.leaf.as_deref();
-                return (
-                    ai::hybrid::search_with_leaf(game.position(), &history, Some(&mut e), leaf, &cfg).best,
-                    None,
-                );
-            }
             let leaf = self.leaf.as_deref();
-            return (ai::hybrid::search_with_leaf(game.position(), &history, None, leaf, &cfg).best, None);
+            return (ai::hybrid::search_with_leaf(game.position(), &history, leaf, &cfg).best, None);
         }
         let cfg = SearchConfig {
             evaluations: self.evaluations.max(1),
@@ -265,14 +242,6 @@ impl Spec {
             Kind::Network => match &self.net {
                 Some(net) => {
                     let mut e = ai::network::NetworkEvaluator::new(net.clone());
-                    search(game.position(), &history, &mut e, &cfg)
-                }
-                None => search(game.position(), &history, &mut Heuristic, &cfg),
-            },
-            #[cfg(feature = "onnx")]
-            Kind::RootNetwork => match &self.net {
-                Some(net) => {
-                    let mut e = ai::network::RootPrior::new(net.clone(), Heuristic, 0.5);
                     search(game.position(), &history, &mut e, &cfg)
                 }
                 None => search(game.position(), &history, &mut Heuristic, &cfg),

@@ -64,17 +64,26 @@ pub fn read(text: &str) -> Result<Vec<GameResult>, String> {
         .collect()
 }
 
-/// Plays `games` games for every pair of `specs`, on every core; stops starting games
-/// after `seconds` (if given). Each result goes to `out` as it ends.
+/// The pairs (indices into `labels`) of a round robin: every pair, or with `with` not
+/// empty only those with one of the players it names.
+pub fn pairs(labels: &[String], with: &[&str]) -> Vec<(usize, usize)> {
+    let wanted = |i: usize| with.is_empty() || with.contains(&labels[i].as_str());
+    (0..labels.len())
+        .flat_map(|a| (a + 1..labels.len()).map(move |b| (a, b)))
+        .filter(|&(a, b)| wanted(a) || wanted(b))
+        .collect()
+}
+
+/// Plays `games` games for each of `pairs` (indices into `specs`), on every core; stops
+/// starting games after `seconds` (if given). Each result goes to `out` as it ends.
 pub fn run(
     specs: &[Spec],
+    pairs: &[(usize, usize)],
     games: usize,
     seed: u64,
     seconds: Option<f64>,
     out: Option<&mut (dyn Write + Send)>,
 ) -> Vec<GameResult> {
-    let pairs: Vec<(usize, usize)> =
-        (0..specs.len()).flat_map(|a| (a + 1..specs.len()).map(move |b| (a, b))).collect();
     let total = pairs.len() * games;
     let mus: Vec<(Faction, Faction)> =
         Faction::ALL.iter().flat_map(|&s| Faction::ALL.iter().map(move |&n| (s, n))).collect();
@@ -221,9 +230,21 @@ pub fn intervals(
         .collect()
 }
 
-/// The report: each player's rating (anchored at `anchor`, the first player if absent)
-/// with its interval, games and score; then every pair's score, row against column.
-pub fn report(results: &[GameResult], anchor: Option<&str>) -> String {
+/// The fitted ratings of a set of games: the players (in order of appearance), each one's
+/// Elo and 95% interval, and the players weakest first.
+pub struct Ratings {
+    pub names: Vec<String>,
+    pub elo: Vec<f64>,
+    pub ci: Vec<(f64, f64)>,
+    pub order: Vec<usize>,
+    pub anchor: usize,
+}
+
+/// The virtual draws per pair that met ([`fit`]).
+const PRIOR: f64 = 1.0;
+
+/// Fits `results` (None without games), anchored at `anchor` (the first player if absent).
+pub fn ratings(results: &[GameResult], anchor: Option<&str>) -> Option<Ratings> {
     let mut names: Vec<String> = Vec::new();
     for r in results {
         for n in [&r.a, &r.b] {
@@ -233,16 +254,81 @@ pub fn report(results: &[GameResult], anchor: Option<&str>) -> String {
         }
     }
     if names.is_empty() {
-        return "no games\n".into();
+        return None;
     }
     let idx = |n: &str| names.iter().position(|x| x == n).unwrap_or(0);
-    let anchor_i = anchor.map_or(0, idx);
+    let anchor = anchor.map_or(0, idx);
     let games: Vec<(usize, usize, f64)> = results.iter().map(|r| (idx(&r.a), idx(&r.b), r.score)).collect();
-    const PRIOR: f64 = 1.0;
-    let elo = fit(names.len(), &games, anchor_i, PRIOR);
-    let ci = intervals(names.len(), &games, anchor_i, PRIOR, 300, 7);
+    let elo = fit(names.len(), &games, anchor, PRIOR);
+    let ci = intervals(names.len(), &games, anchor, PRIOR, 300, 7);
     let mut order: Vec<usize> = (0..names.len()).collect();
     order.sort_by(|&a, &b| elo[a].total_cmp(&elo[b]));
+    Some(Ratings { names, elo, ci, order, anchor })
+}
+
+/// The ratings as a picture (SVG): one row per player, weakest at the bottom, its Elo as
+/// a dot and its 95% interval as a bar; the shipped levels (`level:N`) in colour, the
+/// sparring partners in grey.
+pub fn svg(r: &Ratings, title: &str) -> String {
+    let (lo, hi) = r.ci.iter().fold((0.0f64, 0.0f64), |(lo, hi), &(a, b)| (lo.min(a), hi.max(b)));
+    let (lo, hi) = ((lo / 200.0).floor() * 200.0, (hi / 200.0).ceil() * 200.0);
+    let (left, width, row, top) = (130.0, 560.0, 28.0, 48.0);
+    let x = |e: f64| left + (e - lo) / (hi - lo).max(1.0) * width;
+    let n = r.order.len();
+    let height = top + row * n as f64 + 44.0;
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {height}\" width=\"{w}\" height=\"{height}\" \
+         font-family=\"system-ui, sans-serif\" font-size=\"13\" role=\"img\" aria-label=\"{title}\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n\
+         <text x=\"{left}\" y=\"24\" font-size=\"15\" font-weight=\"600\">{title}</text>\n",
+        w = left + width + 70.0
+    );
+    let mut tick = lo;
+    while tick <= hi {
+        let tx = x(tick);
+        let axis = top + row * n as f64;
+        out.push_str(&format!(
+            "<line x1=\"{tx:.1}\" y1=\"{top}\" x2=\"{tx:.1}\" y2=\"{axis}\" stroke=\"#e4e4e4\"/>\n\
+             <text x=\"{tx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#555\">{tick:.0}</text>\n",
+            axis + 18.0
+        ));
+        tick += 200.0;
+    }
+    out.push_str(&format!(
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#555\">Elo ({} = 0), 95% intervals</text>\n",
+        left + width / 2.0,
+        height - 6.0,
+        r.names[r.anchor]
+    ));
+    for (k, &i) in r.order.iter().rev().enumerate() {
+        let y = top + row * k as f64 + row / 2.0;
+        let colour = if r.names[i].starts_with("level:") { "#b5472f" } else { "#8a8a8a" };
+        out.push_str(&format!(
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\n\
+             <line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"{colour}\" stroke-width=\"4\" stroke-linecap=\"round\" opacity=\"0.45\"/>\n\
+             <circle cx=\"{:.1}\" cy=\"{y:.1}\" r=\"5\" fill=\"{colour}\"/>\n\
+             <text x=\"{:.1}\" y=\"{:.1}\" fill=\"#333\">{:.0}</text>\n",
+            left - 10.0,
+            y + 4.5,
+            r.names[i],
+            x(r.ci[i].0),
+            x(r.ci[i].1),
+            x(r.elo[i]),
+            x(r.ci[i].1) + 6.0,
+            y + 4.5,
+            r.elo[i]
+        ));
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// The report: each player's rating (anchored at `anchor`, the first player if absent)
+/// with its interval, games and score; then every pair's score, row against column.
+pub fn report(results: &[GameResult], anchor: Option<&str>) -> String {
+    let Some(Ratings { names, elo, ci, order, anchor: anchor_i }) = ratings(results, anchor) else {
+        return "no games\n".into();
+    };
     let mut out = format!(
         "Elo by maximum likelihood (Bradley-Terry, draws half a win each way, {PRIOR} virtual draw per pair that met), \
          anchored at {} = 0; 95% intervals by bootstrap over each pair's games (300 rounds). {} games.\n\n",
@@ -308,6 +394,20 @@ mod tests {
     /// Games drawn from known ratings (seeded): the fit without virtual draws finds them
     /// again within its intervals, anchored at the first player; the virtual draws pull the
     /// extremes a little towards the middle, never past the truth.
+    #[test]
+    fn a_split_round_robin_covers_every_pair_once() {
+        let labels: Vec<String> = ["a", "b", "c", "d"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(pairs(&labels, &[]).len(), 6);
+        let with_d = pairs(&labels, &["d"]);
+        assert_eq!(with_d, vec![(0, 3), (1, 3), (2, 3)]);
+        let without_d = pairs(&labels[..3], &[]);
+        // The pairs without d (a run of the first three) and those with d (another run)
+        // are the whole round robin, no pair twice.
+        let mut all: Vec<_> = without_d.into_iter().chain(with_d).collect();
+        all.sort();
+        assert_eq!(all, pairs(&labels, &[]));
+    }
+
     #[test]
     fn the_fit_recovers_known_ratings() {
         let truth = [0.0, 300.0, 500.0, 1200.0];

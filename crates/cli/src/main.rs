@@ -13,7 +13,7 @@ mod play;
 
 use engine::{iapn, perft, result_text, Faction, Game, Move, Position};
 
-const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] [--seed S] | ladder <player> <player>... [--games N] [--seed S] [--seconds S] [--out FILE] [--anchor <player>] | ladder-fit <results.jsonl> [--anchor <player>] | selfplay --games N --out FILE [--engine <player>] [--seed S] [--fast-engine <player> --full-prob P] | bench-ai | bench-leaf <leaf.bin> | leaf-data <records.jsonl>... --out FILE | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hleaf:<leaf.bin>:N, hleafnet:<onnx>:<leaf.bin>:N, hybridnet:<onnx>:N, hlevelnet:<onnx>:N; add @gumbel for a Gumbel root instead of PUCT)";
+const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] [--seed S] | ladder <player> <player>... [--games N] [--seed S] [--seconds S] [--out FILE] [--anchor <player>] [--with <player>[,<player>]] | ladder-fit <results.jsonl>... [--anchor <player>] [--svg FILE] [--title T] | selfplay --games N --out FILE [--engine <player>] [--seed S] [--fast-engine <player> --full-prob P] | bench-ai | bench-leaf <leaf.bin> | leaf-data <records.jsonl>... --out FILE | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hleaf:<leaf.bin>:N, net:<onnx>:N; add @gumbel for a Gumbel root instead of PUCT)";
 
 /// What each command accepts besides its positional arguments: `--name value` options and
 /// `--name` flags. `None`: no such command.
@@ -25,8 +25,8 @@ fn accepts(cmd: &str) -> Option<(&'static [&'static str], &'static [&'static str
         "play" => (&["--ai", "--level"], &[]),
         "arena" => (&["--games", "--matchups", "--seed"], &[]),
         "balance" => (&["--engine", "--games", "--seed"], &[]),
-        "ladder" => (&["--games", "--seed", "--seconds", "--out", "--anchor"], &[]),
-        "ladder-fit" => (&["--anchor"], &[]),
+        "ladder" => (&["--games", "--seed", "--seconds", "--out", "--anchor", "--with"], &[]),
+        "ladder-fit" => (&["--anchor", "--svg", "--title"], &[]),
         "leaf-data" => (&["--out"], &[]),
         "selfplay" => (&["--engine", "--games", "--seed", "--out", "--fast-engine", "--full-prob"], &[]),
         _ => return None,
@@ -165,13 +165,37 @@ fn run(args: &[String]) -> Result<String, String> {
                 None => None,
             };
             let out = file.as_mut().map(|f| f as &mut (dyn std::io::Write + Send));
-            let results =
-                ladder::run(&specs, opts.number("--games", 36)?, opts.number("--seed", 1)?, seconds, out);
+            // `--with a,b`: only the pairs with one of these players (a round robin split
+            // across runs or machines; `ladder-fit` fits the files together).
+            let with: Vec<&str> = opts.option("--with").map(|w| w.split(',').collect()).unwrap_or_default();
+            let labels: Vec<String> = specs.iter().map(engines::Spec::label).collect();
+            if let Some(w) = with.iter().find(|w| !labels.iter().any(|l| l == *w)) {
+                return Err(format!("--with '{w}' is none of the players ({})", labels.join(", ")));
+            }
+            let pairs = ladder::pairs(&labels, &with);
+            let results = ladder::run(
+                &specs,
+                &pairs,
+                opts.number("--games", 36)?,
+                opts.number("--seed", 1)?,
+                seconds,
+                out,
+            );
             Ok(ladder::report(&results, opts.option("--anchor")))
         }
-        ("ladder-fit", [file]) => {
-            let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
-            Ok(ladder::report(&ladder::read(&text)?, opts.option("--anchor")))
+        ("ladder-fit", files) if !files.is_empty() => {
+            let mut results = Vec::new();
+            for file in files {
+                let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+                results.extend(ladder::read(&text)?);
+            }
+            if let (Some(path), Some(r)) =
+                (opts.option("--svg"), ladder::ratings(&results, opts.option("--anchor")))
+            {
+                let title = opts.option("--title").unwrap_or("The AI ladder");
+                std::fs::write(path, ladder::svg(&r, title)).map_err(|e| format!("{path}: {e}"))?;
+            }
+            Ok(ladder::report(&results, opts.option("--anchor")))
         }
         ("balance", []) => {
             let spec = engines::Spec::parse(opts.option("--engine").unwrap_or("level:2"))?;

@@ -366,12 +366,9 @@ pub fn bench_leaf(path: &str) -> Result<String, String> {
         for (k, leaf) in [None, Some(&net), Some(&net)].into_iter().enumerate() {
             let t = Instant::now();
             for (i, p) in positions.iter().enumerate() {
-                let cfg = if k == 2 {
-                    level.hybrid_leaf_config(i as u64, false)
-                } else {
-                    level.hybrid_config(i as u64, false)
-                };
-                nodes[k] += ai::hybrid::search_with_leaf(p, &[p.hash()], None, leaf, &cfg).nodes;
+                let cfg =
+                    if k == 2 { level.hybrid_leaf_config(i as u64) } else { level.hybrid_config(i as u64) };
+                nodes[k] += ai::hybrid::search_with_leaf(p, &[p.hash()], leaf, &cfg).nodes;
             }
             secs[k] += t.elapsed().as_secs_f64();
         }
@@ -389,7 +386,7 @@ pub fn bench_leaf(path: &str) -> Result<String, String> {
     out.push_str(&format!(
         "level {} as shipped (leaf network, {} nodes): {:.2} ms per move (native)\n",
         level.number,
-        level.hybrid_leaf_config(0, false).nodes,
+        level.hybrid_leaf_config(0).nodes,
         1000.0 * secs[2] / moves
     ));
     // The static scores alone, on the same positions.
@@ -498,7 +495,7 @@ pub fn bench_ai() -> String {
         let t = Instant::now();
         let (mut nodes, mut depth) = (0u64, 0u32);
         for (i, p) in positions.iter().enumerate() {
-            let r = ai::hybrid::search(p, &[p.hash()], None, &l.hybrid_config(i as u64, false));
+            let r = ai::hybrid::search(p, &[p.hash()], &l.hybrid_config(i as u64));
             nodes += r.nodes;
             depth += r.depth;
         }

@@ -8,8 +8,9 @@ use crate::error::ApiError;
 use crate::tokens::Random;
 
 pub trait Opponent {
-    /// Shown in API responses, so a client knows what it plays against.
-    fn name(&self) -> &'static str;
+    /// Shown in API responses, so a client knows what it plays against: the engine that
+    /// plays `level` (the shipped AI's engine differs by level).
+    fn name(&self, level: u8) -> &'static str;
     /// True for the legal-move placeholder (tests), false for a real AI.
     fn is_placeholder(&self) -> bool;
     /// Chooses the AI's move at difficulty `level` (see `ai::level::LEVELS`).
@@ -22,7 +23,7 @@ pub trait Opponent {
 pub struct MctsAi;
 
 impl Opponent for MctsAi {
-    fn name(&self) -> &'static str {
+    fn name(&self, _level: u8) -> &'static str {
         "mcts-heuristic"
     }
 
@@ -45,7 +46,7 @@ impl Opponent for MctsAi {
 pub struct HybridAi;
 
 impl Opponent for HybridAi {
-    fn name(&self) -> &'static str {
+    fn name(&self, _level: u8) -> &'static str {
         "hybrid-heuristic"
     }
 
@@ -78,7 +79,7 @@ pub fn history(game: &Game) -> Vec<u64> {
 pub struct PlaceholderAi;
 
 impl Opponent for PlaceholderAi {
-    fn name(&self) -> &'static str {
+    fn name(&self, _level: u8) -> &'static str {
         "placeholder-random"
     }
 
@@ -118,7 +119,7 @@ mod tests {
             assert!(game.legal_moves().contains(&a), "level {level}");
             assert_eq!(HybridAi.choose(&game, level, &mut Fixed(7)).unwrap(), Some(a), "level {level}");
         }
-        assert_eq!(HybridAi.name(), "hybrid-heuristic");
+        assert_eq!(HybridAi.name(4), "hybrid-heuristic");
         assert!(!HybridAi.is_placeholder());
     }
 }

@@ -30,7 +30,7 @@ impl core::fmt::Debug for Ctx<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Ctx")
             .field("now", &self.now)
-            .field("ai", &self.ai.name())
+            .field("ai", &self.ai.name(ai::level::DEFAULT_LEVEL))
             .field("day_ms", &self.day_ms)
             .finish()
     }
@@ -175,7 +175,11 @@ pub struct AiInfo {
 }
 
 fn ai_info(ai: &dyn Opponent, level: Option<u8>) -> AiInfo {
-    AiInfo { engine: ai.name(), placeholder: ai.is_placeholder(), level }
+    AiInfo {
+        engine: ai.name(level.unwrap_or(ai::level::DEFAULT_LEVEL)),
+        placeholder: ai.is_placeholder(),
+        level,
+    }
 }
 
 /// `201` to a creation (`CreateResponse`): the creator's seat and its token (shown once).

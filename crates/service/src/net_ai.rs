@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use ai::leafnet::LeafNet;
 use ai::network::{Network, NetworkEvaluator};
+use ai::shipped::ShippedAi;
 use engine::{Game, Move};
 
 use crate::ai::{history, level_and_seed, Opponent};
@@ -46,7 +47,7 @@ pub fn model(file: &str, bytes: &[u8], sha256: &str) -> Result<Network, ApiError
 pub struct NetAi<L>(pub L);
 
 impl<L: Loaded> Opponent for NetAi<L> {
-    fn name(&self) -> &'static str {
+    fn name(&self, _level: u8) -> &'static str {
         "mcts-network"
     }
 
@@ -63,18 +64,16 @@ impl<L: Loaded> Opponent for NetAi<L> {
 }
 
 /// The default AI of a `net` build (`AI_ENGINE` unset, `"auto"` or `"hybrid"`): the
-/// hybrid search (`ai::hybrid`: iterative-deepening alpha-beta, the level's equal-time
-/// node budget) whose leaves are scored by the learned leaf network (`ai::leafnet`: the
-/// heuristic plus a small network over piece-square features), with the policy network
-/// run once per move at the root by tract, where its policy orders the root's moves and
-/// weighs the choice among nearly equal ones. Measured stronger than the same search over
-/// the heuristic alone at equal time (`models/README.md`).
+/// shipped AI (`ai::shipped`, the one constructor the command line's `level:N` players and
+/// the benchmarks use too): MCTS with the network at every leaf at the lower levels,
+/// alpha-beta over the learned leaf score above; the reply's `engine` names the level's.
+/// A network that fails during the search is a 503, never a silently weaker move.
 #[derive(Debug, Default)]
-pub struct HybridNetAi<L>(pub L);
+pub struct ShippedNetAi<L>(pub L);
 
-impl<L: Loaded> Opponent for HybridNetAi<L> {
-    fn name(&self) -> &'static str {
-        "hybrid-network"
+impl<L: Loaded> Opponent for ShippedNetAi<L> {
+    fn name(&self, level: u8) -> &'static str {
+        ai::level::level_or_default(level).engine.name()
     }
 
     fn is_placeholder(&self) -> bool {
@@ -83,12 +82,9 @@ impl<L: Loaded> Opponent for HybridNetAi<L> {
 
     fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
         let (lv, seed) = level_and_seed(level, rng)?;
-        let mut eval = NetworkEvaluator::new(network(&self.0)?);
-        let leaf = leaf(&self.0)?;
-        let cfg = lv.hybrid_leaf_config(seed, true);
-        let history = history(game);
-        let r = ai::hybrid::search_with_leaf(game.position(), &history, Some(&mut eval), Some(&leaf), &cfg);
-        Ok(r.best)
+        let (net, leaf) = (network(&self.0)?, leaf(&self.0)?);
+        let choice = ShippedAi::new(&net, &leaf).choose(game, &lv, seed).map_err(unavailable)?;
+        Ok(choice.mv)
     }
 }
 

@@ -143,9 +143,9 @@ pub fn search(kind: BenchSearch, level: Level, leaf: &LeafNet, loaded_now: bool)
     for (i, p) in positions.iter().enumerate() {
         let seed = i as u64;
         let (cfg, leaf) = match kind {
-            BenchSearch::Heuristic => (level.hybrid_config(seed, false), None),
-            BenchSearch::Leaf => (level.hybrid_config(seed, false), Some(leaf)),
-            BenchSearch::Shipped => (level.hybrid_leaf_config(seed, false), Some(leaf)),
+            BenchSearch::Heuristic => (level.hybrid_config(seed), None),
+            BenchSearch::Leaf => (level.hybrid_config(seed), Some(leaf)),
+            BenchSearch::Shipped => (level.hybrid_leaf_config(seed), Some(leaf)),
             BenchSearch::Mcts => {
                 // Positions evaluated, MCTS's counterpart of the hybrid's nodes.
                 let r = ai::search(p, &[p.hash()], &mut ai::Heuristic, &level.config(seed));
@@ -153,7 +153,7 @@ pub fn search(kind: BenchSearch, level: Level, leaf: &LeafNet, loaded_now: bool)
                 continue;
             }
         };
-        nodes += ai::hybrid::search_with_leaf(p, &[p.hash()], None, leaf, &cfg).nodes;
+        nodes += ai::hybrid::search_with_leaf(p, &[p.hash()], leaf, &cfg).nodes;
     }
     BenchAnswer::Search(SearchAnswer { level: level.number, loaded_now, nodes, positions: positions.len() })
 }

@@ -64,7 +64,10 @@ pub struct Seeded {
 
 impl std::fmt::Debug for Seeded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Seeded").field("ai", &self.inner.name()).field("seed", &self.seed).finish()
+        f.debug_struct("Seeded")
+            .field("ai", &self.inner.name(ai::level::DEFAULT_LEVEL))
+            .field("seed", &self.seed)
+            .finish()
     }
 }
 
@@ -75,8 +78,8 @@ impl Seeded {
 }
 
 impl Opponent for Seeded {
-    fn name(&self) -> &'static str {
-        self.inner.name()
+    fn name(&self, level: u8) -> &'static str {
+        self.inner.name(level)
     }
 
     fn is_placeholder(&self) -> bool {

@@ -61,7 +61,7 @@ fn first_legal(game: &Game) -> Option<Move> {
 }
 
 impl Opponent for FirstLegal {
-    fn name(&self) -> &'static str {
+    fn name(&self, _level: u8) -> &'static str {
         "first-legal"
     }
     fn is_placeholder(&self) -> bool {

@@ -1,0 +1,116 @@
+//! The shipped AI: what plays the `ai` seat at each level, assembled in one place so the
+//! Worker (`service::net_ai::ShippedNetAi`), the command line's `level:N` players (arena,
+//! ladder) and the benchmarks all play exactly the same thing.
+//!
+//! Each level names its [`Engine`] (`ai::level::LEVELS`): the lower levels are MCTS with
+//! the policy/value network at every leaf (tract), the upper ones alpha-beta over the
+//! learned leaf score. Why this split: with a few dozen evaluations a network MCTS plays
+//! the moves a policy finds plausible and climbs gently with its budget (71-74% a step in
+//! `models/README.md`'s ladder), but one network run costs as much as ~1,000 leaf-scored
+//! positions, so at the strong levels the alpha-beta is far stronger per CPU-millisecond.
+//!
+//! A network that fails at run time is an error here, never a silent fallback: the
+//! evaluator would otherwise answer a uniform prior and a zero value, and the level would
+//! quietly play a much weaker game than the one its rating says.
+
+use engine::{Game, Move, Position};
+
+use crate::leafnet::LeafNet;
+use crate::level::{Engine, Level};
+use crate::network::{Network, NetworkEvaluator};
+use crate::SearchConfig;
+
+/// The shipped AI over its two models: the policy/value network and the leaf score.
+#[derive(Clone, Copy, Debug)]
+pub struct ShippedAi<'a> {
+    network: &'a Network,
+    leaf: &'a LeafNet,
+}
+
+/// A move chosen by the shipped AI, and what chose it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    /// None only when the position has no legal move.
+    pub mv: Option<Move>,
+    pub engine: Engine,
+    /// The work done: network evaluations (MCTS) or positions visited (alpha-beta).
+    pub work: u64,
+}
+
+impl<'a> ShippedAi<'a> {
+    /// The one constructor of the shipped AI.
+    pub fn new(network: &'a Network, leaf: &'a LeafNet) -> ShippedAi<'a> {
+        ShippedAi { network, leaf }
+    }
+
+    /// Chooses the move in `game` at `level` (the game's positions are the repetition
+    /// history), deterministically for a given `seed`. An error if the network failed
+    /// during the search.
+    pub fn choose(&self, game: &Game, level: &Level, seed: u64) -> Result<Choice, String> {
+        let history: Vec<u64> = game.history().iter().map(Position::hash).collect();
+        match level.engine {
+            Engine::NetworkMcts { evaluations } => {
+                let mut eval = NetworkEvaluator::new(self.network.clone());
+                let cfg = SearchConfig { evaluations, ..level.network_config(seed) };
+                let r = crate::search(game.position(), &history, &mut eval, &cfg);
+                if eval.failures > 0 {
+                    return Err(format!(
+                        "the network {} failed in {} of its evaluations",
+                        self.network.name(),
+                        eval.failures
+                    ));
+                }
+                Ok(Choice { mv: r.best, engine: level.engine, work: u64::from(r.evaluations) })
+            }
+            Engine::AlphaBetaLeaf => {
+                let cfg = level.hybrid_leaf_config(seed);
+                let r = crate::hybrid::search_with_leaf(game.position(), &history, Some(self.leaf), &cfg);
+                Ok(Choice { mv: r.best, engine: level.engine, work: r.nodes })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::level::LEVELS;
+
+    fn models() -> (Network, LeafNet) {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/");
+        let net =
+            Network::load(&std::fs::read(format!("{root}net-v2.onnx")).unwrap(), "net-v2.onnx").unwrap();
+        let leaf = LeafNet::from_bytes(&std::fs::read(format!("{root}leaf-v1.bin")).unwrap()).unwrap();
+        (net, leaf)
+    }
+
+    #[test]
+    fn every_level_plays_a_legal_move_with_its_engine_reproducibly() {
+        let (net, leaf) = models();
+        let ai = ShippedAi::new(&net, &leaf);
+        let mut game = Game::new(Position::start(engine::Faction::Axiom, engine::Faction::Clockwork));
+        game.play(game.legal_moves()[3]).unwrap();
+        for level in &LEVELS[..4] {
+            let c = ai.choose(&game, level, 11).unwrap();
+            let mv = c.mv.unwrap();
+            assert!(game.legal_moves().contains(&mv), "level {}", level.number);
+            assert_eq!(c.engine, level.engine);
+            assert!(c.work > 0);
+            assert_eq!(ai.choose(&game, level, 11).unwrap(), c, "level {} is reproducible", level.number);
+        }
+        assert_eq!(LEVELS[0].engine.name(), "mcts-network");
+        assert_eq!(LEVELS[3].engine.name(), "alphabeta-leaf");
+    }
+
+    #[test]
+    fn the_network_levels_spend_exactly_their_evaluations() {
+        let (net, leaf) = models();
+        let game = Game::new(Position::start(engine::Faction::Blades, engine::Faction::Axiom));
+        for level in LEVELS.iter().filter(|l| matches!(l.engine, Engine::NetworkMcts { .. })) {
+            let Engine::NetworkMcts { evaluations } = level.engine else { unreachable!() };
+            let c = ShippedAi::new(&net, &leaf).choose(&game, level, 5).unwrap();
+            assert_eq!(c.work, u64::from(evaluations), "level {}", level.number);
+        }
+    }
+}
