@@ -3,9 +3,8 @@
 //! /api/me/push`, `POST /api/me/push/unsubscribe`: `crate::db::push`), Discord direct
 //! messages (`GET|POST /api/me/discord-dm`: `crate::db::discord_dm`), the lessons
 //! completed (`GET /api/me/lessons`, `PUT /api/me/lessons/{id}`: `crate::db::lessons`);
-//! and the session's
-//! player as the Worker forwards it to a game's object, with the guests merged into it (a
-//! seat taken as a guest stays the player's after sign-in).
+//! and the session's player as the Worker forwards it to a game's object, with the guests
+//! merged into it (a seat taken as a guest stays the player's after sign-in).
 
 use serde::Deserialize;
 
