@@ -360,3 +360,13 @@ BEGIN
             south_wins = south_wins + excluded.south_wins, north_wins = north_wins + excluded.north_wins,
             draws = draws + excluded.draws;
 END;
+
+-- "Learn the pieces" (issue 31, item 3): the lessons each player has completed, once per
+-- lesson (the first time kept). The rows go with their player's row (an empty guest swept);
+-- a merged guest's move to the account first.
+CREATE TABLE IF NOT EXISTS lesson_progress (
+    player_id     TEXT NOT NULL REFERENCES players(id) ON DELETE CASCADE,
+    lesson_id     TEXT NOT NULL,
+    completed_at  INTEGER NOT NULL,
+    PRIMARY KEY (player_id, lesson_id)
+) WITHOUT ROWID;

@@ -75,6 +75,10 @@ export const api = {
   player: (id, before) => call("GET", `/api/players/${encodeURIComponent(id)}${before ? `?before=${encodeURIComponent(before)}` : ""}`),
   leaderboard: () => call("GET", "/api/leaderboard"),
   matchups: () => call("GET", "/api/stats/matchups"),
+  // Learn the pieces: the lessons completed, on the account (issue 31, item 3). The PUT
+  // has no body (the path names the lesson); it is sent as JSON like every write.
+  lessons: () => call("GET", "/api/me/lessons"),
+  completeLesson: (id) => call("PUT", `/api/me/lessons/${encodeURIComponent(id)}`),
   // Story mode.
   stories: () => call("GET", "/api/stories"),
   startStage: (story, index) => call("POST", `/api/stories/${encodeURIComponent(story)}/stages/${index}`),

@@ -4,8 +4,14 @@
 // solution and reply, the hint); the engine in the browser gives the legal moves, plays them and judges each
 // move against its step's goal (lessonGoal, crates/engine-wasm/src/lessons.rs), so this
 // module holds no rule: the native test plays the same file through the same code.
-// Progress is kept in this browser only: the server has no endpoint for it.
+// Progress is kept in this browser (localStorage) and, when the browser has a session (a
+// guest or signed in with Discord), on the account too (GET/PUT /api/me/lessons), so a
+// second browser or a cleared one shows it: the page shows the union of the two. The
+// browser's copy is written first and never depends on the server: a failed request loses
+// nothing, and the next visit sends the account what it is missing.
 import { abilityBar, abilityChoice, pickAbilityTarget, recallSelection } from "./ability-choice.js";
+import { account } from "./account.js";
+import { api } from "./api.js";
 import { BoardView } from "./board.js";
 import { parsePosition, legalMoves, applyMove, previewBase, lessonGoal, describeMove,
   ABILITY_NAMES, FACTIONS, FACTION_NAMES, FACTION_TAGLINES, PIECES, idx } from "./notation.js";
@@ -41,6 +47,69 @@ function markDone(id) {
   const done = doneLessons();
   done.add(id);
   try { localStorage.setItem(PROGRESS_KEY, JSON.stringify({ done: [...done] })); } catch { /* private mode: kept for this page only */ }
+  recordOnAccount(id);
+}
+
+// The account's lessons, read once per player and page load: {player, done: Promise<Set|null>}.
+let onAccount = null;
+
+/** The session's player's id, or null (signed out, or the server not reached). Never makes a guest. */
+async function player() {
+  const me = await account.ready();
+  return me?.id || null;
+}
+
+/**
+ * The account's completed lessons (null without a session or when they could not be read);
+ * those this browser completed that the account lacks (played signed out, or a request that
+ * failed) are sent to it meanwhile. Read once per player; a failure is tried again on the
+ * next call.
+ */
+async function accountLessons() {
+  const id = await player();
+  if (!id) return null;
+  if (onAccount?.player !== id) {
+    const done = api.lessons().then(({ completed }) => {
+      const have = new Set(completed);
+      sendMissing(have); // in the background: the page shows the union meanwhile
+      return have;
+    }).catch(() => {
+      onAccount = null;
+      return null;
+    });
+    onAccount = { player: id, done };
+  }
+  return onAccount.done;
+}
+
+/** The lessons this browser completed that the account lacks, sent one by one (at most one per lesson). */
+async function sendMissing(have) {
+  try {
+    // Only lessons that exist (an id left from an older lessons.json would be refused every time).
+    const known = new Set((await lessons()).map((l) => l.id));
+    for (const lesson of doneLessons()) {
+      if (have.has(lesson) || !known.has(lesson)) continue;
+      await api.completeLesson(lesson);
+      have.add(lesson);
+    }
+  } catch { /* kept here; the next visit sends the rest */ }
+}
+
+/** A completion sent to the account too (with a session); the browser's copy is already written. */
+async function recordOnAccount(lesson) {
+  try {
+    const id = await player();
+    if (!id) return;
+    const { completed } = await api.completeLesson(lesson);
+    if (onAccount?.player === id) onAccount.done = Promise.resolve(new Set(completed));
+  } catch { /* the browser's copy stands; the next visit sends it */ }
+}
+
+/** The lessons completed: this browser's and, with a session, the account's. */
+export async function progress() {
+  const done = doneLessons();
+  for (const l of (await accountLessons()) || []) done.add(l);
+  return done;
 }
 
 /** The lesson that teaches the rules' section `anchor` (`sickle`, `recall`), for its "Try it" link. */
@@ -59,16 +128,15 @@ function glyph(lesson) {
 export async function showLearn(main) {
   const page = h("article", { class: "panel-card learn-page", "aria-labelledby": "learn-h" },
     h("h1", { id: "learn-h", class: "page-title", text: "Learn the pieces" }),
-    h("p", { class: "muted", text: "One small board per piece and ability: reach the goal with a move, checked by the game's own rules. Your progress is kept in this browser." }));
+    h("p", { class: "muted", text: "One small board per piece and ability: reach the goal with a move, checked by the game's own rules. Your progress is kept in this browser, and on your account once you have one (after a first game, or signing in)." }));
   main.replaceChildren(page);
-  let all;
+  let all, done;
   try {
-    all = await lessons();
+    [all, done] = await Promise.all([lessons(), progress()]);
   } catch {
     page.append(h("p", { text: "The lessons could not be loaded. Please try again." }));
     return;
   }
-  const done = doneLessons();
   for (const f of FACTIONS) {
     const mine = all.filter((l) => l.faction === f);
     const n = mine.filter((l) => done.has(l.id)).length;
@@ -92,9 +160,9 @@ export async function showLearn(main) {
 
 /** `/learn/<id>`: one lesson. Returns its teardown. */
 export async function showLesson(main, id) {
-  let all;
+  let all, done;
   try {
-    all = await lessons();
+    [all, done] = await Promise.all([lessons(), progress()]);
   } catch {
     main.replaceChildren(h("p", { text: "The lessons could not be loaded. Please try again." }));
     return null;
@@ -106,16 +174,15 @@ export async function showLesson(main, id) {
     return null;
   }
   document.title = `Iron Arena — Learn: ${lesson.title}`;
-  const view = new LessonView(main, lesson, all);
+  const view = new LessonView(main, lesson, all, done);
   return () => view.destroy();
 }
 
 class LessonView {
-  constructor(main, lesson, all) {
+  constructor(main, lesson, all, done) {
     this.lesson = lesson;
     const same = all.filter((l) => l.faction === lesson.faction);
     this.next = same[same.indexOf(lesson) + 1] || all[all.indexOf(lesson) + 1] || null;
-    const done = doneLessons();
     this.root = h("section", { class: "lesson", "aria-labelledby": "lesson-h", dataset: { lesson: lesson.id } },
       h("div", { class: "board-col" }, h("div", { class: "board-host" })),
       h("aside", { class: "lesson-panel", "aria-label": "Lesson" },

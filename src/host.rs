@@ -50,6 +50,7 @@ impl<'a> WorkerHost<'a> {
 fn out_method(m: Method) -> worker::Method {
     match m {
         Method::Get => worker::Method::Get,
+        Method::Put => worker::Method::Put,
         _ => worker::Method::Post,
     }
 }
@@ -142,6 +143,7 @@ pub fn method(req: &Request) -> Method {
     match req.method() {
         worker::Method::Get | worker::Method::Head => Method::Get,
         worker::Method::Post => Method::Post,
+        worker::Method::Put => Method::Put,
         _ => Method::Other,
     }
 }

@@ -1,7 +1,8 @@
 //! Players on the real runtime with the local D1: the story mode (stages won and saved,
 //! Exit Stage, Reset Story Progress, a completed story's badge awarded once, progress
 //! kept when a guest signs in with Discord), rated link games (Glicko-2 applied once,
-//! leaderboard), Player Info and the match-up statistics.
+//! leaderboard), Player Info, the match-up statistics, and the lessons completed (kept on
+//! the account, seen from a second browser signed in to it).
 //!
 //! Stages are played by a native heuristic search against `AI_ENGINE = "random"`, so a
 //! test can win them; the stage logic and the D1 writes are the production ones. The
@@ -375,4 +376,42 @@ fn player_info_pages_its_finished_games_and_refuses_a_bad_page() {
         let r = b.send("GET", &s.url(&format!("/api/players/{pid}?{q}")), None);
         assert_eq!((r.status, r.body.contains("\"invalid_page\"")), (400, true), "{q}: {}", r.body);
     }
+}
+
+/// Learn the pieces' progress on the account (issue 31, item 3): without a session 401
+/// (and no guest made); a guest's completion recorded once and listed; an unknown lesson
+/// refused with nothing stored; and once signed in with Discord, the same list on a second
+/// browser signed in to the same account.
+#[test]
+fn lesson_progress_is_kept_on_the_account_and_seen_from_another_browser() {
+    let s = shared();
+    let mut a = Browser::new();
+    for (method, path) in [("GET", "/api/me/lessons"), ("PUT", "/api/me/lessons/cog")] {
+        let r = a.send(method, &s.url(path), None);
+        assert_eq!(r.status, 401, "{method} {path}: {}", r.body);
+        assert!(r.body.contains("unauthorized"), "{}", r.body);
+        assert!(a.cookie.is_none(), "no guest is made for it");
+    }
+
+    let id = a.me(s)["id"].as_str().unwrap().to_owned();
+    assert_eq!(get(&mut a, s, "/api/me/lessons"), json!({ "completed": [] }));
+    for _ in 0..2 {
+        let r = a.send("PUT", &s.url("/api/me/lessons/sickle"), None);
+        assert_eq!(
+            (r.status, serde_json::from_str::<Value>(&r.body).unwrap()),
+            (200, json!({ "completed": ["sickle"] }))
+        );
+    }
+    let r = a.send("PUT", &s.url("/api/me/lessons/no-such-lesson"), None);
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert!(r.body.contains("no lesson 'no-such-lesson'"), "{}", r.body);
+    let rows = s.d1(&format!("SELECT lesson_id FROM lesson_progress WHERE player_id = '{id}'"));
+    assert_eq!(rows.len(), 1, "recorded once, the unknown lesson not at all: {rows:?}");
+
+    // Signed in with Discord (the guest becomes the account), then a second browser.
+    assert_eq!(a.sign_in(s, "4101", false).status, 302);
+    assert_eq!(a.send("PUT", &s.url("/api/me/lessons/cog"), None).status, 200);
+    let mut b = Browser::new();
+    assert_eq!(b.sign_in(s, "4101", false).status, 302);
+    assert_eq!(get(&mut b, s, "/api/me/lessons"), json!({ "completed": ["cog", "sickle"] }));
 }

@@ -3,7 +3,8 @@
 // two-step lesson (charge a Dagger, the scripted reply, then stab) completed by clicks, the
 // progress kept over a reload, one lesson by the keyboard alone, every other lesson of
 // public/lessons.json completed by its scripted moves through clicks (abilities through the
-// ability bar), and the "Try it" links of the rules page. Screenshots of a lesson at 1280 and 390 px. No fixed sleeps:
+// ability bar), and the "Try it" links of the rules page; with a session, a completed
+// lesson kept on the account (shown done after the browser's copy is cleared). Screenshots of a lesson at 1280 and 390 px. No fixed sleeps:
 // every wait is on a state the page exposes (the lesson's data-state and data-step).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -167,5 +168,23 @@ test("lessons: a hint after a wrong move, completed by clicks, progress kept, ev
   await page.goto("/learn");
   await page.waitForSelector(".learn-page[data-ready]");
   assert.equal(await page.locator(".lesson-card.done").count(), LESSONS.length);
+  assert.deepEqual(page.errors, []);
+});
+
+test("lessons: with a session, a completed lesson is kept on the account and shown after localStorage is cleared", TEST_TIMEOUT, async () => {
+  const page = await newPage(browser, server.base, { width: 1280, height: 800 });
+  await page.goto("/");
+  // A session, as the client starts one before its first write (a guest: the account a
+  // Discord sign-in keeps). The lessons themselves never make one.
+  await page.evaluate(() => fetch("/api/me", { method: "POST", headers: { "content-type": "application/json" } }));
+  await page.goto("/learn/cog");
+  const recorded = page.waitForResponse((r) => r.request().method() === "PUT" && r.url().endsWith("/api/me/lessons/cog"));
+  await solve(page, LESSONS.find((l) => l.id === "cog"));
+  assert.equal((await recorded).status(), 200);
+  // This browser forgets; the account remembers.
+  await page.evaluate(() => localStorage.clear());
+  await page.goto("/learn");
+  await page.waitForSelector(".learn-page[data-ready]");
+  assert.deepEqual(await page.$$eval(".lesson-card.done", (els) => els.map((e) => e.dataset.lesson)), ["cog"]);
   assert.deepEqual(page.errors, []);
 });

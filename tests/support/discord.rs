@@ -226,10 +226,11 @@ impl Browser {
                 r.call().unwrap()
             }
             _ => {
-                // As a browser does: JSON, and this site's Origin on every POST.
+                // As a browser does: JSON, and this site's Origin on every write (a POST, or
+                // the one PUT: a lesson completed).
                 let origin = url.splitn(4, '/').take(3).collect::<Vec<_>>().join("/");
-                let mut r =
-                    self.agent.post(url).header("Content-Type", "application/json").header("Origin", &origin);
+                let write = if method == "PUT" { self.agent.put(url) } else { self.agent.post(url) };
+                let mut r = write.header("Content-Type", "application/json").header("Origin", &origin);
                 for (k, v) in headers {
                     r = r.header(*k, *v);
                 }

@@ -50,7 +50,7 @@ macro_rules! error_codes {
 }
 
 error_codes! {
-    NotFound = "not_found", 404, "No such route, game, player, stage or challenge.";
+    NotFound = "not_found", 404, "No such route, game, player, stage, lesson or challenge.";
     MethodNotAllowed = "method_not_allowed", 405, "The route does not take this method.";
     InvalidJson = "invalid_json", 400, "The request needs a JSON body and this one is missing or not JSON.";
     InvalidBody = "invalid_body", 400, "The JSON body does not have the request's shape (a field missing, unknown or mistyped, or a key repeated).";

@@ -16,6 +16,8 @@ pub const MAX_BODY_BYTES: usize = 8 * 1024;
 pub enum Method {
     Get,
     Post,
+    /// Only `PUT /api/me/lessons/{id}` takes it (an idempotent record).
+    Put,
     Other,
 }
 

@@ -22,6 +22,7 @@ pub mod game;
 pub mod guard;
 pub mod host;
 pub mod http;
+pub mod lessons;
 pub mod lobby;
 pub mod local;
 pub mod me_games;

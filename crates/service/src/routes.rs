@@ -18,6 +18,8 @@ pub enum Area {
     Challenges,
     DiscordDm,
     Push,
+    /// `GET /api/me/lessons`, `PUT /api/me/lessons/{id}`: the lessons completed.
+    Lessons,
     /// `/api/me`, `/api/me/…`, `/api/auth/…`: the session, names, sign-in.
     Accounts,
     /// `/api/games/{id}/…`: the game's own object.
@@ -37,7 +39,7 @@ fn table() -> matchit::Router<Entry> {
     use Area::*;
     use Entry::{Any, Only};
     let mut r = matchit::Router::new();
-    let routes: [(&str, Entry); 20] = [
+    let routes: [(&str, Entry); 22] = [
         ("/api/openapi.json", Only(Method::Get, OpenApi, None)),
         ("/api/health", Only(Method::Get, Health, None)),
         ("/api/games", Only(Method::Post, CreateGame, None)),
@@ -51,6 +53,8 @@ fn table() -> matchit::Router<Entry> {
         ("/api/push/key", Any(Push)),
         ("/api/me/push", Any(Push)),
         ("/api/me/push/unsubscribe", Any(Push)),
+        ("/api/me/lessons", Any(Lessons)),
+        ("/api/me/lessons/{id}", Any(Lessons)),
         ("/api/me", Any(Accounts)),
         ("/api/me/{*rest}", Any(Accounts)),
         ("/api/auth/{*rest}", Any(Accounts)),
@@ -108,6 +112,9 @@ mod tests {
             (Method::Get, "/api/me/discord-dm", Area::DiscordDm),
             (Method::Get, "/api/push/key", Area::Push),
             (Method::Post, "/api/me/push/unsubscribe", Area::Push),
+            (Method::Get, "/api/me/lessons", Area::Lessons),
+            (Method::Put, "/api/me/lessons/cog", Area::Lessons),
+            (Method::Put, "/api/me/lessons/cog/x", Area::Accounts),
             (Method::Get, "/api/me", Area::Accounts),
             (Method::Post, "/api/me/name", Area::Accounts),
             (Method::Get, "/api/auth/discord/callback", Area::Accounts),

@@ -567,6 +567,15 @@ impl<S: Sql> PlayerStore for SqlPlayers<S> {
             strs("UPDATE challenges SET poster_id = ?1 WHERE poster_id = ?2", &[a, g]),
             strs("UPDATE challenges SET accepted_by = ?1 WHERE accepted_by = ?2", &[a, g]),
             strs("DELETE FROM player_names WHERE player_id = ?1", &[g]),
+            // The lessons the guest completed are the account's too (the account's own
+            // time kept where both did one); the guest's rows would go with it anyway
+            // (ON DELETE CASCADE), so they must be copied first.
+            strs(
+                "INSERT INTO lesson_progress (player_id, lesson_id, completed_at) \
+                 SELECT ?1, lesson_id, completed_at FROM lesson_progress WHERE player_id = ?2 \
+                 ON CONFLICT (player_id, lesson_id) DO NOTHING",
+                &[a, g],
+            ),
             // Only a guest is ever deleted (the condition holds by construction).
             strs("DELETE FROM players WHERE id = ?1 AND discord_id IS NULL", &[g]),
         ]);

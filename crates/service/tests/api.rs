@@ -316,6 +316,54 @@ fn a_limiter_call_without_its_numbers_is_a_clear_error() {
     assert!(e.message.contains("game and count"), "{}", e.message);
 }
 
+fn lesson_rows(h: &TestHost) -> i64 {
+    support::number(&h.db, "SELECT COUNT(*) FROM lesson_progress", &[])
+}
+
+/// Issue 31, item 3: the lessons completed, kept for the session's player.
+#[test]
+fn lesson_progress_is_the_sessions_players_recorded_once_and_unknown_lessons_are_refused() {
+    let h = TestHost::new(&[]);
+    let put = |id: &str| Req::new(Method::Put, &format!("/api/me/lessons/{id}"));
+    // No session: 401, and no guest is made for it.
+    for req in [Req::get("/api/me/lessons"), put("cog")] {
+        let a = send(&h, req);
+        assert_eq!((a.response.status, body(&a)["error"].clone()), (401, json!("unauthorized")));
+        assert!(a.cookies.is_empty());
+    }
+    assert_eq!(players(&h), 0, "no player made for a signed-out lesson");
+
+    let cookie = send(&h, Req::post("/api/me", json!({}))).cookies[0].clone();
+    let empty = send(&h, Req::get("/api/me/lessons").session(&cookie));
+    assert_eq!((empty.response.status, body(&empty)), (200, json!({ "completed": [] })));
+
+    // An id no lesson has: 404 naming it, nothing written.
+    let unknown = send(&h, put("no-such-lesson").session(&cookie));
+    assert_eq!((unknown.response.status, body(&unknown)["error"].clone()), (404, json!("not_found")));
+    assert!(body(&unknown)["message"].as_str().unwrap().contains("no lesson 'no-such-lesson'"));
+    assert_eq!(lesson_rows(&h), 0);
+
+    // Recorded once, however often it is sent; listed in the lessons' order.
+    for id in ["gear", "cog", "gear"] {
+        let a = send(&h, put(id).session(&cookie));
+        assert_eq!(a.response.status, 200, "{:?}", body(&a));
+    }
+    assert_eq!(lesson_rows(&h), 2, "the repeat wrote nothing");
+    let list = send(&h, Req::get("/api/me/lessons").session(&cookie));
+    assert_eq!(body(&list), json!({ "completed": ["cog", "gear"] }));
+
+    // Another player's list is its own.
+    let other = send(&h, Req::post("/api/me", json!({}))).cookies[0].clone();
+    assert_eq!(body(&send(&h, Req::get("/api/me/lessons").session(&other))), json!({ "completed": [] }));
+
+    // The list is read, a lesson written: any other method is 405.
+    for req in [Req::post("/api/me/lessons", json!({})), Req::get("/api/me/lessons/cog"), put("")] {
+        assert_ne!(send(&h, req.session(&cookie)).response.status, 200);
+    }
+    assert_eq!(send(&h, Req::post("/api/me/lessons/cog", json!({})).session(&cookie)).response.status, 405);
+    assert_eq!(send(&h, Req::new(Method::Put, "/api/me/lessons").session(&cookie)).response.status, 405);
+}
+
 #[test]
 fn push_and_discord_messages_are_not_offered_without_their_keys() {
     let h = TestHost::new(&[]);

@@ -290,6 +290,30 @@ fn the_service_answers_validate_against_the_document() {
     assert_eq!(resigned["state"]["result"]["reason"], "resignation");
 }
 
+/// The lessons' answers (issue 31, item 3): every built-in lesson listed validates, on
+/// both routes, and a refused lesson's 404 is documented.
+#[test]
+fn lesson_progress_answers_validate_against_the_document() {
+    let all = service::lessons::Lessons { completed: service::lessons::ids().to_vec() };
+    let body = serde_json::to_value(&all).unwrap();
+    validate_component("LessonProgress", &body);
+    let json = Some("application/json");
+    verify(document(), "GET", "http://127.0.0.1:1/api/me/lessons", 200, json, &body.to_string()).unwrap();
+    verify(document(), "PUT", "http://127.0.0.1:1/api/me/lessons/cog", 200, json, &body.to_string()).unwrap();
+    let refused = service::lessons::find("nope").unwrap_err();
+    let refused = serde_json::to_string(&refused.body()).unwrap();
+    verify(document(), "PUT", "http://127.0.0.1:1/api/me/lessons/nope", 404, json, &refused).unwrap();
+    assert!(verify(
+        document(),
+        "POST",
+        "http://127.0.0.1:1/api/me/lessons/cog",
+        200,
+        json,
+        &body.to_string()
+    )
+    .is_err());
+}
+
 /// The list answers, made natively: `GET /api/me/games` from index rows (an ai game, a
 /// finished link game, one waiting for its invite), the lobby's WebSocket message and
 /// `GET /api/challenges`.

@@ -1,13 +1,14 @@
 //! The session's own settings and lists: "My games" (`GET /api/me/games`, from the D1
 //! index: `crate::db::me_games`), Web Push subscriptions (`GET /api/push/key`, `POST
 //! /api/me/push`, `POST /api/me/push/unsubscribe`: `crate::db::push`), Discord direct
-//! messages (`GET|POST /api/me/discord-dm`: `crate::db::discord_dm`); and the session's
-//! player as the Worker forwards it to a game's object, with the guests merged into it (a
-//! seat taken as a guest stays the player's after sign-in).
+//! messages (`GET|POST /api/me/discord-dm`: `crate::db::discord_dm`), the lessons
+//! completed (`GET /api/me/lessons`, `PUT /api/me/lessons/{id}`: `crate::db::lessons`);
+//! and the session's player as the Worker forwards it to a game's object, with the guests
+//! merged into it (a seat taken as a guest stays the player's after sign-in).
 
 use serde::Deserialize;
 
-use crate::db::{discord_dm, me_games, push as subs};
+use crate::db::{discord_dm, lessons, me_games, push as subs};
 use crate::error::{ApiError, ErrorCode};
 use crate::host::Host;
 use crate::http::{Method, PlayerRef};
@@ -17,7 +18,7 @@ use crate::ports::Games;
 use crate::push::{PushKey, Subscribed, Subscription};
 use crate::store::GameStore;
 
-use super::session::{current_player, player_or_guest};
+use super::session::{current_player, player_or_guest, session};
 use super::{Answer, Incoming, Res};
 
 /// `GET /api/me/games`: the session's ongoing and recent games, most urgent first: the
@@ -56,9 +57,27 @@ pub async fn discord_dm(h: &impl Host, req: &mut impl Incoming) -> Res {
         Method::Post => {
             discord_dm::post(h.db(), player.as_ref(), bot, &req.body().await?, h.now_ms()).await?
         }
-        Method::Other => return Err(ApiError::new(ErrorCode::MethodNotAllowed, "use GET or POST")),
+        Method::Put | Method::Other => {
+            return Err(ApiError::new(ErrorCode::MethodNotAllowed, "use GET or POST"))
+        }
     };
     Ok(Answer::of(200, &dm))
+}
+
+/// `GET /api/me/lessons` → `{"completed": [id, …]}`; `PUT /api/me/lessons/{id}` records
+/// the lesson completed (no body: the path says it all) and answers the same list. The
+/// session's player only: one is never made here.
+pub async fn lessons(h: &impl Host, req: &impl Incoming, path: &str) -> Res {
+    let player = session(h, req).await?.map(|s| s.player);
+    // The area's two routes: the list, or one lesson's record (`…/lessons/{id}`).
+    let done = match (req.method(), path.strip_prefix("/api/me/lessons/")) {
+        (Method::Get, None) => lessons::get(h.db(), player.as_deref()).await?,
+        (Method::Put, Some(id)) => lessons::put(h.db(), player.as_deref(), id, h.now_ms()).await?,
+        _ => {
+            return Err(ApiError::new(ErrorCode::MethodNotAllowed, "use GET for the list, PUT for a lesson"))
+        }
+    };
+    Ok(Answer::of(200, &done))
 }
 
 pub async fn push(h: &impl Host, req: &mut impl Incoming, path: &str) -> Res {

@@ -88,6 +88,7 @@ pub async fn handle(h: &impl Host, area: Area, req: &mut impl Incoming) -> Answe
         Area::Challenges => challenges::handle(h, req, &path).await,
         Area::DiscordDm => me::discord_dm(h, req).await,
         Area::Push => me::push(h, req, &path).await,
+        Area::Lessons => me::lessons(h, req, &path).await,
         Area::Accounts => accounts::handle(h, req, &path).await,
         Area::Players => players::handle(h, req, &path).await,
         Area::OpenApi | Area::Health | Area::AiBench | Area::Game => {

@@ -1,7 +1,8 @@
 //! The hourly sweep of D1 (the Worker's Cron Trigger): expired sessions, sign-in states
 //! past their age, and empty guests — guest players (no Discord account) with no session
 //! left and nothing that refers to them (no game, story progress, badge, merge, challenge
-//! or chosen name) — with their push subscriptions first. Each statement is bounded
+//! or chosen name) — with their push subscriptions first (the lessons they completed go
+//! with them: the schema's ON DELETE CASCADE). Each statement is bounded
 //! ([`BATCH`] rows) so one run stays small, and the next run continues.
 //!
 //! Before the guests it gives names chosen before `player_names` existed (migration
@@ -33,7 +34,8 @@ pub const WAKE_AFTER_MS: i64 = 3_600_000;
 pub const NAME_BATCH: i64 = 500;
 
 /// An empty guest (`p`, of `players`): no Discord account, no rating, made before `?1`,
-/// no session, and nothing that refers to it but push subscriptions (deleted with it).
+/// no session, and nothing that refers to it but push subscriptions (deleted with it) and
+/// the lessons it completed (whose rows the schema deletes with it: ON DELETE CASCADE).
 /// Written once, for both of the statements that use it; only constants are spliced into
 /// the statements, the values are bound.
 pub const EMPTY_GUEST: &str = "p.discord_id IS NULL AND p.rated_at IS NULL AND p.created_at < ?1 \

@@ -2,8 +2,8 @@
 //! module per concept, over the [`crate::sql::Sql`] port: the games index and the
 //! capacity counts ([`index`]), My games (the index rows; the live status is each game object's) and the merged-in
 //! guests' aliases ([`me_games`]), Web Push subscriptions ([`push`]), Discord direct
-//! messages ([`discord_dm`]), the pending sign-ins ([`oauth`]) and the hourly sweep
-//! ([`housekeeping`]).
+//! messages ([`discord_dm`]), the lessons completed ([`lessons`]), the pending sign-ins
+//! ([`oauth`]) and the hourly sweep ([`housekeeping`]).
 //!
 //! Each statement is here, its parameters bound (never spliced), with the rules that
 //! go with it (which rows a write may replace, which guests are empty, how many rows a
@@ -27,6 +27,7 @@ pub(crate) use resolved;
 pub mod discord_dm;
 pub mod housekeeping;
 pub mod index;
+pub mod lessons;
 pub mod me_games;
 pub mod oauth;
 pub mod push;
