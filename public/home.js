@@ -12,22 +12,37 @@ import { mountReturning, serverGames } from "./returning.js";
 import { stageIntro } from "./story.js";
 
 /**
- * The AI's levels in a line each (crates/ai/src/level.rs: the search's budget, and how far
- * from its best move it may stray on purpose, wider at the low levels).
+ * The AI's levels in a line each (crates/ai/src/level.rs: levels 1-2 play the moves a
+ * network finds natural after a short look ahead, 3-6 search deeper and deeper). Each
+ * level's measured rating and think time come from /levels.json (the ladder in
+ * models/README.md; a native test checks its ratings are the fit of the committed games).
  */
 export const LEVELS = [
-  ["Beginner", "Often picks a weaker move on purpose."],
-  ["Novice", "Plays sensibly, misses tactics: a gentle start."],
+  ["Beginner", "Plays what looks natural; misses tactics."],
+  ["Novice", "Looks a little ahead: a gentle start."],
   ["Club", "Sees simple tactics; takes loose pieces."],
   ["Expert", "A real fight: looks several moves ahead."],
   ["Master", "Strong, and thinks longer."],
   ["Grandmaster", "The strongest: about 1 s a move."],
 ];
-/** The level for a player who has finished no game: the lowest that still plays sensibly
- * (level 1 strays up to one and a half pawns from its best move by design, level 2 a
- * little over half a pawn). Once chosen, a level is remembered for the next game. */
+/** The level for a player who has finished no game: a gentle start, above the beginner's
+ * glance. Once chosen, a level is remembered for the next game. */
 export const FIRST_LEVEL = 2;
 const LEVEL_KEY = "ironarena.level.v1";
+
+/** Level `n`'s option: "n · Name", with its rating from /levels.json (`m`) where
+ * measured: "4 · Expert (1489)". */
+export function levelLabel(m, n) {
+  const l = m?.levels.find((x) => x.level === n);
+  return `${n} · ${LEVELS[n - 1][0]}${l?.elo != null ? ` (${l.elo})` : ""}`;
+}
+
+/** " ~0.1 s a move." for level `n` from /levels.json (`m`), or "". */
+export function thinkWords(m, n) {
+  const l = m?.levels.find((x) => x.level === n);
+  if (!l) return "";
+  return ` ${l.think_ms < 50 ? "Under 0.1" : `~${(l.think_ms / 1000).toFixed(1)}`} s a move.`;
+}
 
 let pickerCount = 0;
 
@@ -131,9 +146,23 @@ export function showHome(main) {
     .join("")}</select></label></div>`));
   ai.append(el(`<p id="diff-note" class="muted small" aria-live="polite"></p>`));
   const levelSelect = ai.querySelector("select[name=level]");
-  const levelNote = () => { ai.querySelector("#diff-note").textContent = LEVELS[Number(levelSelect.value) - 1][1]; };
+  let measured = null;
+  const levelNote = () => {
+    const n = Number(levelSelect.value);
+    ai.querySelector("#diff-note").textContent = `${LEVELS[n - 1][1]}${thinkWords(measured, n)}`;
+  };
   levelSelect.addEventListener("change", () => { localStorage.setItem(LEVEL_KEY, levelSelect.value); levelNote(); });
   levelNote();
+  // Each level's measured rating (in its option) and think time (in the note), where
+  // measured; the picker works without them.
+  fetch("/levels.json").then((r) => (r.ok ? r.json() : null)).then((m) => {
+    if (!m || !levelSelect.isConnected) return;
+    measured = m;
+    levelSelect.title = `Ratings: ${m.scale}`;
+    for (const o of levelSelect.options) o.textContent = levelLabel(m, Number(o.value));
+    levelNote();
+    levelSelect.dataset.measured = "true";
+  }).catch(() => {});
   // A player who has finished games and never chose a level gets the server's default (4).
   if (!remembered) {
     account.ready().then(async (me) => {

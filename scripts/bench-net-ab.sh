@@ -6,8 +6,8 @@
 # ("session"), with native tract (`iron-arena bench-net`) on the same network.
 #
 # Two modules (issue 10, lever 1: build settings), each with its embedded network:
-#   scripts/bench-net-ab.sh DIR_A DIR_B [ROUNDS] [N]   (modules built, e.g. build/ and a copy of another build/)
-# Several networks in one module (issue 10, lever 2: sizes): the module (build/) fetches
+#   scripts/bench-net-ab.sh DIR_A DIR_B [ROUNDS] [N]   (modules built with --test-hooks, the benchmark route is only in them: e.g. build/test-hooks/ and a copy of another)
+# Several networks in one module (issue 10, lever 2: sizes): the module (build/test-hooks/) fetches
 # each ONNX from a local file server (`AI_BENCH_MODELS`), so no module is built per network:
 #   scripts/bench-net-ab.sh --models ROUNDS N A.onnx B.onnx ...
 set -euo pipefail
@@ -53,7 +53,7 @@ if [ "${1:-}" = --models ]; then
     fport=$(free_port)
     setsid python3 -m http.server "$fport" --bind 127.0.0.1 --directory "$served" >/dev/null 2>&1 &
     pids+=($!)
-    start build --var "AI_BENCH_MODELS:http://127.0.0.1:$fport"
+    start build/test-hooks --var "AI_BENCH_MODELS:http://127.0.0.1:$fport"
     ports=()
     for _ in "${names[@]}"; do ports+=("$port"); done
     models=("${names[@]}")

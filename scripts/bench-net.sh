@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Network evaluations per second (issue 4), a benchmark: the shipped-candidate model run by
 # native tract, by tract in wasm (simd128) inside workerd (`wrangler dev` on the module
-# of build/, which carries the network), and by onnxruntime in Python (the reference), with the ratios; the cold load of
+# of build/test-hooks/, which carries the network and the benchmark route), and by onnxruntime in Python (the reference), with the ratios; the cold load of
 # the model in a fresh isolate; the network AI's in-request reply time per level; and the
 # learned leaf score's time per node against the heuristic's, natively (`bench-leaf`) and in
 # workerd, each measured alternately in this one run, with the default level's time per move.
 #   scripts/bench-net.sh [MODEL.onnx]   (default: the model the Worker embeds)
-# NET_DIR=<dir> benchmarks another module (default build/); SKIP_BUILD=1 uses
+# NET_DIR=<dir> benchmarks another module (default build/test-hooks/, the module with the benchmark route); SKIP_BUILD=1 uses
 # the modules and the CLI as they are built.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
 model=${1:-models/$(sed -n 's/^pub const MODEL_FILE: &str = "\(.*\)";/\1/p' src/net.rs)}
-net=${NET_DIR:-build}
+net=${NET_DIR:-build/test-hooks}
 if [ -z "${SKIP_BUILD:-}" ]; then
-    scripts/build-worker.sh
+    # The test module: the benchmark route is compiled only into it (feature test-hooks).
+    scripts/build-worker.sh --test-hooks
     cargo build --release --locked -p cli --features onnx >&2
 fi
 N=300
@@ -121,7 +122,7 @@ print(f"the default level as it plays, leaf budget / heuristic budget: {secs['sh
 print(f"the default level as it plays / MCTS over the heuristic at the same level: {secs['shipped'] / secs['mcts']:.2f} of the time in workerd")
 PY
 
-echo "== every level as it plays in workerd: its leaf search at its budget over the 9 positions"
+echo "== every level as it plays in workerd: the shipped AI at its budget over the 9 positions"
 for level in 1 2 3 4 5 6; do
     out=$(curl -sf -w ' %{time_total}' -X POST -H 'Content-Type: application/json' \
         -d "{\"search\": \"shipped\", \"level\": $level}" "http://127.0.0.1:$port/api/ai/bench") \
@@ -131,7 +132,7 @@ import json, sys
 body, t = sys.argv[1].rsplit(" ", 1)
 b = json.loads(body)
 ms = 1000 * (float(t) - float(sys.argv[2])) / b["positions"]
-print(f"level {b['level']}: {ms:.0f} ms per move in workerd ({b['nodes'] // b['positions']} nodes per move; the root network adds one run)")
+print(f"level {b['level']}: {ms:.0f} ms per move in workerd ({b['nodes'] // b['positions']} evaluations or positions per move)")
 PY
 done
 

@@ -14,12 +14,15 @@
 //! 10 MB limits went; issue 10, lever 4, kept the module under Free's 3 MB then). Without
 //! the feature the Worker plays the heuristic AI and carries no tract code (9 MB of wasm).
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::OnceCell;
+#[cfg(feature = "test-hooks")]
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use ai::leafnet::LeafNet;
 use ai::network::Network;
 use service::net_assets::unavailable;
+#[cfg(feature = "test-hooks")]
 use service::net_bench::{self, Bench, BenchAnswer};
 use service::ApiError;
 
@@ -42,6 +45,7 @@ thread_local! {
     static NETWORK: OnceCell<Network> = const { OnceCell::new() };
     static LEAF: OnceCell<Rc<LeafNet>> = const { OnceCell::new() };
     // The benchmark's last fetched model (by name), so its rounds reuse the loaded plan.
+    #[cfg(feature = "test-hooks")]
     static BENCH_NETWORK: RefCell<Option<(String, Network)>> = const { RefCell::new(None) };
 }
 
@@ -107,12 +111,18 @@ pub fn check_model(onnx: &[u8], reference: &str, name: &str) -> Result<String, S
 
 /// `POST /api/ai/bench` (`service::net_bench`): loads what the request benchmarks (this
 /// isolate's network and leaf score, or a `model` from `AI_BENCH_MODELS`), then runs it.
+/// A measuring route, not a product one: only in the test module (feature `test-hooks`).
+#[cfg(feature = "test-hooks")]
 pub async fn bench(body: &[u8], env: &worker::Env) -> Result<BenchAnswer, ApiError> {
     match net_bench::parse(body)? {
         Bench::Search { kind, level } => {
             let loaded_now = prepare(env).await?;
-            let leaf = service::net_ai::leaf(&Isolate)?;
-            Ok(net_bench::search(kind, level, &leaf, loaded_now))
+            let (net, leaf) = (service::net_ai::network(&Isolate)?, service::net_ai::leaf(&Isolate)?);
+            let ai = ai::shipped::ShippedAi::new(&net, &leaf);
+            let shipped = |game: &engine::Game, seed: u64| {
+                ai.choose(game, &level, seed).map(|c| c.work).map_err(service::net_assets::unavailable)
+            };
+            net_bench::search(kind, level, &leaf, loaded_now, &shipped)
         }
         Bench::Evaluate { evaluations, session, model } => {
             let (net, loaded_now, model) = match model {
@@ -131,6 +141,7 @@ pub async fn bench(body: &[u8], env: &worker::Env) -> Result<BenchAnswer, ApiErr
 }
 
 /// The benchmark's `model`: fetched from `AI_BENCH_MODELS` and loaded once per isolate.
+#[cfg(feature = "test-hooks")]
 async fn bench_model(name: &str, env: &worker::Env) -> Result<(Network, bool), ApiError> {
     if let Some(net) =
         BENCH_NETWORK.with(|b| b.borrow().as_ref().filter(|(n, _)| n == name).map(|(_, net)| net.clone()))

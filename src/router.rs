@@ -39,8 +39,9 @@ async fn area(mut req: Request, env: &Env, path: &str) -> std::result::Result<Re
             Ok(r)
         }
         Area::Health => Response::from_json(&service::http::Health { ok: true }).map_err(internal),
-        // A benchmark burns seconds of CPU: only where it is switched on (bench-net.sh).
-        #[cfg(feature = "net")]
+        // A benchmark burns seconds of CPU: only in the test module (feature `test-hooks`,
+        // never deployed) and there only where it is switched on (bench-net.sh).
+        #[cfg(all(feature = "net", feature = "test-hooks"))]
         Area::AiBench if env.var("AI_BENCH").is_ok_and(|v| v.to_string() == "on") => {
             let api = glue::api_request(&mut req).await?;
             Response::from_json(&crate::net::bench(&api.body, env).await?).map_err(internal)

@@ -11,6 +11,7 @@
 // data-animating, an element, a text).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { api, d1, launchBrowser, newPage, shot, startServer, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
 
 const T = TEST_TIMEOUT;
@@ -395,6 +396,14 @@ test("the first screen: a new player can start without scrolling; a returning pl
     assert.match(await page.textContent("#diff-note"), /gentle start/);
     await page.selectOption("select[name=level]", "4");
     assert.match(await page.textContent("#diff-note"), /several moves ahead/);
+    // Issue 32: each level with its measured rating and think time (public/levels.json).
+    const levels = JSON.parse(readFileSync(new URL("../../public/levels.json", import.meta.url), "utf8")).levels;
+    await page.waitForSelector('select[name=level][data-measured="true"]');
+    for (const l of levels) {
+      const label = await page.textContent(`select[name=level] option[value="${l.level}"]`);
+      assert.match(label, new RegExp(`^${l.level} · \\w+${l.elo == null ? "" : ` \\(${l.elo}\\)`}$`), label);
+    }
+    assert.match(await page.textContent("#diff-note"), /several moves ahead\. (~\d+\.\d|Under 0\.1) s a move\.$/);
     await page.selectOption("select[name=level]", "2");
     await page.evaluate(() => localStorage.removeItem("ironarena.level.v1"));
     await shot(page, `i13-home-new-${size}`);

@@ -323,6 +323,25 @@ pub fn svg(r: &Ratings, title: &str) -> String {
     out
 }
 
+/// The difficulty picker's file (public/levels.json, `text`) with each level's `elo` set to
+/// `r`'s rating of `level:N` (rounded; null for a level not in the games), `source` to
+/// `files` and `anchor` to `r`'s anchor; everything else (think times, the scale's words)
+/// kept.
+pub fn picker_levels(text: &str, r: &Ratings, files: &[&str]) -> Result<String, String> {
+    let mut v: Value = serde_json::from_str(text).map_err(|e| format!("levels: {e}"))?;
+    v["source"] = json!(files);
+    v["anchor"] = json!(r.names[r.anchor]);
+    let levels = v["levels"].as_array_mut().ok_or("levels: no \"levels\" list")?;
+    for l in levels {
+        let name = format!("level:{}", l["level"]);
+        l["elo"] = match r.names.iter().position(|n| *n == name) {
+            Some(i) => json!(r.elo[i].round() as i64),
+            None => Value::Null,
+        };
+    }
+    serde_json::to_string_pretty(&v).map(|t| t + "\n").map_err(|e| e.to_string())
+}
+
 /// The report: each player's rating (anchored at `anchor`, the first player if absent)
 /// with its interval, games and score; then every pair's score, row against column.
 pub fn report(results: &[GameResult], anchor: Option<&str>) -> String {
@@ -388,12 +407,52 @@ pub fn report(results: &[GameResult], anchor: Option<&str>) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
     /// Games drawn from known ratings (seeded): the fit without virtual draws finds them
     /// again within its intervals, anchored at the first player; the virtual draws pull the
     /// extremes a little towards the middle, never past the truth.
+    /// The difficulty picker's ratings (public/levels.json) are the Elo fit of the games it
+    /// names (committed under models/ladder/), rounded: a rating shown to players is a
+    /// measured one, and a new run cannot leave the picker behind.
+    #[test]
+    fn the_pickers_ratings_are_the_fit_of_the_committed_ladder() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../");
+        let levels: Value =
+            serde_json::from_str(&std::fs::read_to_string(format!("{root}public/levels.json")).unwrap())
+                .unwrap();
+        let mut results = Vec::new();
+        for f in levels["source"].as_array().unwrap() {
+            results.extend(
+                read(&std::fs::read_to_string(format!("{root}{}", f.as_str().unwrap())).unwrap()).unwrap(),
+            );
+        }
+        let mut names: Vec<String> = Vec::new();
+        for r in &results {
+            for n in [&r.a, &r.b] {
+                if !names.contains(n) {
+                    names.push(n.clone());
+                }
+            }
+        }
+        let idx = |n: &str| names.iter().position(|x| x == n).unwrap();
+        let games: Vec<(usize, usize, f64)> =
+            results.iter().map(|r| (idx(&r.a), idx(&r.b), r.score)).collect();
+        let elo = fit(names.len(), &games, idx(levels["anchor"].as_str().unwrap()), PRIOR);
+        let shown = levels["levels"].as_array().unwrap();
+        assert_eq!(shown.len(), 6);
+        for l in shown {
+            let name = format!("level:{}", l["level"]);
+            match l["elo"].as_f64() {
+                Some(e) => assert_eq!(e, elo[idx(&name)].round(), "{name}"),
+                None => assert!(!names.contains(&name), "{name} was measured: show its rating"),
+            }
+            assert!(l["think_ms"].as_f64().is_some_and(|t| t > 0.0), "{name}: a think time");
+        }
+    }
+
     #[test]
     fn a_split_round_robin_covers_every_pair_once() {
         let labels: Vec<String> = ["a", "b", "c", "d"].iter().map(|s| s.to_string()).collect();

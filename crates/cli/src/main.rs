@@ -13,7 +13,7 @@ mod play;
 
 use engine::{iapn, perft, result_text, Faction, Game, Move, Position};
 
-const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] [--seed S] | ladder <player> <player>... [--games N] [--seed S] [--seconds S] [--out FILE] [--anchor <player>] [--with <player>[,<player>]] | ladder-fit <results.jsonl>... [--anchor <player>] [--svg FILE] [--title T] | selfplay --games N --out FILE [--engine <player>] [--seed S] [--fast-engine <player> --full-prob P] | bench-ai | bench-leaf <leaf.bin> | leaf-data <records.jsonl>... --out FILE | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hleaf:<leaf.bin>:N, net:<onnx>:N; add @gumbel for a Gumbel root instead of PUCT)";
+const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] [--seed S] | ladder <player> <player>... [--games N] [--seed S] [--seconds S] [--out FILE] [--anchor <player>] [--with <player>[,<player>]] | ladder-fit <results.jsonl>... [--anchor <player>] [--svg FILE] [--title T] [--levels public/levels.json] | selfplay --games N --out FILE [--engine <player>] [--seed S] [--fast-engine <player> --full-prob P] | bench-ai | bench-leaf <leaf.bin> | leaf-data <records.jsonl>... --out FILE | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hleaf:<leaf.bin>:N, net:<onnx>:N; add @gumbel for a Gumbel root instead of PUCT)";
 
 /// What each command accepts besides its positional arguments: `--name value` options and
 /// `--name` flags. `None`: no such command.
@@ -26,7 +26,7 @@ fn accepts(cmd: &str) -> Option<(&'static [&'static str], &'static [&'static str
         "arena" => (&["--games", "--matchups", "--seed"], &[]),
         "balance" => (&["--engine", "--games", "--seed"], &[]),
         "ladder" => (&["--games", "--seed", "--seconds", "--out", "--anchor", "--with"], &[]),
-        "ladder-fit" => (&["--anchor", "--svg", "--title"], &[]),
+        "ladder-fit" => (&["--anchor", "--svg", "--title", "--levels"], &[]),
         "leaf-data" => (&["--out"], &[]),
         "selfplay" => (&["--engine", "--games", "--seed", "--out", "--fast-engine", "--full-prob"], &[]),
         _ => return None,
@@ -194,6 +194,15 @@ fn run(args: &[String]) -> Result<String, String> {
             {
                 let title = opts.option("--title").unwrap_or("The AI ladder");
                 std::fs::write(path, ladder::svg(&r, title)).map_err(|e| format!("{path}: {e}"))?;
+            }
+            // --levels public/levels.json: the difficulty picker's ratings set to this fit
+            // (the files fitted become its `source`; its think times are kept).
+            if let (Some(path), Some(r)) =
+                (opts.option("--levels"), ladder::ratings(&results, opts.option("--anchor")))
+            {
+                let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+                let updated = ladder::picker_levels(&text, &r, files)?;
+                std::fs::write(path, updated).map_err(|e| format!("{path}: {e}"))?;
             }
             Ok(ladder::report(&results, opts.option("--anchor")))
         }

@@ -45,8 +45,8 @@ pub enum BenchSearch {
     Heuristic,
     /// The same search and budget with the learned leaf score.
     Leaf,
-    /// The leaf search at the level's leaf budget: the level as it plays (without the root
-    /// network, whose one run per move `bench-net.sh` measures).
+    /// The level as it plays (`ai::shipped`): MCTS over the network at levels 1-2, the
+    /// alpha-beta over the leaf score at its equal-time budget above.
     Shipped,
     /// MCTS over the heuristic at the level's budget (`AI_ENGINE = "heuristic"`): the
     /// opponent of issue 10's gate, timed in the same run.
@@ -136,8 +136,17 @@ pub struct EvaluateAnswer {
 }
 
 /// A level's search (`kind`) on every benchmark position, as `iron-arena bench-leaf`, with
-/// the isolate's leaf score (`loaded_now`: whether this request loaded it).
-pub fn search(kind: BenchSearch, level: Level, leaf: &LeafNet, loaded_now: bool) -> BenchAnswer {
+/// the isolate's leaf score (`loaded_now`: whether this request loaded it). `shipped` plays
+/// the level as it ships (the Worker passes `ai::shipped::ShippedAi`, the one constructor:
+/// MCTS over the network at the lower levels) on a game and seed and answers its work
+/// (evaluations or positions); a failure (a network that failed) is the answer.
+pub fn search(
+    kind: BenchSearch,
+    level: Level,
+    leaf: &LeafNet,
+    loaded_now: bool,
+    shipped: &dyn Fn(&engine::Game, u64) -> Result<u64, ApiError>,
+) -> Result<BenchAnswer, ApiError> {
     let positions = ai::bench::positions();
     let mut nodes = 0;
     for (i, p) in positions.iter().enumerate() {
@@ -145,7 +154,10 @@ pub fn search(kind: BenchSearch, level: Level, leaf: &LeafNet, loaded_now: bool)
         let (cfg, leaf) = match kind {
             BenchSearch::Heuristic => (level.hybrid_config(seed), None),
             BenchSearch::Leaf => (level.hybrid_config(seed), Some(leaf)),
-            BenchSearch::Shipped => (level.hybrid_leaf_config(seed), Some(leaf)),
+            BenchSearch::Shipped => {
+                nodes += shipped(&engine::Game::new(*p), seed)?;
+                continue;
+            }
             BenchSearch::Mcts => {
                 // Positions evaluated, MCTS's counterpart of the hybrid's nodes.
                 let r = ai::search(p, &[p.hash()], &mut ai::Heuristic, &level.config(seed));
@@ -155,7 +167,12 @@ pub fn search(kind: BenchSearch, level: Level, leaf: &LeafNet, loaded_now: bool)
         };
         nodes += ai::hybrid::search_with_leaf(p, &[p.hash()], leaf, &cfg).nodes;
     }
-    BenchAnswer::Search(SearchAnswer { level: level.number, loaded_now, nodes, positions: positions.len() })
+    Ok(BenchAnswer::Search(SearchAnswer {
+        level: level.number,
+        loaded_now,
+        nodes,
+        positions: positions.len(),
+    }))
 }
 
 /// Where the benchmark's `model` is fetched: `AI_BENCH_MODELS` (`base`, unset: 422
