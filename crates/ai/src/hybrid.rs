@@ -33,6 +33,10 @@ use crate::rng::Rng;
 const MATE_BOUND: f32 = WIN - 1_000.0;
 /// Plies the search may reach (iterative deepening stops here even with budget left).
 const MAX_DEPTH: u32 = 64;
+/// The first move index reduced by late-move reductions ([`HybridConfig::reductions`]).
+const LATE_MOVE: usize = 3;
+/// The null window's width in pawns (scores are f32 pawns).
+const NULL_WINDOW: f32 = 0.001;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HybridConfig {
@@ -50,6 +54,11 @@ pub struct HybridConfig {
     /// Variety: the move is drawn among root moves within this many pawns of the best
     /// (0: the best, the first found among equals).
     pub margin: f32,
+    /// Principal-variation search with late-move reductions: after the first move, each
+    /// move is searched with a null window, a late quiet one a ply shallower, and searched
+    /// again in full only if it beats the best so far. The same budget then reaches
+    /// deeper (false: plain alpha-beta, which a fixed-depth test compares exactly).
+    pub reductions: bool,
     pub seed: u64,
 }
 
@@ -62,6 +71,7 @@ impl Default for HybridConfig {
             tt_cutoffs: true,
             quiescence: 0,
             margin: 0.0,
+            reductions: false,
             seed: 1,
         }
     }
@@ -145,6 +155,7 @@ pub fn search_with_leaf(
         tt: vec![Entry::EMPTY; 1usize << cfg.tt_bits.clamp(4, 24)],
         tt_mask: (1u64 << cfg.tt_bits.clamp(4, 24)) - 1,
         tt_cutoffs: cfg.tt_cutoffs,
+        reductions: cfg.reductions,
         quiescence: cfg.quiescence,
         killers: vec![[None; 2]; MAX_DEPTH as usize + 2],
         history: vec![0; 81 * 81],
@@ -274,6 +285,7 @@ struct Searcher<'a> {
     tt: Vec<Entry>,
     tt_mask: u64,
     tt_cutoffs: bool,
+    reductions: bool,
     quiescence: u32,
     killers: Vec<[Option<Move>; 2]>,
     history: Vec<u32>,
@@ -415,8 +427,22 @@ impl Searcher<'_> {
         let mut a = alpha;
         let mut best = f32::NEG_INFINITY;
         let mut best_move = None;
-        for m in ordered {
-            let v = -self.child(&pos, m, depth - 1, ply + 1, -beta, -a);
+        for (i, m) in ordered.into_iter().enumerate() {
+            let v = if i == 0 || !self.reductions {
+                -self.child(&pos, m, depth - 1, ply + 1, -beta, -a)
+            } else {
+                // A late quiet move (after the table's move, the good captures and the
+                // killers) is first searched a ply shallower; every later move with a null
+                // window first, again in full only if it may beat the best so far.
+                let late = i >= LATE_MOVE && depth >= 3 && !is_capture(&pos, &m);
+                let d = if late { depth - 2 } else { depth - 1 };
+                let v = -self.child(&pos, m, d, ply + 1, -a - NULL_WINDOW, -a);
+                if !self.aborted && v > a && (late || v < beta) {
+                    -self.child(&pos, m, depth - 1, ply + 1, -beta, -a)
+                } else {
+                    v
+                }
+            };
             if self.aborted {
                 self.hashes.pop();
                 return 0.0;
@@ -654,6 +680,20 @@ mod tests {
             assert_eq!(two.score, alphabeta(&p, &[p.hash()], 2).score);
         }
         assert!(with_total < without_total, "{with_total} vs {without_total}");
+    }
+
+    /// Principal-variation search with late-move reductions visits fewer positions for an
+    /// iteration, so the same budget completes deeper ones, and still finds the tactics
+    /// (below, at the default level, which uses them).
+    #[test]
+    fn reductions_reach_deeper_on_the_same_budget() {
+        let (mut plain_depth, mut reduced_depth) = (0, 0);
+        for p in random_positions(8, 11) {
+            let cfg = HybridConfig { nodes: 20_000, quiescence: 4, ..HybridConfig::default() };
+            plain_depth += search(&p, &[p.hash()], &cfg).depth;
+            reduced_depth += search(&p, &[p.hash()], &HybridConfig { reductions: true, ..cfg }).depth;
+        }
+        assert!(reduced_depth > plain_depth, "{reduced_depth} vs {plain_depth}");
     }
 
     #[test]

@@ -98,7 +98,9 @@ pub const LEVELS: [Level; 6] = [
         engine: Engine::AlphaBetaLeaf,
         evaluations: 15000,
         network_evaluations: 80,
-        hybrid_nodes: 60_000,
+        // 1.5x the 60,000 it had with the root network, which it no longer runs: level 4
+        // took 89 ms in workerd then (bench-net.sh), the limit is 150 ms.
+        hybrid_nodes: 90_000,
         hybrid_margin_cp: 5,
     },
     Level {
@@ -123,6 +125,13 @@ pub const LEVELS: [Level; 6] = [
 
 pub const DEFAULT_LEVEL: u8 = 4;
 
+/// What one network evaluation costs in alpha-beta positions over the heuristic (the
+/// unit of [`Level::hybrid_nodes`]): scripts/bench-net.sh measured 351 evaluations a second
+/// and 455 leaf-scored positions a millisecond in workerd (2026-12-04), so an evaluation
+/// takes the time of ~1,300 leaf-scored positions, each 1.5 heuristic ones
+/// ([`LEAF_NODE_COST`]).
+pub const NETWORK_EVALUATION_NODES: u32 = 2_000;
+
 pub fn level(number: u8) -> Option<Level> {
     LEVELS.iter().copied().find(|l| l.number == number)
 }
@@ -144,6 +153,15 @@ pub fn level_or_default(number: u8) -> Level {
 }
 
 impl Level {
+    /// The shipped engine's budget in heuristic alpha-beta positions (time, roughly): what
+    /// the server meters an AI move by (`service::admission::ai_cost`).
+    pub fn cost_nodes(&self) -> u32 {
+        match self.engine {
+            Engine::NetworkMcts { evaluations } => evaluations.saturating_mul(NETWORK_EVALUATION_NODES),
+            Engine::AlphaBetaLeaf => self.hybrid_nodes,
+        }
+    }
+
     pub fn config(&self, seed: u64) -> SearchConfig {
         SearchConfig {
             evaluations: self.evaluations,
@@ -176,6 +194,10 @@ impl Level {
             nodes: u64::from(self.hybrid_nodes),
             margin: self.hybrid_margin_cp as f32 / 100.0,
             quiescence: HYBRID_QUIESCENCE,
+            // Measured: at level 4's budget, 86% against alphabeta:4 over the 36 games in
+            // which the same search without them scored 81%, and 58% against it (36
+            // games; models/README.md).
+            reductions: true,
             seed,
             ..HybridConfig::default()
         }

@@ -197,6 +197,8 @@ impl Spec {
             Kind::Shipped => format!("level:{}", self.evaluations),
             Kind::Hybrid => {
                 let q = if self.hybrid.is_some_and(|c| c.quiescence > 0) { "q" } else { "" };
+                let q =
+                    if self.hybrid.is_some_and(|c| c.reductions) { format!("{q}r") } else { q.to_owned() };
                 let leaf = if self.leaf.is_some() { "leaf" } else { "" };
                 format!("hybrid{q}{leaf}:{}", self.evaluations)
             }

@@ -186,7 +186,7 @@ fn play_against_the_ai_answers_each_move() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("The AI (hybridq:300) plays north"), "{text}");
+    assert!(text.contains("The AI (hybridqr:300) plays north"), "{text}");
     assert!(text.contains("AI plays "), "{text}");
     // Two plies played: South's and the AI's.
     assert!(text.trim_end().ends_with(" s - 2"), "{text}");
