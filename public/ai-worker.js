@@ -1,12 +1,23 @@
-// The AI in a Web Worker (issue 31): crates/ai-wasm, the server's hybrid search over the
-// hand-written heuristic, compiled to wasm (public/engine/ai_wasm*, built by
+// The AI in a Web Worker (issue 31): crates/ai-wasm, the server's alpha-beta with the
+// learned leaf score the server plays its default level with (models/leaf-v1.bin, the file
+// the Worker serves), compiled to wasm (public/engine/ai_wasm*, built by
 // scripts/build-web-engine.sh). A search takes a fraction of a second to a few seconds;
-// here it never blocks the page. One request at a time, answered in order.
+// here it never blocks the page. One request at a time, answered in order. Without the
+// leaf file every request fails (no silently weaker analysis).
 // Request: {id, fn: "bestMove" | "evaluate", start, moves, level, seed}.
 // Answer: {id, result} (the search's JSON, plus `ms`: the search's own time) or {id, error}.
-import init, { bestMove, evaluate } from "./engine/ai_wasm.js";
+import init, { bestMove, evaluate, setLeaf } from "./engine/ai_wasm.js";
 
-const ready = init({ module_or_path: new URL("./engine/ai_wasm_bg.wasm", import.meta.url) });
+/** The leaf score the server's shipped AI uses (src/net.rs LEAF_FILE). */
+const LEAF_FILE = "./models/leaf-v1.bin";
+
+const ready = Promise.all([
+  init({ module_or_path: new URL("./engine/ai_wasm_bg.wasm", import.meta.url) }),
+  fetch(new URL(LEAF_FILE, import.meta.url)).then((r) => {
+    if (!r.ok) throw new Error(`the AI's leaf score (${LEAF_FILE}): ${r.status}`);
+    return r.arrayBuffer();
+  }),
+]).then(([, leaf]) => setLeaf(new Uint8Array(leaf)));
 
 self.onmessage = async ({ data }) => {
   const { id, fn, start, moves, level, seed = 0 } = data;

@@ -65,7 +65,7 @@ try {
   });
   console.log(`all nine: native ${sumN.toFixed(0)} ms, Chromium ${sumW.toFixed(0)} ms: wasm / native = ${(sumW / sumN).toFixed(2)}`);
   const size = (f) => readFileSync(join(ROOT, "public", f));
-  const files = ["engine/ai_wasm_bg.wasm", "engine/ai_wasm.js", "ai-worker.js"];
+  const files = ["engine/ai_wasm_bg.wasm", "engine/ai_wasm.js", "ai-worker.js", "models/leaf-v1.bin"];
   let raw = 0;
   let gz = 0;
   for (const f of files) {

@@ -10,6 +10,9 @@ use std::io::{BufRead, Write};
 use std::time::Instant;
 
 fn main() -> Result<(), String> {
+    // The leaf score, as the browser's worker loads it (public/ai-worker.js).
+    let leaf = std::fs::read("models/leaf-v1.bin").map_err(|e| format!("models/leaf-v1.bin: {e}"))?;
+    ai_wasm::set_leaf(&leaf)?;
     let starts: Vec<String> = ai::bench::positions().iter().map(engine::iapn::format).collect();
     let mut out = std::io::stdout().lock();
     let say = |out: &mut std::io::StdoutLock, line: &str| {

@@ -1,6 +1,8 @@
-//! The AI for the browser: [`ai::hybrid`] over the hand-written heuristic (the server's
-//! `HybridAi` without a network; no tract in the browser) behind a small `wasm-bindgen`
-//! API. `public/ai-worker.js` runs it in a Web Worker, so a search never blocks the page.
+//! The AI for the browser: the shipped alpha-beta ([`ai::level::play_level`]) with the
+//! learned leaf score the server plays levels 3-6 with (`setLeaf`, given the same
+//! `models/leaf-v1.bin` the Worker serves; no tract in the browser) behind a small
+//! `wasm-bindgen` API: at the default level it plays the server's default move for move.
+//! `public/ai-worker.js` runs it in a Web Worker, so a search never blocks the page.
 //!
 //! A module of its own rather than more of `engine-wasm`: the game page loads the rules
 //! on every visit, the AI only when a player asks for a hint, so the rules' download
@@ -9,14 +11,39 @@
 //!
 //! Glue only, as `engine-wasm`: text in (IAPN start, IAMN moves), JSON out, the same
 //! functions called natively by the tests. [`best_move`] calls [`ai::level::play_level`],
-//! the function the server's `HybridAi` calls, so both choose the same move for the same
-//! game, level and seed (tests/same_move.rs).
+//! the function the server's shipped AI (levels 3-6) and `HybridAi` call, so they choose
+//! the same move for the same game, level and seed (tests/same_move.rs).
+
+use std::cell::RefCell;
 
 use ai::hybrid::HybridResult;
+use ai::leafnet::LeafNet;
 use ai::level::play_level;
 use engine::{iapn, Game, Move, Outcome, Side};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+
+thread_local! {
+    // The leaf score set by `setLeaf` (a Web Worker is one thread): the searches use it
+    // once set, the heuristic before.
+    static LEAF: RefCell<Option<LeafNet>> = const { RefCell::new(None) };
+}
+
+/// Loads the learned leaf score (the bytes of `models/leaf-v1.bin`, the file the Worker
+/// serves and plays with): every later search scores its leaves with it, as the server's.
+/// An error names a file that is not one.
+#[wasm_bindgen(js_name = setLeaf)]
+pub fn set_leaf(bytes: &[u8]) -> Result<(), String> {
+    let leaf = LeafNet::from_bytes(bytes).map_err(|e| format!("leaf score: {e}"))?;
+    LEAF.with(|l| *l.borrow_mut() = Some(leaf));
+    Ok(())
+}
+
+/// Forgets the leaf score: the searches use the heuristic again (tests, which may share a
+/// thread).
+pub fn unset_leaf() {
+    LEAF.with(|l| *l.borrow_mut() = None);
+}
 
 /// A search's answer.
 #[derive(Debug, Serialize)]
@@ -68,7 +95,7 @@ pub fn suggest(game: &Game, level: u8, seed: u64) -> Suggestion {
         return ended(o, turn);
     }
     let lv = ai::level::level_or_default(level);
-    let r: HybridResult = play_level(game, &lv, seed);
+    let r: HybridResult = LEAF.with(|l| play_level(game, &lv, seed, l.borrow().as_ref()));
     let win = win_probability(r.score);
     Suggestion {
         mv: r.best.map(|m| m.to_string()),

@@ -1,6 +1,7 @@
 //! One search crate, two targets: the browser's entry point (`bestMove`, the very function
-//! the wasm module exports) chooses the move the server's `HybridAi` plays for the same
-//! game, level and seed, the game's history included.
+//! the wasm module exports) chooses the move the server plays for the same game, level and
+//! seed, the game's history included: with the leaf score loaded (`setLeaf`), the shipped
+//! AI's alpha-beta levels (3-6, the default among them); without, the server's `HybridAi`.
 
 #![allow(clippy::unwrap_used)]
 
@@ -39,6 +40,7 @@ fn game(south: Faction, north: Faction, plies: usize) -> (String, Vec<String>, G
 
 #[test]
 fn the_browser_and_the_server_choose_the_same_move() {
+    ai_wasm::unset_leaf(); // the heuristic, as the server's HybridAi
     let cases = [
         (Faction::Clockwork, Faction::Blades, 0),
         (Faction::Blades, Faction::Axiom, 5),
@@ -71,8 +73,44 @@ fn the_browser_and_the_server_choose_the_same_move() {
     assert!(differed, "no seed changed any choice");
 }
 
+/// The browser with the leaf score the Worker serves plays the shipped AI's move at its
+/// alpha-beta levels: `ai::shipped::ShippedAi` plays them through `ai::level::play_level`
+/// with that file (tract, which the shipped AI also carries for levels 1-2, is not built in
+/// native tests), and the analysis at the default level is the server's default's.
+#[test]
+fn with_the_leaf_score_the_browser_plays_the_shipped_alpha_beta_levels() {
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/leaf-v1.bin")).unwrap();
+    let leaf = ai::leafnet::LeafNet::from_bytes(&bytes).unwrap();
+    assert!(ai_wasm::set_leaf(&bytes[..100]).is_err(), "a cut file is refused");
+    ai_wasm::set_leaf(&bytes).unwrap();
+    for (south, north, plies) in
+        [(Faction::Axiom, Faction::Blades, 4), (Faction::Clockwork, Faction::Clockwork, 9)]
+    {
+        let (start, moves, g) = game(south, north, plies);
+        for level in [3u8, ai::level::DEFAULT_LEVEL] {
+            let lv = ai::level::level(level).unwrap();
+            assert_eq!(lv.engine, ai::level::Engine::AlphaBetaLeaf);
+            for seed in [2u64, 77] {
+                let shipped = ai::level::play_level(&g, &lv, seed, Some(&leaf));
+                let answer: serde_json::Value =
+                    serde_json::from_str(&ai_wasm::best_move(&start, moves.clone(), level, seed).unwrap())
+                        .unwrap();
+                let case = format!("{south:?} v {north:?} after {plies} plies, level {level}, seed {seed}");
+                assert_eq!(
+                    answer["move"].as_str().map(str::to_string),
+                    shipped.best.map(|m| m.to_string()),
+                    "{case}"
+                );
+                assert_eq!(answer["nodes"].as_u64(), Some(shipped.nodes), "{case}: the same search");
+            }
+        }
+    }
+    ai_wasm::unset_leaf();
+}
+
 #[test]
 fn an_unknown_level_plays_the_default_as_on_the_server() {
+    ai_wasm::unset_leaf();
     let (start, moves, g) = game(Faction::Blades, Faction::Clockwork, 3);
     let server = HybridAi.choose(&g, 0, &mut Seed(9)).unwrap().map(|m| m.to_string());
     let default = HybridAi.choose(&g, ai::level::DEFAULT_LEVEL, &mut Seed(9)).unwrap().map(|m| m.to_string());

@@ -143,6 +143,7 @@ pub fn search_with_leaf(
             key: Heuristic::move_logit(root, &mv),
             score: f32::NEG_INFINITY,
             exact: false,
+            pv: Vec::new(),
         })
         .collect();
     order.sort_by(|a, b| b.key.total_cmp(&a.key));
@@ -158,6 +159,7 @@ pub fn search_with_leaf(
         reductions: cfg.reductions,
         quiescence: cfg.quiescence,
         killers: vec![[None; 2]; MAX_DEPTH as usize + 2],
+        pv: vec![Vec::new(); MAX_DEPTH as usize + 2],
         history: vec![0; 81 * 81],
         leaf,
         scratch: Vec::with_capacity(crate::leafnet::MAX_ACTIVE),
@@ -179,6 +181,9 @@ pub fn search_with_leaf(
             finished = i + 1;
             r.score = v;
             r.exact = v > alpha || i == 0;
+            if r.exact {
+                r.pv = s.pv[1].clone();
+            }
             best = best.max(v);
         }
         if s.aborted {
@@ -227,24 +232,20 @@ fn finish(
     cfg: &HybridConfig,
 ) -> HybridResult {
     let mut rng = Rng::new(cfg.seed);
-    let mut best = top.mv;
+    let (mut best, mut pv) = (top.mv, &top.pv);
     let mut best_key = f32::NEG_INFINITY;
     for r in &candidates {
         let draw = if cfg.margin > 0.0 { cfg.margin * rng.unit() as f32 } else { 0.0 };
         let key = r.score + draw;
         if key > best_key {
             best_key = key;
-            best = r.mv;
+            (best, pv) = (r.mv, &r.pv);
         }
     }
-    HybridResult {
-        best: Some(best),
-        search_best: Some(top.mv),
-        score: top.score,
-        depth,
-        nodes,
-        line: Vec::new(),
-    }
+    // The line: the move, then its principal variation (completed in `with_line`).
+    let mut line = vec![best];
+    line.extend(pv);
+    HybridResult { best: Some(best), search_best: Some(top.mv), score: top.score, depth, nodes, line }
 }
 
 #[derive(Clone, Debug)]
@@ -254,6 +255,8 @@ struct RootMove {
     score: f32,
     /// The score is exact (above the window's floor), not an upper bound.
     exact: bool,
+    /// The principal variation after this move, from its last exact search (for showing).
+    pv: Vec<Move>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -288,6 +291,9 @@ struct Searcher<'a> {
     reductions: bool,
     quiescence: u32,
     killers: Vec<[Option<Move>; 2]>,
+    /// The principal variation found below each ply (the triangular table: `pv[ply]` is
+    /// the line from the position a node at `ply` stands in), for showing only.
+    pv: Vec<Vec<Move>>,
     history: Vec<u32>,
     /// The learned leaf score, if any (else the heuristic's).
     leaf: Option<&'a LeafNet>,
@@ -335,11 +341,15 @@ fn is_capture(pos: &Position, mv: &Move) -> bool {
 }
 
 impl Searcher<'_> {
-    /// `r` with its line: the chosen move, then the table's best move in each following
-    /// position. Read after the search, so it costs no budget (and leaves the choice
-    /// unchanged: the server's and the browser's moves stay the same).
+    /// `r` with its line: the chosen move and its principal variation from the search
+    /// (`finish` put them in `r.line`), then, where that ends early (a table cut-off), the
+    /// table's best move in each following position. Every move is checked legal where
+    /// it stands (a table move is a hint only: another position may share the slot's key
+    /// bits by chance). Read after the search, so it costs no budget (and leaves the
+    /// choice unchanged: the server's and the browser's moves stay the same).
     fn with_line(&self, root: &Position, mut r: HybridResult) -> HybridResult {
-        let Some(first) = r.best else { return r };
+        let searched = std::mem::take(&mut r.line);
+        let Some(&first) = searched.first() else { return r };
         let mut pos = *root;
         let mut mv = first;
         let mut seen = vec![root.hash()];
@@ -350,11 +360,15 @@ impl Searcher<'_> {
                 break;
             }
             seen.push(pos.hash());
-            let e = self.tt[self.slot(pos.hash())];
-            // A table move is a hint only (another position may share the slot's key bits
-            // by chance): it goes in the line only if it is legal here.
-            match e.best {
-                Some(next) if e.key == pos.hash() && pos.legal_moves().contains(&next) => mv = next,
+            let next = match searched.get(r.line.len()) {
+                Some(&m) => Some(m),
+                None => {
+                    let e = self.tt[self.slot(pos.hash())];
+                    e.best.filter(|_| e.key == pos.hash())
+                }
+            };
+            match next {
+                Some(next) if pos.legal_moves().contains(&next) => mv = next,
                 _ => break,
             }
         }
@@ -382,6 +396,9 @@ impl Searcher<'_> {
             return 0.0;
         }
         self.nodes += 1;
+        if let Some(line) = self.pv.get_mut(ply as usize) {
+            line.clear();
+        }
         let mut pos = *parent;
         pos.play_unchecked(mv);
         let hash = pos.hash();
@@ -453,6 +470,13 @@ impl Searcher<'_> {
             }
             if v > a {
                 a = v;
+                let p = ply as usize;
+                if p + 1 < self.pv.len() {
+                    let (here, below) = self.pv.split_at_mut(p + 1);
+                    here[p].clear();
+                    here[p].push(m);
+                    here[p].extend_from_slice(&below[0]);
+                }
             }
             if a >= beta {
                 if !is_capture(&pos, &m) {
@@ -694,6 +718,28 @@ mod tests {
             reduced_depth += search(&p, &[p.hash()], &HybridConfig { reductions: true, ..cfg }).depth;
         }
         assert!(reduced_depth > plain_depth, "{reduced_depth} vs {plain_depth}");
+    }
+
+    /// Regression: the line was read from the transposition table alone, and a slot
+    /// overwritten late in the search cut it to the move itself (the analysis board drew
+    /// one arrow at the start with the leaf score). The principal variation now comes
+    /// from the search; the table only extends it.
+    #[test]
+    fn the_line_follows_the_principal_variation_past_overwritten_table_slots() {
+        for p in random_positions(6, 21) {
+            // A table of 16 entries: nearly every slot is overwritten many times over.
+            let cfg = HybridConfig {
+                nodes: 20_000,
+                quiescence: 4,
+                reductions: true,
+                tt_bits: 4,
+                ..HybridConfig::default()
+            };
+            let r = search(&p, &[p.hash()], &cfg);
+            assert!(r.depth >= 3, "{r:?}");
+            assert!(r.line.len() >= 3, "a line of {} moves at depth {}", r.line.len(), r.depth);
+            assert_eq!(r.line[0], r.best.unwrap());
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use engine::{Game, Position};
 
 use crate::hybrid::{HybridConfig, HybridResult};
+use crate::leafnet::LeafNet;
 use crate::mcts::{RootPolicy, SearchConfig};
 
 /// What plays a level in the shipped AI ([`crate::shipped`]).
@@ -136,14 +137,24 @@ pub fn level(number: u8) -> Option<Level> {
     LEVELS.iter().copied().find(|l| l.number == number)
 }
 
-/// The heuristic hybrid's move in `game` at `level` (no network, the game's positions as
-/// the repetition history): the one function behind the server's `HybridAi`
-/// (crates/service/src/ai.rs) and the browser's `bestMove` (crates/ai-wasm), so that for
-/// the same game, level and seed both choose the same move. (Here, not in `hybrid`: the
+/// The alpha-beta's move in `game` at `level` (the game's positions as the repetition
+/// history): with the learned `leaf` score at the level's equal-time budget, as the
+/// shipped AI plays levels 3-6 (`crate::shipped`), else over the heuristic (the server's
+/// `HybridAi` in a module without the networks). The one function behind those and the
+/// browser's `bestMove` (crates/ai-wasm, which loads the same leaf file), so that for the
+/// same game, level and seed they choose the same move. (Here, not in `hybrid`: the
 /// levels use the search, the search knows nothing of levels.)
-pub fn play_level(game: &Game, level: &Level, seed: u64) -> HybridResult {
+pub fn play_level(game: &Game, level: &Level, seed: u64, leaf: Option<&LeafNet>) -> HybridResult {
     let history: Vec<u64> = game.history().iter().map(Position::hash).collect();
-    crate::hybrid::search(game.position(), &history, &level.hybrid_config(seed))
+    match leaf {
+        Some(leaf) => crate::hybrid::search_with_leaf(
+            game.position(),
+            &history,
+            Some(leaf),
+            &level.hybrid_leaf_config(seed),
+        ),
+        None => crate::hybrid::search(game.position(), &history, &level.hybrid_config(seed)),
+    }
 }
 
 /// The level numbered `number`, or the default level for an unknown number (what the

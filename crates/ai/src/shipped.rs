@@ -47,9 +47,9 @@ impl<'a> ShippedAi<'a> {
     /// history), deterministically for a given `seed`. An error if the network failed
     /// during the search.
     pub fn choose(&self, game: &Game, level: &Level, seed: u64) -> Result<Choice, String> {
-        let history: Vec<u64> = game.history().iter().map(Position::hash).collect();
         match level.engine {
             Engine::NetworkMcts { evaluations } => {
+                let history: Vec<u64> = game.history().iter().map(Position::hash).collect();
                 let mut eval = NetworkEvaluator::new(self.network.clone());
                 let cfg = SearchConfig { evaluations, ..level.network_config(seed) };
                 let r = crate::search(game.position(), &history, &mut eval, &cfg);
@@ -63,8 +63,8 @@ impl<'a> ShippedAi<'a> {
                 Ok(Choice { mv: r.best, engine: level.engine, work: u64::from(r.evaluations) })
             }
             Engine::AlphaBetaLeaf => {
-                let cfg = level.hybrid_leaf_config(seed);
-                let r = crate::hybrid::search_with_leaf(game.position(), &history, Some(self.leaf), &cfg);
+                // The browser's AI plays the same function with the same leaf file.
+                let r = crate::level::play_level(game, level, seed, Some(self.leaf));
                 Ok(Choice { mv: r.best, engine: level.engine, work: r.nodes })
             }
         }

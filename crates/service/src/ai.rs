@@ -56,7 +56,7 @@ impl Opponent for HybridAi {
 
     fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
         let (lv, seed) = level_and_seed(level, rng)?;
-        Ok(ai::level::play_level(game, &lv, seed).best)
+        Ok(ai::level::play_level(game, &lv, seed, None).best)
     }
 }
 
