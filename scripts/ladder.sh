@@ -4,8 +4,8 @@
 # partner at depths 1-4 and a random mover, 36 games a pair (both colours, the nine
 # match-ups in turn), and the top-strength matches. Every player has a node or evaluation
 # budget, so the results do not depend on the machine's speed. The round robin is split in
-# two runs: the pairs without levels 5 and 6 (cheap: about an hour on 2 cores) and the pairs
-# with them (`--with`: level 6 thinks ~0.3 s a move natively, several hours on 2 cores;
+# two runs: the pairs without levels 5 and 6 (about 35 minutes on 2 cores) and the pairs
+# with them (`--with`: level 6 thinks ~0.3 s a move natively; about an hour on 2 cores;
 # scripts/ladder-device.sh runs them on a many-core machine). Each game is a JSON line in
 # OUT as it ends; `iron-arena ladder-fit OUT/*.jsonl --anchor random --svg plot.svg`
 # fits them all together.
