@@ -87,3 +87,24 @@ export function abilityBar(sel, { play, recall, cancel }) {
   wrap.append(h("button", { type: "button", class: "cancel", text: "Cancel move", onclick: () => cancel() }));
   return [text, wrap];
 }
+
+/** What a screen reader hears when a base move opens an ability choice (`choice`, from
+ * `abilityChoice`). */
+export function abilityPrompt(choice) {
+  const kinds = [...new Set(choice.options.map((o) => ABILITY_NAMES[o.kind]))].join(" or ");
+  return `Ability available: ${kinds}. Choose a highlighted target${choice.plain ? ", or skip" : ""}.`;
+}
+
+/** Shows the ability bar element `bar` with `sel`'s buttons (`abilityBar`). */
+export function fillAbilityBar(bar, sel, handlers) {
+  bar.hidden = false;
+  bar.replaceChildren(...abilityBar(sel, handlers));
+}
+
+/** Hides and empties `bar`; a keyboard focus inside it goes back to `board`'s square. */
+export function clearAbilityBar(bar, board) {
+  const focused = bar.contains(document.activeElement);
+  bar.hidden = true;
+  bar.replaceChildren();
+  if (focused) board.setFocus(board.focusSq);
+}

@@ -7,8 +7,8 @@
 // game, or one's own game against the AI) and the imported record's page (record.js);
 // which games may have it is theirs to decide, never this module's.
 import { BoardView } from "./board.js";
-import { ABILITY_NAMES, applyMove, describeMove, idx, legalMoves, parseMove, previewBase, replay } from "./notation.js";
-import { abilityBar, abilityChoice, pickAbilityTarget, recallSelection } from "./ability-choice.js";
+import { applyMove, describeMove, idx, legalMoves, parseMove, previewBase, replay } from "./notation.js";
+import { abilityChoice, pickAbilityTarget, recallSelection, abilityPrompt, fillAbilityBar, clearAbilityBar } from "./ability-choice.js";
 import { pieceTip } from "./piece-tip.js";
 import * as ai from "./ai.js";
 import { ANALYSIS_LEVEL } from "./analysis.js";
@@ -248,8 +248,7 @@ export class AnalysisBoard {
     this.sel = choice;
     this.showAbilityBar();
     this.draw();
-    const kinds = [...new Set(choice.options.map((o) => ABILITY_NAMES[o.kind]))].join(" or ");
-    announce(`Ability available: ${kinds}. Choose a highlighted target${choice.plain ? ", or skip" : ""}.`);
+    announce(abilityPrompt(choice));
   }
 
   startRecall(target) {
@@ -261,18 +260,13 @@ export class AnalysisBoard {
 
   showAbilityBar() {
     const bar = this.$(".ability-bar");
-    bar.hidden = false;
-    bar.replaceChildren(...abilityBar(this.sel, { play: (m) => this.play(m), recall: (t) => this.startRecall(t), cancel: () => this.cancel() }));
+    fillAbilityBar(bar, this.sel, { play: (m) => this.play(m), recall: (t) => this.startRecall(t), cancel: () => this.cancel() });
     bar.querySelector("button")?.focus({ preventScroll: true });
   }
 
   hideAbilityBar() {
-    const bar = this.$(".ability-bar");
-    const focused = bar.contains(document.activeElement);
-    bar.hidden = true;
-    bar.replaceChildren();
     // The keyboard's place is not lost with the buttons: back to the board.
-    if (focused) this.board.setFocus(this.board.focusSq);
+    clearAbilityBar(this.$(".ability-bar"), this.board);
   }
 
   /** Plays a legal move of the position shown on the board only. */

@@ -13,7 +13,7 @@ import { confirmDialog, openModal } from "./modals.js";
 import { sfx } from "./audio.js";
 import { copyText, toast, announce, el, navigate, plural } from "./ui.js";
 import { rematchControls } from "./rematch.js";
-import { abilityBar, abilityChoice, pickAbilityTarget, recallSelection } from "./ability-choice.js";
+import { abilityChoice, pickAbilityTarget, recallSelection, abilityPrompt, fillAbilityBar } from "./ability-choice.js";
 import { pieceTip } from "./piece-tip.js";
 import { kingThreat, drawNotice, RepetitionGuard, warnings, warningsToggle } from "./traps.js";
 import * as ai from "./ai.js";
@@ -805,14 +805,12 @@ class GameView {
     this.sel = choice;
     this.showAbilityBar();
     this.draw();
-    const kinds = [...new Set(choice.options.map((o) => ABILITY_NAMES[o.kind]))].join(" or ");
-    announce(`Ability available: ${kinds}. Choose a highlighted target${choice.plain ? ", or skip" : ""}.`);
+    announce(abilityPrompt(choice));
   }
 
   showAbilityBar() {
     const bar = this.$(".ability-bar");
-    bar.hidden = false;
-    bar.replaceChildren(...abilityBar(this.sel, { play: (m) => this.submit(m), recall: (t) => this.startRecall(t), cancel: () => this.cancel() }));
+    fillAbilityBar(bar, this.sel, { play: (m) => this.submit(m), recall: (t) => this.startRecall(t), cancel: () => this.cancel() });
     if (window.innerWidth < 900) bar.scrollIntoView({ block: "nearest", behavior: "smooth" });
     bar.querySelector("button")?.focus({ preventScroll: true });
   }

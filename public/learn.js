@@ -9,12 +9,12 @@
 // second browser or a cleared one shows it: the page shows the union of the two. The
 // browser's copy is written first and never depends on the server: a failed request loses
 // nothing, and the next visit sends the account what it is missing.
-import { abilityBar, abilityChoice, pickAbilityTarget, recallSelection } from "./ability-choice.js";
+import { abilityChoice, pickAbilityTarget, recallSelection, abilityPrompt, fillAbilityBar, clearAbilityBar } from "./ability-choice.js";
 import { account } from "./account.js";
 import { api } from "./api.js";
 import { BoardView } from "./board.js";
 import { parsePosition, legalMoves, applyMove, previewBase, lessonGoal, describeMove,
-  ABILITY_NAMES, FACTIONS, FACTION_NAMES, FACTION_TAGLINES, PIECES, idx } from "./notation.js";
+  FACTIONS, FACTION_NAMES, FACTION_TAGLINES, PIECES, idx } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 import { pieceTip } from "./piece-tip.js";
 import { sfx } from "./audio.js";
@@ -334,24 +334,18 @@ class LessonView {
     this.sel = choice;
     this.showAbilityBar();
     this.draw();
-    const kinds = [...new Set(choice.options.map((o) => ABILITY_NAMES[o.kind]))].join(" or ");
-    announce(`Ability available: ${kinds}. Choose a highlighted target${choice.plain ? ", or skip" : ""}.`);
+    announce(abilityPrompt(choice));
   }
 
   showAbilityBar() {
     const bar = this.$(".ability-bar");
-    bar.hidden = false;
-    bar.replaceChildren(...abilityBar(this.sel, { play: (m) => this.submit(m), recall: (t) => this.startRecall(t), cancel: () => this.cancel() }));
+    fillAbilityBar(bar, this.sel, { play: (m) => this.submit(m), recall: (t) => this.startRecall(t), cancel: () => this.cancel() });
     bar.querySelector("button")?.focus({ preventScroll: true });
   }
 
   hideAbilityBar() {
-    const bar = this.$(".ability-bar");
-    const focused = bar.contains(document.activeElement);
-    bar.hidden = true;
-    bar.replaceChildren();
     // The keyboard's place is not lost with the buttons: back to the board.
-    if (focused) this.board.setFocus(this.board.focusSq);
+    clearAbilityBar(this.$(".ability-bar"), this.board);
   }
 
   pickAbilityTarget(square) {
