@@ -115,14 +115,14 @@ pub fn check_model(onnx: &[u8], reference: &str, name: &str) -> Result<String, S
 #[cfg(feature = "test-hooks")]
 pub async fn bench(body: &[u8], env: &worker::Env) -> Result<BenchAnswer, ApiError> {
     match net_bench::parse(body)? {
-        Bench::Search { kind, level } => {
+        Bench::Search { kind, level, position } => {
             let loaded_now = prepare(env).await?;
             let (net, leaf) = (service::net_ai::network(&Isolate)?, service::net_ai::leaf(&Isolate)?);
             let ai = ai::shipped::ShippedAi::new(&net, &leaf);
             let shipped = |game: &engine::Game, seed: u64| {
                 ai.choose(game, &level, seed).map(|c| c.work).map_err(service::net_assets::unavailable)
             };
-            net_bench::search(kind, level, &leaf, loaded_now, &shipped)
+            net_bench::search(kind, level, position, &leaf, loaded_now, &shipped)
         }
         Bench::Evaluate { evaluations, session, model } => {
             let (net, loaded_now, model) = match model {

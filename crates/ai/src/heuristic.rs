@@ -35,6 +35,10 @@ impl Heuristic {
     /// Score for the side to move, in pawn units.
     pub fn score(pos: &Position, moves: &[Move]) -> f32 {
         let me = pos.turn();
+        let kings = [pos.king(Side::South), pos.king(Side::North)];
+        // Enemy pieces within two squares of each side's king, counted in the same pass as
+        // the material (one pass over the board: this runs at every leaf of the search).
+        let mut near = [0u32; 2];
         let mut s = 0.0;
         for i in 0..81u8 {
             let Some(sq) = Square::new(i) else { continue };
@@ -55,20 +59,16 @@ impl Heuristic {
                 _ => {}
             }
             s += sign * v;
+            let king = kings[p.side.opponent().index()];
+            if king.is_some_and(|k| sq.distance(k) <= 2) {
+                near[p.side.opponent().index()] += 1;
+            }
         }
-        // King danger: enemy pieces near each king.
+        // King danger: enemy pieces near each king (South's term first, then North's).
         for side in Side::ALL {
-            if let Some(k) = pos.king(side) {
-                let mut near = 0.0;
-                for i in 0..81u8 {
-                    let Some(sq) = Square::new(i) else { continue };
-                    if let Some(p) = pos.piece_at(sq) {
-                        if p.side != side && sq.distance(k) <= 2 {
-                            near += 1.0;
-                        }
-                    }
-                }
-                s += if side == me { -0.5 * near } else { 0.5 * near };
+            if kings[side.index()].is_some() {
+                let n = near[side.index()] as f32;
+                s += if side == me { -0.5 * n } else { 0.5 * n };
             }
         }
         // Mobility of the side to move (the opponent's is not generated: too costly).
@@ -125,5 +125,74 @@ impl Evaluator for Heuristic {
 
     fn name(&self) -> String {
         "heuristic".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use engine::{Faction, Game};
+
+    /// The score as first written: material in square order, then a second and third pass
+    /// over the board counting the enemy pieces near each king. The one-pass score must
+    /// equal it bit for bit (the browser's and the server's moves depend on it).
+    fn two_pass_score(pos: &Position, moves: &[Move]) -> f32 {
+        let me = pos.turn();
+        let mut s = 0.0;
+        for i in 0..81u8 {
+            let Some(sq) = Square::new(i) else { continue };
+            let Some(p) = pos.piece_at(sq) else { continue };
+            let sign = if p.side == me { 1.0 } else { -1.0 };
+            let mut v = material(p.role);
+            if p.charged {
+                v += 0.4;
+            }
+            let adv = match p.side {
+                Side::South => sq.rank() as f32,
+                Side::North => (8 - sq.rank()) as f32,
+            };
+            match p.role {
+                Role::Cog | Role::Dagger | Role::Phial => v += 0.08 * adv,
+                Role::FatherTime => v += 0.25 * adv * adv / 8.0,
+                _ => {}
+            }
+            s += sign * v;
+        }
+        for side in Side::ALL {
+            if let Some(k) = pos.king(side) {
+                let mut near = 0.0;
+                for i in 0..81u8 {
+                    let Some(sq) = Square::new(i) else { continue };
+                    if let Some(p) = pos.piece_at(sq) {
+                        if p.side != side && sq.distance(k) <= 2 {
+                            near += 1.0;
+                        }
+                    }
+                }
+                s += if side == me { -0.5 * near } else { 0.5 * near };
+            }
+        }
+        s + 0.03 * moves.len() as f32
+    }
+
+    #[test]
+    fn the_one_pass_score_equals_the_two_pass_definition() {
+        let mut rng = Rng::new(32);
+        let mut checked = 0;
+        for _ in 0..60 {
+            let mut g = Game::new(Position::start(Faction::ALL[rng.below(3)], Faction::ALL[rng.below(3)]));
+            for _ in 0..80 {
+                let moves = g.legal_moves();
+                let pos = *g.position();
+                assert_eq!(Heuristic::score(&pos, &moves).to_bits(), two_pass_score(&pos, &moves).to_bits());
+                checked += 1;
+                if moves.is_empty() || g.outcome().is_some() {
+                    break;
+                }
+                let _ = g.play(moves[rng.below(moves.len())]);
+            }
+        }
+        assert!(checked > 1_000, "{checked} positions");
     }
 }

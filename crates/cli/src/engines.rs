@@ -8,7 +8,7 @@
 //! alpha-beta with a node budget (`ai::hybrid`): `hybrid:<nodes>`, `hybridq:<nodes>` (with a
 //! capture quiescence), `hlevel:<1-6>` (the level's budget and variety over the heuristic),
 //! `hleaf:<leaf.bin>:<1-6>` (the level with a learned leaf score, `ai::leafnet`, at its
-//! equal-time budget).
+//! equal-time budget; `hleaf:<leaf.bin>:<1-6>+nodes=N` at another budget).
 
 use ai::hybrid::HybridConfig;
 
@@ -113,11 +113,23 @@ impl Spec {
             "hleaf" => {
                 // hleaf:<leaf file>:<level>: the level's hybrid with the learned leaf score,
                 // at the level's equal-time budget (`Level::hybrid_leaf_config`).
+                // `hleaf:<file>:<level>+nodes=N`: the level with another budget (experiments).
                 let (path, l) = n.rsplit_once(':').ok_or_else(|| format!("'{s}': use hleaf:<file>:<level>"))?;
-                let l = ai::level::level(num(l)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
+                let (number, nodes) = match l.split_once('+') {
+                    None => (l, None),
+                    Some((number, option)) => match option.strip_prefix("nodes=") {
+                        Some(n) => (number, Some(num(n)?)),
+                        None => return Err(format!("'{s}': unknown option '{option}' (+nodes=N)")),
+                    },
+                };
+                let l = ai::level::level(num(number)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
+                let mut cfg = l.hybrid_leaf_config(0);
+                if let Some(n) = nodes {
+                    cfg.nodes = u64::from(n.max(1));
+                }
                 let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
                 let net = ai::leafnet::LeafNet::from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))?;
-                let mut spec = Spec::hybrid(l.hybrid_leaf_config(0), root);
+                let mut spec = Spec::hybrid(cfg, root);
                 spec.leaf = Some(std::sync::Arc::new(net));
                 spec
             }
@@ -251,5 +263,25 @@ impl Spec {
             _ => search(game.position(), &history, &mut Heuristic, &cfg),
         };
         (r.best, Some(r))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_leaf_level_takes_another_budget_and_refuses_unknown_options() {
+        let leaf = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/leaf-v1.bin");
+        let level = ai::level::level(4).unwrap();
+        let shipped = Spec::parse(&format!("hleaf:{leaf}:4")).unwrap();
+        assert_eq!(shipped.hybrid, Some(level.hybrid_leaf_config(0)));
+        let more = Spec::parse(&format!("hleaf:{leaf}:4+nodes=90000")).unwrap();
+        assert_eq!(more.hybrid, Some(HybridConfig { nodes: 90_000, ..level.hybrid_leaf_config(0) }));
+        assert_eq!(more.label(), "hybridqrleaf:90000");
+        let e = Spec::parse(&format!("hleaf:{leaf}:4+prune")).unwrap_err();
+        assert!(e.contains("unknown option 'prune' (+nodes=N)"), "{e}");
+        assert!(Spec::parse(&format!("hleaf:{leaf}:4+nodes=x")).is_err());
     }
 }

@@ -10,8 +10,10 @@
 //! every candidate size in workerd (issue 10, lever 2) instead of one fat-LTO module build
 //! per network.
 //!
-//! `{"search": "heuristic" | "leaf" | "shipped" | "mcts", "level": N}` instead runs a level's
-//! hybrid (the default level unless `level` says) over `ai::bench::positions` as
+//! `{"search": "heuristic" | "leaf" | "shipped" | "mcts", "level": N, "position": I}` instead
+//! runs a level's hybrid (the default level unless `level` says) over `ai::bench::positions`
+//! (only the `I`th, counted from 0, with `position`: timing each apart gives the median time
+//! per move, the issue's measure of a level's budget) as
 //! `iron-arena bench-leaf` does natively ([`search`]): with heuristic leaves or the learned
 //! leaf score at the level's heuristic node budget, the leaf search at its own budget (the
 //! level as it plays), or MCTS over the heuristic at the level's budget; it answers the
@@ -30,8 +32,8 @@ pub const MAX_EVALUATIONS: u32 = 2000;
 /// A benchmark request, checked.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Bench {
-    /// A level's search on every benchmark position.
-    Search { kind: BenchSearch, level: Level },
+    /// A level's search on every benchmark position, or on the one numbered `position`.
+    Search { kind: BenchSearch, level: Level, position: Option<usize> },
     /// Network evaluations: of the shipped model, or of `model` (a plain `.onnx` file name)
     /// fetched from `AI_BENCH_MODELS`.
     Evaluate { evaluations: u32, session: bool, model: Option<String> },
@@ -71,6 +73,8 @@ pub fn parse(body: &[u8]) -> Result<Bench, ApiError> {
         search: Option<BenchSearch>,
         #[serde(default)]
         level: Option<u8>,
+        #[serde(default)]
+        position: Option<usize>,
     }
     let b: Body = crate::http::parse_json(body)?;
     if let Some(kind) = b.search {
@@ -81,10 +85,17 @@ pub fn parse(body: &[u8]) -> Result<Bench, ApiError> {
         let level = ai::level::level(number).ok_or_else(|| {
             ApiError::new(ErrorCode::InvalidLevel, format!("level {number}: no such level"))
         })?;
-        return Ok(Bench::Search { kind, level });
+        let count = ai::bench::positions().len();
+        if let Some(i) = b.position.filter(|&i| i >= count) {
+            return Err(ApiError::new(
+                ErrorCode::InvalidBench,
+                format!("position {i}: the benchmark has positions 0 to {}", count - 1),
+            ));
+        }
+        return Ok(Bench::Search { kind, level, position: b.position });
     }
-    if b.level.is_some() {
-        return Err(ApiError::new(ErrorCode::InvalidBench, "level goes with search"));
+    if b.level.is_some() || b.position.is_some() {
+        return Err(ApiError::new(ErrorCode::InvalidBench, "level and position go with search"));
     }
     if b.evaluations > MAX_EVALUATIONS {
         return Err(ApiError::new(ErrorCode::InvalidEvaluations, "evaluations must be at most 2000"));
@@ -143,13 +154,17 @@ pub struct EvaluateAnswer {
 pub fn search(
     kind: BenchSearch,
     level: Level,
+    position: Option<usize>,
     leaf: &LeafNet,
     loaded_now: bool,
     shipped: &dyn Fn(&engine::Game, u64) -> Result<u64, ApiError>,
 ) -> Result<BenchAnswer, ApiError> {
     let positions = ai::bench::positions();
     let mut nodes = 0;
-    for (i, p) in positions.iter().enumerate() {
+    let mut searched = 0;
+    // Each position keeps its number as its seed, searched alone or with the others.
+    for (i, p) in positions.iter().enumerate().filter(|(i, _)| position.is_none_or(|n| n == *i)) {
+        searched += 1;
         let seed = i as u64;
         let (cfg, leaf) = match kind {
             BenchSearch::Heuristic => (level.hybrid_config(seed), None),
@@ -167,12 +182,7 @@ pub fn search(
         };
         nodes += ai::hybrid::search_with_leaf(p, &[p.hash()], leaf, &cfg).nodes;
     }
-    Ok(BenchAnswer::Search(SearchAnswer {
-        level: level.number,
-        loaded_now,
-        nodes,
-        positions: positions.len(),
-    }))
+    Ok(BenchAnswer::Search(SearchAnswer { level: level.number, loaded_now, nodes, positions: searched }))
 }
 
 /// Where the benchmark's `model` is fetched: `AI_BENCH_MODELS` (`base`, unset: 422

@@ -87,15 +87,19 @@ fn a_bench_request_is_a_search_or_evaluations_never_both() {
     let level = |n| ai::level::level(n).unwrap();
     assert_eq!(
         net_bench::parse(br#"{"search": "leaf"}"#).unwrap(),
-        Bench::Search { kind: BenchSearch::Leaf, level: level(ai::level::DEFAULT_LEVEL) }
+        Bench::Search { kind: BenchSearch::Leaf, level: level(ai::level::DEFAULT_LEVEL), position: None }
     );
     assert_eq!(
         net_bench::parse(br#"{"search": "mcts", "level": 2}"#).unwrap(),
-        Bench::Search { kind: BenchSearch::Mcts, level: level(2) }
+        Bench::Search { kind: BenchSearch::Mcts, level: level(2), position: None }
     );
     assert_eq!(
         net_bench::parse(br#"{"search": "shipped"}"#).unwrap(),
-        Bench::Search { kind: BenchSearch::Shipped, level: level(4) }
+        Bench::Search { kind: BenchSearch::Shipped, level: level(4), position: None }
+    );
+    assert_eq!(
+        net_bench::parse(br#"{"search": "shipped", "level": 6, "position": 8}"#).unwrap(),
+        Bench::Search { kind: BenchSearch::Shipped, level: level(6), position: Some(8) }
     );
     assert_eq!(
         net_bench::parse(b"{}").unwrap(),
@@ -110,7 +114,13 @@ fn a_bench_request_is_a_search_or_evaluations_never_both() {
     let mixed = invalid_bench("search goes without evaluations and model");
     assert_eq!(err(r#"{"search": "leaf", "evaluations": 1}"#), mixed);
     assert_eq!(err(r#"{"search": "leaf", "model": "a.onnx"}"#), mixed);
-    assert_eq!(err(r#"{"evaluations": 1, "level": 3}"#), invalid_bench("level goes with search"));
+    let alone = invalid_bench("level and position go with search");
+    assert_eq!(err(r#"{"evaluations": 1, "level": 3}"#), alone);
+    assert_eq!(err(r#"{"position": 0}"#), alone);
+    assert_eq!(
+        err(r#"{"search": "leaf", "position": 9}"#),
+        invalid_bench("position 9: the benchmark has positions 0 to 8")
+    );
     assert_eq!(
         err(r#"{"search": "leaf", "level": 7}"#),
         (422, ErrorCode::InvalidLevel, "level 7: no such level".into())
@@ -170,17 +180,28 @@ fn the_search_bench_counts_every_positions_nodes_and_answers_as_before() {
         Ok(ai::hybrid::search_with_leaf(p, &[p.hash()], Some(&leaf), &level.hybrid_leaf_config(seed)).nodes)
     };
     for kind in [BenchSearch::Heuristic, BenchSearch::Leaf, BenchSearch::Shipped, BenchSearch::Mcts] {
-        let Ok(BenchAnswer::Search(a)) = net_bench::search(kind, level, &leaf, true, &shipped) else {
+        let Ok(BenchAnswer::Search(a)) = net_bench::search(kind, level, None, &leaf, true, &shipped) else {
             panic!("a search answer")
         };
         assert_eq!((a.level, a.loaded_now, a.positions as u64), (1, true, positions));
         assert!(a.nodes >= positions, "{kind:?}: {a:?}");
         // Seeded: the same search visits the same positions.
         assert_eq!(
-            net_bench::search(kind, level, &leaf, false, &shipped),
+            net_bench::search(kind, level, None, &leaf, false, &shipped),
             Ok(BenchAnswer::Search(a.clone().with_loaded(false)))
         );
         nodes.push(a.nodes);
+        // Searched one at a time (`position`), the positions visit what they visit together.
+        let alone: u64 = (0..a.positions)
+            .map(|i| match net_bench::search(kind, level, Some(i), &leaf, true, &shipped) {
+                Ok(BenchAnswer::Search(one)) => {
+                    assert_eq!(one.positions, 1);
+                    one.nodes
+                }
+                other => panic!("{other:?}"),
+            })
+            .sum();
+        assert_eq!(alone, a.nodes, "{kind:?}");
         // The body the route sent before (a `json!` object, keys sorted).
         let v = serde_json::to_string(&BenchAnswer::Search(a.clone())).unwrap();
         let before =
