@@ -2,7 +2,7 @@
 # Network evaluations per second (issue 4), a benchmark: the shipped-candidate model run by
 # native tract, by tract in wasm (simd128) inside workerd (`wrangler dev` on the module
 # of build/test-hooks/, which carries the network and the benchmark route), and by onnxruntime in Python (the reference), with the ratios; the cold load of
-# the model in a fresh isolate; the network AI's in-request reply time per level; and the
+# the model in a fresh isolate; the shipped AI's in-request reply time per level; and the
 # learned leaf score's time per node against the heuristic's, natively (`bench-leaf`) and in
 # workerd, each measured alternately in this one run, with the default level's time per move.
 #   scripts/bench-net.sh [MODEL.onnx]   (default: the model the Worker embeds)
@@ -61,7 +61,7 @@ CI=1 wrangler d1 migrations apply DB --local --persist-to "$state" >/dev/null
 # outside the repository (NET_DIR) ran with no D1 and no ASSETS binding, so no network.
 setsid wrangler dev "$net/worker/shim.mjs" --config "$ROOT/wrangler.toml" --ip 127.0.0.1 --port "$port" --persist-to "$state" \
     --inspector-port 0 --log-level warn --show-interactive-dev-session=false \
-    --var AI_ENGINE:network --var AI_BENCH:on >"$state/log" 2>&1 &
+    --var AI_BENCH:on >"$state/log" 2>&1 &
 pid=$!
 trap 'kill -- -$pid 2>/dev/null; rm -rf "$state"' EXIT
 for _ in $(seq 300); do curl -sf "http://127.0.0.1:$port/api/health" >/dev/null && break; sleep 0.2; done
@@ -154,7 +154,9 @@ print(f"level {level}: median {statistics.median(ms):.0f} ms per move in workerd
 PY
 done
 
-echo "== the network AI in a game (reply to the opening, request wall time)"
+# The shipped AI (AI_ENGINE "auto", as deployed), whose reply names each level's engine
+# (ai::level::LEVELS: the network's MCTS at levels 1-2, alpha-beta over the leaf score above).
+echo "== the shipped AI in a game (reply to the opening, request wall time)"
 for level in 1 2 3 4 5 6; do
     out=$(curl -s -w ' %{time_total}' -X POST -H 'Content-Type: application/json' \
         -d "{\"south\":\"clockwork\",\"north\":\"axiom\",\"mode\":\"ai\",\"seat\":\"north\",\"level\":$level}" \
@@ -163,7 +165,8 @@ for level in 1 2 3 4 5 6; do
 import json, sys
 body, t = sys.argv[1].rsplit(" ", 1)
 b = json.loads(body)
-assert b["ai"]["engine"] == "mcts-network", b["ai"]
+want = "mcts-network" if int(sys.argv[2]) <= 2 else "alphabeta-leaf"
+assert b["ai"]["engine"] == want, (want, b["ai"])
 assert b["ai_move"] in b["state"]["moves"], b
 print(f"level {sys.argv[2]}: {b['ai']['engine']} played {b['ai_move']} in {1000*float(t):.0f} ms")
 PY
