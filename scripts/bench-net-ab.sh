@@ -25,7 +25,7 @@ start() {
     state=$(mktemp -d)
     setsid wrangler dev "$dir/worker/shim.mjs" --ip 127.0.0.1 --port "$port" --persist-to "$state" \
         --inspector-port 0 --log-level warn --show-interactive-dev-session=false \
-        --var AI_ENGINE:network --var AI_BENCH:on "$@" >"$state/log" 2>&1 &
+        --var AI_BENCH:on "$@" >"$state/log" 2>&1 &
     pids+=($!)
     for _ in $(seq 300); do curl -sf "http://127.0.0.1:$port/api/health" >/dev/null && break; sleep 0.2; done
 }

@@ -181,7 +181,7 @@ impl GameObject {
     /// synchronous); nothing for the engines without one.
     async fn prepare_ai(&self) -> std::result::Result<(), ApiError> {
         #[cfg(feature = "net")]
-        if matches!(config::ai_engine(&self.env), config::AiEngine::Network | config::AiEngine::Hybrid) {
+        if config::ai_engine(&self.env) == config::AiEngine::Shipped {
             crate::net::prepare(&self.env).await?;
         }
         Ok(())
@@ -191,11 +191,9 @@ impl GameObject {
         match config::ai_engine(&self.env) {
             config::AiEngine::Random => Box::new(service::ai::PlaceholderAi),
             #[cfg(feature = "net")]
-            config::AiEngine::Network => Box::new(service::net_ai::NetAi(crate::net::Isolate)),
-            #[cfg(feature = "net")]
-            config::AiEngine::Hybrid => Box::new(service::net_ai::ShippedNetAi(crate::net::Isolate)),
+            config::AiEngine::Shipped => Box::new(service::net_ai::ShippedNetAi(crate::net::Isolate)),
             #[cfg(not(feature = "net"))]
-            config::AiEngine::Hybrid => Box::new(service::ai::HybridAi),
+            config::AiEngine::Shipped => Box::new(service::ai::AlphaBetaAi),
             _ => Box::new(MctsAi),
         }
     }

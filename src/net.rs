@@ -1,7 +1,6 @@
-//! The network AIs in the Worker (cargo feature `net`): the runtime side of
-//! `service::net_ai` (the engines: the default hybrid, `AI_ENGINE` unset, `"auto"` or
-//! `"hybrid"`, and MCTS over the network alone, `AI_ENGINE = "network"`), the shipped ONNX
-//! model run by tract in wasm.
+//! The network AI in the Worker (cargo feature `net`): the runtime side of
+//! `service::net_ai` (the shipped AI, `AI_ENGINE` unset, `"auto"` or `"shipped"`), the
+//! shipped ONNX model run by tract in wasm.
 //!
 //! The model is not in the module: it ships beside it as a static asset
 //! (`public/models/`, copied there by `scripts/build-worker.sh`), fetched through the

@@ -384,12 +384,17 @@ fn openapi_fuzzing_finds_no_server_error() {
 }
 
 /// `AI_ENGINE` still selects the other engines: `"heuristic"` (MCTS over the heuristic) and
-/// `"hybrid"` (the shipped AI in a module built with the network: at level 3 its
-/// alpha-beta), each replying legally under its own name.
+/// `"shipped"` (the shipped AI in a module built with the network: at level 3 its
+/// alpha-beta over the leaf score; without it the same alpha-beta over the heuristic), each
+/// replying legally under its own name; `"network"`, a second network AI once, is the
+/// shipped one.
 #[test]
 fn ai_engine_selects_the_engine() {
-    let hybrid = if default_engine(3) == "alphabeta-leaf" { "alphabeta-leaf" } else { "hybrid-heuristic" };
-    for (var, engine) in [("heuristic", "mcts-heuristic"), ("hybrid", hybrid)] {
+    let shipped =
+        if default_engine(3) == "alphabeta-leaf" { "alphabeta-leaf" } else { "alphabeta-heuristic" };
+    for (var, engine) in
+        [("heuristic", "mcts-heuristic"), ("shipped", shipped), ("network", default_engine(3))]
+    {
         let s = Server::start(&[("AI_ENGINE", var)]);
         let c = s.create(
             json!({"south": "blades", "north": "clockwork", "mode": "ai", "seat": "south", "level": 3}),

@@ -11,7 +11,7 @@
 //!
 //! Glue only, as `engine-wasm`: text in (IAPN start, IAMN moves), JSON out, the same
 //! functions called natively by the tests. [`best_move`] calls [`ai::level::play_level`],
-//! the function the server's shipped AI (levels 3-6) and `HybridAi` call, so they choose
+//! the function the server's shipped AI (levels 3-6) and `AlphaBetaAi` call, so they choose
 //! the same move for the same game, level and seed (tests/same_move.rs).
 
 use std::cell::RefCell;

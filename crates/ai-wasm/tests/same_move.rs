@@ -1,12 +1,12 @@
 //! One search crate, two targets: the browser's entry point (`bestMove`, the very function
 //! the wasm module exports) chooses the move the server plays for the same game, level and
 //! seed, the game's history included: with the leaf score loaded (`setLeaf`), the shipped
-//! AI's alpha-beta levels (3-6, the default among them); without, the server's `HybridAi`.
+//! AI's alpha-beta levels (3-6, the default among them); without, the server's `AlphaBetaAi`.
 
 #![allow(clippy::unwrap_used)]
 
 use engine::{iapn, Faction, Game, Position};
-use service::ai::{HybridAi, Opponent};
+use service::ai::{AlphaBetaAi, Opponent};
 use service::tokens::Random;
 use service::ApiError;
 
@@ -40,7 +40,7 @@ fn game(south: Faction, north: Faction, plies: usize) -> (String, Vec<String>, G
 
 #[test]
 fn the_browser_and_the_server_choose_the_same_move() {
-    ai_wasm::unset_leaf(); // the heuristic, as the server's HybridAi
+    ai_wasm::unset_leaf(); // the heuristic, as the server's AlphaBetaAi
     let cases = [
         (Faction::Clockwork, Faction::Blades, 0),
         (Faction::Blades, Faction::Axiom, 5),
@@ -52,7 +52,7 @@ fn the_browser_and_the_server_choose_the_same_move() {
         for level in 1..=3u8 {
             let mut chosen = Vec::new();
             for seed in [1u64, 0x5eed_1ab0, u64::MAX] {
-                let server = HybridAi.choose(&g, level, &mut Seed(seed)).unwrap().map(|m| m.to_string());
+                let server = AlphaBetaAi.choose(&g, level, &mut Seed(seed)).unwrap().map(|m| m.to_string());
                 let answer = ai_wasm::best_move(&start, moves.clone(), level, seed).unwrap();
                 let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
                 let browser = answer["move"].as_str().map(str::to_string);
@@ -112,8 +112,9 @@ fn with_the_leaf_score_the_browser_plays_the_shipped_alpha_beta_levels() {
 fn an_unknown_level_plays_the_default_as_on_the_server() {
     ai_wasm::unset_leaf();
     let (start, moves, g) = game(Faction::Blades, Faction::Clockwork, 3);
-    let server = HybridAi.choose(&g, 0, &mut Seed(9)).unwrap().map(|m| m.to_string());
-    let default = HybridAi.choose(&g, ai::level::DEFAULT_LEVEL, &mut Seed(9)).unwrap().map(|m| m.to_string());
+    let server = AlphaBetaAi.choose(&g, 0, &mut Seed(9)).unwrap().map(|m| m.to_string());
+    let default =
+        AlphaBetaAi.choose(&g, ai::level::DEFAULT_LEVEL, &mut Seed(9)).unwrap().map(|m| m.to_string());
     let browser: serde_json::Value =
         serde_json::from_str(&ai_wasm::best_move(&start, moves, 0, 9).unwrap()).unwrap();
     assert_eq!(browser["move"].as_str().map(str::to_string), server);

@@ -39,9 +39,6 @@ pub struct Level {
     /// The shipped AI's engine at this level.
     pub engine: Engine,
     pub evaluations: u32,
-    /// The budget when the evaluator is the network (about 2 ms per evaluation in
-    /// wasm with simd128, so level 4 stays near 0.3 s and level 6 near 1 s of CPU).
-    pub network_evaluations: u32,
     /// The hybrid engine's budget: positions its alpha-beta visits
     /// ([`crate::hybrid`]; the network runs once at the root whatever the level).
     pub hybrid_nodes: u32,
@@ -71,7 +68,6 @@ pub const LEVELS: [Level; 6] = [
         name: "beginner",
         engine: Engine::NetworkMcts { evaluations: 16 },
         evaluations: 16,
-        network_evaluations: 16,
         hybrid_nodes: 150,
         hybrid_margin_cp: 150,
     },
@@ -80,7 +76,6 @@ pub const LEVELS: [Level; 6] = [
         name: "novice",
         engine: Engine::NetworkMcts { evaluations: 48 },
         evaluations: 300,
-        network_evaluations: 48,
         hybrid_nodes: 300,
         hybrid_margin_cp: 100,
     },
@@ -89,7 +84,6 @@ pub const LEVELS: [Level; 6] = [
         name: "club",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 3000,
-        network_evaluations: 80,
         hybrid_nodes: 800,
         hybrid_margin_cp: 60,
     },
@@ -98,7 +92,6 @@ pub const LEVELS: [Level; 6] = [
         name: "expert",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 15000,
-        network_evaluations: 80,
         // 1.5x the 60,000 it had with the root network, which it no longer runs: level 4
         // took 89 ms in workerd then (bench-net.sh), the limit is 150 ms.
         hybrid_nodes: 90_000,
@@ -109,7 +102,6 @@ pub const LEVELS: [Level; 6] = [
         name: "master",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 25000,
-        network_evaluations: 160,
         hybrid_nodes: 150_000,
         hybrid_margin_cp: 5,
     },
@@ -118,7 +110,6 @@ pub const LEVELS: [Level; 6] = [
         name: "grandmaster",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 45000,
-        network_evaluations: 220,
         hybrid_nodes: 350_000,
         hybrid_margin_cp: 2,
     },
@@ -140,7 +131,7 @@ pub fn level(number: u8) -> Option<Level> {
 /// The alpha-beta's move in `game` at `level` (the game's positions as the repetition
 /// history): with the learned `leaf` score at the level's equal-time budget, as the
 /// shipped AI plays levels 3-6 (`crate::shipped`), else over the heuristic (the server's
-/// `HybridAi` in a module without the networks). The one function behind those and the
+/// `AlphaBetaAi` in a module without the networks). The one function behind those and the
 /// browser's `bestMove` (crates/ai-wasm, which loads the same leaf file), so that for the
 /// same game, level and seed they choose the same move. (Here, not in `hybrid`: the
 /// levels use the search, the search knows nothing of levels.)
@@ -176,16 +167,6 @@ impl Level {
     pub fn config(&self, seed: u64) -> SearchConfig {
         SearchConfig {
             evaluations: self.evaluations,
-            root: RootPolicy::Puct,
-            seed,
-            ..SearchConfig::default()
-        }
-    }
-
-    /// The search at this level when the network evaluates the leaves.
-    pub fn network_config(&self, seed: u64) -> SearchConfig {
-        SearchConfig {
-            evaluations: self.network_evaluations,
             root: RootPolicy::Puct,
             seed,
             ..SearchConfig::default()

@@ -18,7 +18,7 @@ use engine::{Game, Move, Position};
 use crate::leafnet::LeafNet;
 use crate::level::{Engine, Level};
 use crate::network::{Network, NetworkEvaluator};
-use crate::SearchConfig;
+use crate::{RootPolicy, SearchConfig};
 
 /// The shipped AI over its two models: the policy/value network and the leaf score.
 #[derive(Clone, Copy, Debug)]
@@ -51,7 +51,8 @@ impl<'a> ShippedAi<'a> {
             Engine::NetworkMcts { evaluations } => {
                 let history: Vec<u64> = game.history().iter().map(Position::hash).collect();
                 let mut eval = NetworkEvaluator::new(self.network.clone());
-                let cfg = SearchConfig { evaluations, ..level.network_config(seed) };
+                let cfg =
+                    SearchConfig { evaluations, root: RootPolicy::Puct, seed, ..SearchConfig::default() };
                 let r = crate::search(game.position(), &history, &mut eval, &cfg);
                 if eval.failures > 0 {
                     return Err(format!(

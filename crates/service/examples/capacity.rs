@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use engine::{Game, Move};
 use serde_json::{json, Value};
-use service::ai::{HybridAi, MctsAi, Opponent, PlaceholderAi};
+use service::ai::{AlphaBetaAi, MctsAi, Opponent, PlaceholderAi};
 use service::api::{self, Incoming};
 use service::error::ApiError;
 use service::game::{self, Ctx, Route};
@@ -367,7 +367,7 @@ impl Bench {
         match self.engine.get() {
             Engine::Random => Box::new(PlaceholderAi),
             Engine::Mcts => Box::new(MctsAi),
-            Engine::Hybrid => Box::new(HybridAi),
+            Engine::Hybrid => Box::new(AlphaBetaAi),
         }
     }
 
@@ -1072,7 +1072,7 @@ fn operations(b: &Bench, runs: usize, ai_runs: usize) -> Vec<Measured> {
         for level in 1..=6u8 {
             let label = match engine {
                 Engine::Mcts => "mcts-heuristic",
-                Engine::Hybrid => "hybrid-heuristic",
+                Engine::Hybrid => "alphabeta-heuristic",
                 Engine::Random => "placeholder-random",
             };
             let spec =

@@ -1,6 +1,6 @@
 //! The AI seat's move choice, behind a trait: the engines a module can play (MCTS over the
-//! heuristic, the hybrid without the network, the random mover here; the network ones in
-//! the Worker's `net.rs`, which needs tract), chosen by `AI_ENGINE`.
+//! heuristic, the levels' alpha-beta without the networks, the random mover here; the
+//! shipped AI with the networks in `net_ai`, which needs tract), chosen by `AI_ENGINE`.
 
 use engine::{Game, Move};
 
@@ -38,16 +38,17 @@ impl Opponent for MctsAi {
     }
 }
 
-/// The hybrid engine without a network (`AI_ENGINE = "hybrid"` in a module built
+/// The levels' alpha-beta without the networks (`AI_ENGINE = "shipped"` in a module built
 /// without the `net` feature): iterative-deepening alpha-beta over the heuristic with the
-/// level's node budget (`ai::hybrid`). The Worker's `net` build plays the same search
-/// with the network at the root (`src/net.rs`).
+/// level's node budget (`ai::level::play_level`, the browser's AI too). The `net` build's
+/// shipped AI plays the same search over the learned leaf score at levels 3-6
+/// (`net_ai::ShippedNetAi`).
 #[derive(Debug, Default)]
-pub struct HybridAi;
+pub struct AlphaBetaAi;
 
-impl Opponent for HybridAi {
+impl Opponent for AlphaBetaAi {
     fn name(&self, _level: u8) -> &'static str {
-        "hybrid-heuristic"
+        "alphabeta-heuristic"
     }
 
     fn is_placeholder(&self) -> bool {
@@ -115,11 +116,11 @@ mod tests {
         let mut game = Game::new(engine::Position::start(engine::Faction::Axiom, engine::Faction::Blades));
         game.play(game.legal_moves()[2]).unwrap();
         for level in 1..=3 {
-            let a = HybridAi.choose(&game, level, &mut Fixed(7)).unwrap().unwrap();
+            let a = AlphaBetaAi.choose(&game, level, &mut Fixed(7)).unwrap().unwrap();
             assert!(game.legal_moves().contains(&a), "level {level}");
-            assert_eq!(HybridAi.choose(&game, level, &mut Fixed(7)).unwrap(), Some(a), "level {level}");
+            assert_eq!(AlphaBetaAi.choose(&game, level, &mut Fixed(7)).unwrap(), Some(a), "level {level}");
         }
-        assert_eq!(HybridAi.name(4), "hybrid-heuristic");
-        assert!(!HybridAi.is_placeholder());
+        assert_eq!(AlphaBetaAi.name(4), "alphabeta-heuristic");
+        assert!(!AlphaBetaAi.is_placeholder());
     }
 }

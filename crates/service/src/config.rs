@@ -13,13 +13,11 @@ pub enum AiEngine {
     Random,
     /// `"heuristic"`: MCTS over the hand-written evaluator ([`crate::ai::MctsAi`]).
     Heuristic,
-    /// `"network"` (builds with the network only): MCTS over the ONNX network.
-    Network,
-    /// `"hybrid"`: alpha-beta with the level's node budget; with the network its leaves
-    /// are scored by the learned leaf network and the policy network runs once per move at
-    /// the root (engine `"hybrid-network"`), otherwise it is alpha-beta over the heuristic
-    /// alone ([`crate::ai::HybridAi`]).
-    Hybrid,
+    /// `"shipped"` (or its old name `"hybrid"`): in a module built with the networks the
+    /// shipped AI (`ai::shipped`: MCTS over the network at levels 1-2, alpha-beta over the
+    /// learned leaf score above; `crate::net_ai::ShippedNetAi`), otherwise the levels'
+    /// alpha-beta over the heuristic alone ([`crate::ai::AlphaBetaAi`], the browser's AI).
+    Shipped,
 }
 
 /// The settings, from a variable lookup (`var(name)`: the value, if set).
@@ -37,9 +35,10 @@ pub struct Settings {
 
 impl Settings {
     /// `with_network`: whether this build carries the network AI. `AI_ENGINE` unset,
-    /// `"auto"` or a name this build cannot play means the hybrid with the network in such
-    /// a build (measured the strongest per CPU-millisecond, models/README.md) and MCTS
-    /// over the heuristic without it.
+    /// `"auto"` or any other name means the shipped AI in such a build (models/README.md)
+    /// and MCTS over the heuristic without it. (`"network"`, MCTS over the network at
+    /// every level, was a second network AI: removed, so a module with the networks plays
+    /// one AI, the shipped one.)
     pub fn read(var: impl Fn(&str) -> Option<String>, with_network: bool) -> Settings {
         let number = |name: &str, default: u64| -> u64 {
             var(name).and_then(|v| v.trim().parse().ok()).unwrap_or(default)
@@ -75,9 +74,8 @@ impl Settings {
         let ai_engine = match var("AI_ENGINE").unwrap_or_default().trim() {
             "random" => AiEngine::Random,
             "heuristic" => AiEngine::Heuristic,
-            "network" if with_network => AiEngine::Network,
-            "hybrid" => AiEngine::Hybrid,
-            _ if with_network => AiEngine::Hybrid,
+            "shipped" | "hybrid" => AiEngine::Shipped,
+            _ if with_network => AiEngine::Shipped,
             _ => AiEngine::Heuristic,
         };
         Settings {
@@ -126,13 +124,15 @@ mod tests {
 
     #[test]
     fn the_engine_is_one_this_build_can_play() {
-        assert_eq!(d(&[], true), AiEngine::Hybrid);
+        assert_eq!(d(&[], true), AiEngine::Shipped);
         assert_eq!(d(&[], false), AiEngine::Heuristic);
+        // The removed second network AI is the shipped one where the networks are.
         assert_eq!(d(&[("AI_ENGINE", "network")], false), AiEngine::Heuristic);
-        assert_eq!(d(&[("AI_ENGINE", "network")], true), AiEngine::Network);
+        assert_eq!(d(&[("AI_ENGINE", "network")], true), AiEngine::Shipped);
         assert_eq!(d(&[("AI_ENGINE", "random")], true), AiEngine::Random);
-        assert_eq!(d(&[("AI_ENGINE", "hybrid")], false), AiEngine::Hybrid);
-        assert_eq!(d(&[("AI_ENGINE", "auto")], true), AiEngine::Hybrid);
+        assert_eq!(d(&[("AI_ENGINE", "shipped")], false), AiEngine::Shipped);
+        assert_eq!(d(&[("AI_ENGINE", "hybrid")], false), AiEngine::Shipped);
+        assert_eq!(d(&[("AI_ENGINE", "auto")], true), AiEngine::Shipped);
     }
 
     fn d(vars: &[(&str, &str)], net: bool) -> AiEngine {

@@ -1,17 +1,16 @@
-//! The network AIs (feature `net`: tract, through `ai/onnx`): the default hybrid of a
-//! module built with the network (`AI_ENGINE` unset, `"auto"` or `"hybrid"`) and MCTS over
-//! the network alone (`AI_ENGINE = "network"`), over the shipped ONNX model and learned
-//! leaf score. The Worker (`src/net.rs`) fetches both from its static assets and keeps
+//! The network AI (feature `net`: tract, through `ai/onnx`): the shipped AI of a module
+//! built with the networks (`AI_ENGINE` unset, `"auto"`, `"shipped"`), over the shipped
+//! ONNX model and learned leaf score. The Worker (`src/net.rs`) fetches both from its static assets and keeps
 //! them for the isolate's life; these engines find them through [`Loaded`].
 
 use std::rc::Rc;
 
 use ai::leafnet::LeafNet;
-use ai::network::{Network, NetworkEvaluator};
+use ai::network::Network;
 use ai::shipped::ShippedAi;
 use engine::{Game, Move};
 
-use crate::ai::{history, level_and_seed, Opponent};
+use crate::ai::{level_and_seed, Opponent};
 use crate::error::ApiError;
 use crate::net_assets::{leaf_not_prepared, network_not_prepared, unavailable, verified};
 use crate::tokens::Random;
@@ -42,28 +41,7 @@ pub fn model(file: &str, bytes: &[u8], sha256: &str) -> Result<Network, ApiError
     Network::load(verified(file, bytes, sha256)?, file).map_err(unavailable)
 }
 
-/// The network AI at a level's network budget: MCTS with the network at every leaf.
-#[derive(Debug, Default)]
-pub struct NetAi<L>(pub L);
-
-impl<L: Loaded> Opponent for NetAi<L> {
-    fn name(&self, _level: u8) -> &'static str {
-        "mcts-network"
-    }
-
-    fn is_placeholder(&self) -> bool {
-        false
-    }
-
-    fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
-        let (lv, seed) = level_and_seed(level, rng)?;
-        let mut eval = NetworkEvaluator::new(network(&self.0)?);
-        let r = ai::search(game.position(), &history(game), &mut eval, &lv.network_config(seed));
-        Ok(r.best)
-    }
-}
-
-/// The default AI of a `net` build (`AI_ENGINE` unset, `"auto"` or `"hybrid"`): the
+/// The AI of a `net` build (`AI_ENGINE` unset, `"auto"` or `"shipped"`): the
 /// shipped AI (`ai::shipped`, the one constructor the command line's `level:N` players and
 /// the benchmarks use too): MCTS with the network at every leaf at the lower levels,
 /// alpha-beta over the learned leaf score above; the reply's `engine` names the level's.
