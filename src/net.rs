@@ -32,7 +32,7 @@ pub const MODEL_FILE: &str = "net-v2.onnx";
 /// (a missing asset would otherwise come back as the single-page app's index.html).
 pub const MODEL_SHA256: &str = "289f9ab04d8981ba01dbc4974193b03573cc67ea19d674c4a99863b1fb2c0435";
 
-/// The learned leaf score the hybrid's alpha-beta uses at every leaf (`ai::leafnet`, the
+/// The learned leaf score the alpha-beta uses at every leaf (`ai::leafnet`, the
 /// `worker_leaf` of models/manifest.json), shipped and checked like the model.
 pub const LEAF_FILE: &str = "leaf-v1.bin";
 /// The SHA-256 of [`LEAF_FILE`], in hex.

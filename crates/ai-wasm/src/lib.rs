@@ -16,9 +16,9 @@
 
 use std::cell::RefCell;
 
-use ai::hybrid::HybridResult;
 use ai::leafnet::LeafNet;
 use ai::level::play_level;
+use ai::pvs::PvsResult;
 use engine::{iapn, Game, Move, Outcome, Side};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -95,7 +95,7 @@ pub fn suggest(game: &Game, level: u8, seed: u64) -> Suggestion {
         return ended(o, turn);
     }
     let lv = ai::level::level_or_default(level);
-    let r: HybridResult = LEAF.with(|l| play_level(game, &lv, seed, l.borrow().as_ref()));
+    let r: PvsResult = LEAF.with(|l| play_level(game, &lv, seed, l.borrow().as_ref()));
     let win = win_probability(r.score);
     Suggestion {
         mv: r.best.map(|m| m.to_string()),

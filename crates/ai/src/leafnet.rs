@@ -1,8 +1,8 @@
-//! A small learned evaluation for the hybrid's leaves (issue 10): a one-hidden-layer
+//! A small learned evaluation for the alpha-beta's leaves ([`crate::pvs`]; issue 10): a one-hidden-layer
 //! network over piece-square features, added to the hand-written [`Heuristic`] score.
 //!
 //! Why this shape: the convolutional network costs as much as ~1,000 heuristic positions
-//! per run, so the hybrid can only afford it once per move, and there it adds nothing
+//! per run, so the alpha-beta could only afford it once per move, and there it adds nothing
 //! measurable. A network that can run at every leaf of a 60,000-node search must cost
 //! about what the heuristic costs: its first layer is a sum of one weight column per
 //! piece (~40 columns of `hidden` floats, the sparse input of NNUE-style evaluators),

@@ -4,9 +4,9 @@
 
 use engine::{Game, Position};
 
-use crate::hybrid::{HybridConfig, HybridResult};
 use crate::leafnet::LeafNet;
 use crate::mcts::{RootPolicy, SearchConfig};
+use crate::pvs::{PvsConfig, PvsResult};
 
 /// What plays a level in the shipped AI ([`crate::shipped`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,9 +16,9 @@ pub enum Engine {
     /// evaluations its weak moves are the ones a policy finds plausible, not random picks
     /// within a margin of a strong search, and each evaluation costs ~5 ms in workerd.
     NetworkMcts { evaluations: u32 },
-    /// Iterative-deepening alpha-beta ([`crate::hybrid`]) whose leaves the learned leaf
+    /// Iterative-deepening alpha-beta ([`crate::pvs`]) whose leaves the learned leaf
     /// score ([`crate::leafnet`]) rates, at the level's equal-time node budget
-    /// ([`Level::hybrid_leaf_config`]) and variety margin. No network in its search.
+    /// ([`Level::alphabeta_leaf_config`]) and variety margin. No network in its search.
     AlphaBetaLeaf,
 }
 
@@ -39,20 +39,20 @@ pub struct Level {
     /// The shipped AI's engine at this level.
     pub engine: Engine,
     pub evaluations: u32,
-    /// The hybrid engine's budget: positions its alpha-beta visits
-    /// ([`crate::hybrid`]; the network runs once at the root whatever the level).
-    pub hybrid_nodes: u32,
-    /// The hybrid's variety: it plays a move drawn among those within this many
+    /// The alpha-beta's budget: positions it visits
+    /// ([`crate::pvs`]; the network runs once at the root whatever the level).
+    pub alphabeta_nodes: u32,
+    /// The alpha-beta's variety: it plays a move drawn among those within this many
     /// hundredths of a pawn of the best (wider at the low levels, which also makes them
     /// weaker).
-    pub hybrid_margin_cp: u32,
+    pub alphabeta_margin_cp: u32,
 }
 
-/// Capture-only quiescence plies at the hybrid's horizon, at every level: at equal nodes it
+/// Capture-only quiescence plies at the alpha-beta's horizon, at every level: at equal nodes it
 /// beat the same search without it 83% (18 games), and at level 4's budget it scored 73.6%
 /// against MCTS level 4 over 72 games (models/README.md).
-pub const HYBRID_QUIESCENCE: u32 = 4;
-/// The time a hybrid node costs with the learned leaf score ([`crate::leafnet`]) relative
+pub const QUIESCENCE_PLIES: u32 = 4;
+/// The time an alpha-beta node costs with the learned leaf score ([`crate::leafnet`]) relative
 /// to the heuristic's: `iron-arena bench-leaf` measured 1.42-1.55 natively (models/README.md);
 /// rounded up, so the leaf levels, which divide their node budgets by it, take no more
 /// time per move than the heuristic's.
@@ -68,24 +68,24 @@ pub const LEVELS: [Level; 6] = [
         name: "beginner",
         engine: Engine::NetworkMcts { evaluations: 16 },
         evaluations: 16,
-        hybrid_nodes: 150,
-        hybrid_margin_cp: 150,
+        alphabeta_nodes: 150,
+        alphabeta_margin_cp: 150,
     },
     Level {
         number: 2,
         name: "novice",
         engine: Engine::NetworkMcts { evaluations: 48 },
         evaluations: 300,
-        hybrid_nodes: 300,
-        hybrid_margin_cp: 100,
+        alphabeta_nodes: 300,
+        alphabeta_margin_cp: 100,
     },
     Level {
         number: 3,
         name: "club",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 3000,
-        hybrid_nodes: 800,
-        hybrid_margin_cp: 60,
+        alphabeta_nodes: 800,
+        alphabeta_margin_cp: 60,
     },
     Level {
         number: 4,
@@ -94,31 +94,31 @@ pub const LEVELS: [Level; 6] = [
         evaluations: 15000,
         // 1.5x the 60,000 it had with the root network, which it no longer runs: level 4
         // took 89 ms in workerd then (bench-net.sh), the limit is 150 ms.
-        hybrid_nodes: 90_000,
-        hybrid_margin_cp: 5,
+        alphabeta_nodes: 90_000,
+        alphabeta_margin_cp: 5,
     },
     Level {
         number: 5,
         name: "master",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 25000,
-        hybrid_nodes: 150_000,
-        hybrid_margin_cp: 5,
+        alphabeta_nodes: 150_000,
+        alphabeta_margin_cp: 5,
     },
     Level {
         number: 6,
         name: "grandmaster",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 45000,
-        hybrid_nodes: 350_000,
-        hybrid_margin_cp: 2,
+        alphabeta_nodes: 350_000,
+        alphabeta_margin_cp: 2,
     },
 ];
 
 pub const DEFAULT_LEVEL: u8 = 4;
 
 /// What one network evaluation costs in alpha-beta positions over the heuristic (the
-/// unit of [`Level::hybrid_nodes`]): scripts/bench-net.sh measured 351 evaluations a second
+/// unit of [`Level::alphabeta_nodes`]): scripts/bench-net.sh measured 351 evaluations a second
 /// and 455 leaf-scored positions a millisecond in workerd (2026-12-04), so an evaluation
 /// takes the time of ~1,300 leaf-scored positions, each 1.5 heuristic ones
 /// ([`LEAF_NODE_COST`]).
@@ -133,18 +133,18 @@ pub fn level(number: u8) -> Option<Level> {
 /// shipped AI plays levels 3-6 (`crate::shipped`), else over the heuristic (the server's
 /// `AlphaBetaAi` in a module without the networks). The one function behind those and the
 /// browser's `bestMove` (crates/ai-wasm, which loads the same leaf file), so that for the
-/// same game, level and seed they choose the same move. (Here, not in `hybrid`: the
+/// same game, level and seed they choose the same move. (Here, not in `pvs`: the
 /// levels use the search, the search knows nothing of levels.)
-pub fn play_level(game: &Game, level: &Level, seed: u64, leaf: Option<&LeafNet>) -> HybridResult {
+pub fn play_level(game: &Game, level: &Level, seed: u64, leaf: Option<&LeafNet>) -> PvsResult {
     let history: Vec<u64> = game.history().iter().map(Position::hash).collect();
     match leaf {
-        Some(leaf) => crate::hybrid::search_with_leaf(
+        Some(leaf) => crate::pvs::search_with_leaf(
             game.position(),
             &history,
             Some(leaf),
-            &level.hybrid_leaf_config(seed),
+            &level.alphabeta_leaf_config(seed),
         ),
-        None => crate::hybrid::search(game.position(), &history, &level.hybrid_config(seed)),
+        None => crate::pvs::search(game.position(), &history, &level.alphabeta_config(seed)),
     }
 }
 
@@ -160,7 +160,7 @@ impl Level {
     pub fn cost_nodes(&self) -> u32 {
         match self.engine {
             Engine::NetworkMcts { evaluations } => evaluations.saturating_mul(NETWORK_EVALUATION_NODES),
-            Engine::AlphaBetaLeaf => self.hybrid_nodes,
+            Engine::AlphaBetaLeaf => self.alphabeta_nodes,
         }
     }
 
@@ -175,23 +175,23 @@ impl Level {
 
     /// The alpha-beta at this level with the learned leaf score: the level's budget
     /// divided by [`LEAF_NODE_COST`] (equal time).
-    pub fn hybrid_leaf_config(&self, seed: u64) -> HybridConfig {
-        let nodes = (self.hybrid_nodes as f32 / LEAF_NODE_COST) as u64;
-        HybridConfig { nodes: nodes.max(1), ..self.hybrid_config(seed) }
+    pub fn alphabeta_leaf_config(&self, seed: u64) -> PvsConfig {
+        let nodes = (self.alphabeta_nodes as f32 / LEAF_NODE_COST) as u64;
+        PvsConfig { nodes: nodes.max(1), ..self.alphabeta_config(seed) }
     }
 
     /// The alpha-beta at this level over the heuristic.
-    pub fn hybrid_config(&self, seed: u64) -> HybridConfig {
-        HybridConfig {
-            nodes: u64::from(self.hybrid_nodes),
-            margin: self.hybrid_margin_cp as f32 / 100.0,
-            quiescence: HYBRID_QUIESCENCE,
+    pub fn alphabeta_config(&self, seed: u64) -> PvsConfig {
+        PvsConfig {
+            nodes: u64::from(self.alphabeta_nodes),
+            margin: self.alphabeta_margin_cp as f32 / 100.0,
+            quiescence: QUIESCENCE_PLIES,
             // Measured: at level 4's budget, 86% against alphabeta:4 over the 36 games in
             // which the same search without them scored 81%, and 58% against it (36
             // games; models/README.md).
             reductions: true,
             seed,
-            ..HybridConfig::default()
+            ..PvsConfig::default()
         }
     }
 }
@@ -201,13 +201,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hybrid_levels_span_a_wide_range() {
+    fn alphabeta_levels_span_a_wide_range() {
         for pair in LEVELS.windows(2) {
-            assert!(pair[1].hybrid_nodes > pair[0].hybrid_nodes);
-            assert!(pair[1].hybrid_margin_cp <= pair[0].hybrid_margin_cp);
+            assert!(pair[1].alphabeta_nodes > pair[0].alphabeta_nodes);
+            assert!(pair[1].alphabeta_margin_cp <= pair[0].alphabeta_margin_cp);
         }
-        assert!(LEVELS[5].hybrid_nodes >= 1000 * LEVELS[0].hybrid_nodes);
-        let l = level(DEFAULT_LEVEL).map(|l| l.hybrid_config(3));
+        assert!(LEVELS[5].alphabeta_nodes >= 1000 * LEVELS[0].alphabeta_nodes);
+        let l = level(DEFAULT_LEVEL).map(|l| l.alphabeta_config(3));
         assert!(l.is_some_and(|c| c.seed == 3));
         // The lower levels are the network's MCTS, the default and above the alpha-beta.
         assert!(matches!(LEVELS[0].engine, Engine::NetworkMcts { .. }));

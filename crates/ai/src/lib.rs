@@ -8,11 +8,13 @@
 //! - [`level`]: difficulty levels as search budgets.
 //! - [`bench`]: the fixed positions of the AI benchmarks (native and in workerd).
 //! - [`alphabeta`]: a small fixed-depth alpha-beta player (a sparring partner).
-//! - [`hybrid`]: iterative-deepening alpha-beta over the heuristic (or the leaf score)
-//!   with a node budget: the upper levels' engine and the browser's AI.
+//! - [`pvs`]: iterative-deepening alpha-beta (principal-variation search with late-move
+//!   reductions) over the heuristic or the leaf score, with a node budget: the upper
+//!   levels' engine and the browser's AI (once "the hybrid", when a network ran at its
+//!   root).
 //! - [`shipped`] (`onnx`): the shipped AI, one constructor: each level's engine
 //!   (network MCTS at the lower levels, alpha-beta over the leaf score above).
-//! - [`leafnet`]: the learned leaf score the shipped hybrid uses at every leaf: the
+//! - [`leafnet`]: the learned leaf score the shipped alpha-beta uses at every leaf: the
 //!   heuristic plus a small network over piece-square features.
 
 pub mod alphabeta;
@@ -20,12 +22,12 @@ pub mod bench;
 pub mod encoding;
 pub mod evaluator;
 pub mod heuristic;
-pub mod hybrid;
 pub mod leafnet;
 pub mod level;
 pub mod mcts;
 #[cfg(feature = "onnx")]
 pub mod network;
+pub mod pvs;
 pub mod rng;
 #[cfg(feature = "onnx")]
 pub mod shipped;

@@ -61,20 +61,20 @@ fn shipped() -> LeafNet {
     LeafNet::from_bytes(&std::fs::read(models().join(shipped_leaf())).unwrap()).unwrap()
 }
 
-fn best(p: &engine::Position, leaf: &LeafNet, cfg: &ai::hybrid::HybridConfig) -> (String, f32) {
-    let r = ai::hybrid::search_with_leaf(p, &[p.hash()], Some(leaf), cfg);
+fn best(p: &engine::Position, leaf: &LeafNet, cfg: &ai::pvs::PvsConfig) -> (String, f32) {
+    let r = ai::pvs::search_with_leaf(p, &[p.hash()], Some(leaf), cfg);
     assert!(r.nodes <= cfg.nodes, "{} nodes over the budget {}", r.nodes, cfg.nodes);
     (r.best.unwrap().to_string(), r.score)
 }
 
-/// The toy tactics of `hybrid.rs`, with the shipped leaf score at the default level's
+/// The toy tactics of `pvs.rs`, with the shipped leaf score at the default level's
 /// equal-time budget (what the Worker plays).
 #[test]
 fn the_default_level_with_the_shipped_leaf_score_finds_the_toy_tactics() {
     let leaf = shipped();
     let level = ai::level::level(ai::level::DEFAULT_LEVEL).unwrap();
-    let cfg = level.hybrid_leaf_config(9);
-    assert!(cfg.nodes < u64::from(level.hybrid_nodes), "the leaf budget pays for the leaf's cost");
+    let cfg = level.alphabeta_leaf_config(9);
+    assert!(cfg.nodes < u64::from(level.alphabeta_nodes), "the leaf budget pays for the leaf's cost");
     let pos = |s: &str| engine::iapn::parse(s).unwrap();
     // The Sword on a5 takes the Mistress on e5 along the rank.
     assert_eq!(best(&pos("blades blades 3d5/9/2d6/9/W3m4/9/3D1D3/9/4M4 s - 0"), &leaf, &cfg).0, "a5e5");
@@ -102,12 +102,11 @@ fn a_search_with_the_leaf_score_is_deterministic_and_differs_from_the_heuristics
             let _ = g.play(m[r.below(m.len())]);
         }
         let p = *g.position();
-        let cfg =
-            ai::hybrid::HybridConfig { nodes: 3_000, quiescence: 4, ..ai::hybrid::HybridConfig::default() };
-        let a = ai::hybrid::search_with_leaf(&p, &[p.hash()], Some(&leaf), &cfg);
-        let b = ai::hybrid::search_with_leaf(&p, &[p.hash()], Some(&leaf), &cfg);
+        let cfg = ai::pvs::PvsConfig { nodes: 3_000, quiescence: 4, ..ai::pvs::PvsConfig::default() };
+        let a = ai::pvs::search_with_leaf(&p, &[p.hash()], Some(&leaf), &cfg);
+        let b = ai::pvs::search_with_leaf(&p, &[p.hash()], Some(&leaf), &cfg);
         assert_eq!(a, b);
-        let plain = ai::hybrid::search(&p, &[p.hash()], &cfg);
+        let plain = ai::pvs::search(&p, &[p.hash()], &cfg);
         if (a.score - plain.score).abs() > 1e-3 {
             differs += 1;
         }

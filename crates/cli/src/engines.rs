@@ -5,12 +5,13 @@
 //! browser plays it), `alphabeta:<depth>` (fixed-depth alpha-beta, the sparring partner),
 //! `net:<model.onnx>:<evaluations>` (`onnx` builds: MCTS over a network); PUCT at the root,
 //! or `@gumbel` for Gumbel sampling with sequential halving. The iterative-deepening
-//! alpha-beta with a node budget (`ai::hybrid`): `hybrid:<nodes>`, `hybridq:<nodes>` (with a
+//! alpha-beta with a node budget (`ai::pvs`; the names are the old "hybrid"'s, kept because
+//! the committed ladder data are keyed by them): `hybrid:<nodes>`, `hybridq:<nodes>` (with a
 //! capture quiescence), `hlevel:<1-6>` (the level's budget and variety over the heuristic),
 //! `hleaf:<leaf.bin>:<1-6>` (the level with a learned leaf score, `ai::leafnet`, at its
 //! equal-time budget; `hleaf:<leaf.bin>:<1-6>+nodes=N` at another budget).
 
-use ai::hybrid::HybridConfig;
+use ai::pvs::PvsConfig;
 
 /// The shipped models (`level:N`), the files the Worker serves from `public/models/`.
 #[cfg(feature = "onnx")]
@@ -29,7 +30,7 @@ pub struct Spec {
     #[cfg(feature = "onnx")]
     pub net: Option<ai::network::Network>,
     /// A hybrid player's search settings (its seed is set per move).
-    pub hybrid: Option<HybridConfig>,
+    pub hybrid: Option<PvsConfig>,
     /// A hybrid player's learned leaf score (`hleaf:<file>:<level>`).
     pub leaf: Option<std::sync::Arc<ai::leafnet::LeafNet>>,
     /// The level of a `level:N` player: the shipped AI (`ai::shipped`) in `onnx` builds.
@@ -102,17 +103,17 @@ impl Spec {
                 _ => return Err(format!("'{s}': alphabeta depths are 1-6")),
             },
             "hybrid" | "hybridq" => {
-                let cfg = HybridConfig {
+                let cfg = PvsConfig {
                     nodes: u64::from(num(n)?.max(1)),
                     margin: HYBRID_MARGIN,
                     quiescence: if name == "hybridq" { 4 } else { 0 },
-                    ..HybridConfig::default()
+                    ..PvsConfig::default()
                 };
                 Spec::hybrid(cfg, root)
             }
             "hleaf" => {
                 // hleaf:<leaf file>:<level>: the level's hybrid with the learned leaf score,
-                // at the level's equal-time budget (`Level::hybrid_leaf_config`).
+                // at the level's equal-time budget (`Level::alphabeta_leaf_config`).
                 // `hleaf:<file>:<level>+nodes=N`: the level with another budget (experiments).
                 let (path, l) = n.rsplit_once(':').ok_or_else(|| format!("'{s}': use hleaf:<file>:<level>"))?;
                 let (number, nodes) = match l.split_once('+') {
@@ -123,7 +124,7 @@ impl Spec {
                     },
                 };
                 let l = ai::level::level(num(number)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
-                let mut cfg = l.hybrid_leaf_config(0);
+                let mut cfg = l.alphabeta_leaf_config(0);
                 if let Some(n) = nodes {
                     cfg.nodes = u64::from(n.max(1));
                 }
@@ -135,7 +136,7 @@ impl Spec {
             }
             "hlevel" => {
                 let l = ai::level::level(num(n)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
-                Spec::hybrid(l.hybrid_config(0), root)
+                Spec::hybrid(l.alphabeta_config(0), root)
             }
             "level" => {
                 let l = ai::level::level(num(n)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
@@ -186,10 +187,10 @@ impl Spec {
     /// over the heuristic, what the browser's AI plays (`ai::level::play_level`).
     #[cfg(not(feature = "onnx"))]
     fn level(l: ai::level::Level, root: RootPolicy) -> Result<Spec, String> {
-        Ok(Spec::hybrid(l.hybrid_config(0), root))
+        Ok(Spec::hybrid(l.alphabeta_config(0), root))
     }
 
-    fn hybrid(cfg: HybridConfig, root: RootPolicy) -> Spec {
+    fn hybrid(cfg: PvsConfig, root: RootPolicy) -> Spec {
         let mut spec = Spec::new(Kind::Hybrid, cfg.nodes.min(u64::from(u32::MAX)) as u32, root);
         spec.hybrid = Some(cfg);
         spec
@@ -240,9 +241,9 @@ impl Spec {
             return (r.best, None);
         }
         if let (Kind::Hybrid, Some(template)) = (self.kind, self.hybrid) {
-            let cfg = HybridConfig { seed, ..template };
+            let cfg = PvsConfig { seed, ..template };
             let leaf = self.leaf.as_deref();
-            return (ai::hybrid::search_with_leaf(game.position(), &history, leaf, &cfg).best, None);
+            return (ai::pvs::search_with_leaf(game.position(), &history, leaf, &cfg).best, None);
         }
         let cfg = SearchConfig {
             evaluations: self.evaluations.max(1),
@@ -276,9 +277,9 @@ mod tests {
         let leaf = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/leaf-v1.bin");
         let level = ai::level::level(4).unwrap();
         let shipped = Spec::parse(&format!("hleaf:{leaf}:4")).unwrap();
-        assert_eq!(shipped.hybrid, Some(level.hybrid_leaf_config(0)));
+        assert_eq!(shipped.hybrid, Some(level.alphabeta_leaf_config(0)));
         let more = Spec::parse(&format!("hleaf:{leaf}:4+nodes=90000")).unwrap();
-        assert_eq!(more.hybrid, Some(HybridConfig { nodes: 90_000, ..level.hybrid_leaf_config(0) }));
+        assert_eq!(more.hybrid, Some(PvsConfig { nodes: 90_000, ..level.alphabeta_leaf_config(0) }));
         assert_eq!(more.label(), "hybridqrleaf:90000");
         let e = Spec::parse(&format!("hleaf:{leaf}:4+prune")).unwrap_err();
         assert!(e.contains("unknown option 'prune' (+nodes=N)"), "{e}");

@@ -350,7 +350,7 @@ pub fn leaf_data(inputs: &[&str], out_path: &str) -> Result<String, String> {
     Ok(format!("{n} positions written to {out_path}\n"))
 }
 
-/// `bench-leaf <leaf.bin>`: the hybrid at level 4 with the learned leaf score against the
+/// `bench-leaf <leaf.bin>`: the alpha-beta at level 4 with the learned leaf score against the
 /// same search with the heuristic's, at the same node budget, on the positions of
 /// `bench-ai`, run alternately (three rounds each) so machine noise falls on both: ms per
 /// move, nodes per ms and the ratio; then the leaf search at the level's own budget (its
@@ -366,9 +366,12 @@ pub fn bench_leaf(path: &str) -> Result<String, String> {
         for (k, leaf) in [None, Some(&net), Some(&net)].into_iter().enumerate() {
             let t = Instant::now();
             for (i, p) in positions.iter().enumerate() {
-                let cfg =
-                    if k == 2 { level.hybrid_leaf_config(i as u64) } else { level.hybrid_config(i as u64) };
-                nodes[k] += ai::hybrid::search_with_leaf(p, &[p.hash()], leaf, &cfg).nodes;
+                let cfg = if k == 2 {
+                    level.alphabeta_leaf_config(i as u64)
+                } else {
+                    level.alphabeta_config(i as u64)
+                };
+                nodes[k] += ai::pvs::search_with_leaf(p, &[p.hash()], leaf, &cfg).nodes;
             }
             secs[k] += t.elapsed().as_secs_f64();
         }
@@ -377,7 +380,7 @@ pub fn bench_leaf(path: &str) -> Result<String, String> {
     let mut out = String::new();
     for (k, name) in ["heuristic leaves", "leaf network"].iter().enumerate() {
         out.push_str(&format!(
-            "hybrid level {}, {name:<16}: {:>7.2} ms per move (native), {:>6.0} nodes/ms\n",
+            "alpha-beta level {}, {name:<16}: {:>7.2} ms per move (native), {:>6.0} nodes/ms\n",
             level.number,
             1000.0 * secs[k] / moves,
             nodes[k] as f64 / (1000.0 * secs[k]).max(1e-9)
@@ -386,7 +389,7 @@ pub fn bench_leaf(path: &str) -> Result<String, String> {
     out.push_str(&format!(
         "level {} as shipped (leaf network, {} nodes): {:.2} ms per move (native)\n",
         level.number,
-        level.hybrid_leaf_config(0).nodes,
+        level.alphabeta_leaf_config(0).nodes,
         1000.0 * secs[2] / moves
     ));
     // The static scores alone, on the same positions.
@@ -489,21 +492,21 @@ pub fn bench_ai() -> String {
             1000.0 * t.elapsed().as_secs_f64() / positions.len() as f64
         ));
     }
-    // The hybrid at each level, without the network (one network run per move adds
+    // The alpha-beta at each level, without the network (one network run per move adds
     // `bench-net`'s time per evaluation).
     for l in ai::level::LEVELS {
         let t = Instant::now();
         let (mut nodes, mut depth) = (0u64, 0u32);
         for (i, p) in positions.iter().enumerate() {
-            let r = ai::hybrid::search(p, &[p.hash()], &l.hybrid_config(i as u64));
+            let r = ai::pvs::search(p, &[p.hash()], &l.alphabeta_config(i as u64));
             nodes += r.nodes;
             depth += r.depth;
         }
         let n = positions.len().max(1);
         out.push_str(&format!(
-            "hybrid level {} ({:>7} nodes): {:>7.2} ms per move (native), mean depth {:.1}, {:.0} nodes/ms\n",
+            "alpha-beta level {} ({:>7} nodes): {:>7.2} ms per move (native), mean depth {:.1}, {:.0} nodes/ms\n",
             l.number,
-            l.hybrid_nodes,
+            l.alphabeta_nodes,
             1000.0 * t.elapsed().as_secs_f64() / n as f64,
             f64::from(depth) / n as f64,
             nodes as f64 / (1000.0 * t.elapsed().as_secs_f64()).max(1e-9)

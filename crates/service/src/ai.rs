@@ -112,7 +112,7 @@ mod tests {
     }
 
     #[test]
-    fn the_hybrid_plays_a_legal_move_at_every_level_reproducibly() {
+    fn the_alphabeta_plays_a_legal_move_at_every_level_reproducibly() {
         let mut game = Game::new(engine::Position::start(engine::Faction::Axiom, engine::Faction::Blades));
         game.play(game.legal_moves()[2]).unwrap();
         for level in 1..=3 {

@@ -11,7 +11,7 @@
 //! per network.
 //!
 //! `{"search": "heuristic" | "leaf" | "shipped" | "mcts", "level": N, "position": I}` instead
-//! runs a level's hybrid (the default level unless `level` says) over `ai::bench::positions`
+//! runs a level's alpha-beta (the default level unless `level` says) over `ai::bench::positions`
 //! (only the `I`th, counted from 0, with `position`: timing each apart gives the median time
 //! per move, the measure of a level's budget) as
 //! `iron-arena bench-leaf` does natively ([`search`]): with heuristic leaves or the learned
@@ -43,7 +43,7 @@ pub enum Bench {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BenchSearch {
-    /// The level's hybrid with heuristic leaves, at its heuristic node budget.
+    /// The level's alpha-beta with heuristic leaves, at its heuristic node budget.
     Heuristic,
     /// The same search and budget with the learned leaf score.
     Leaf,
@@ -167,20 +167,20 @@ pub fn search(
         searched += 1;
         let seed = i as u64;
         let (cfg, leaf) = match kind {
-            BenchSearch::Heuristic => (level.hybrid_config(seed), None),
-            BenchSearch::Leaf => (level.hybrid_config(seed), Some(leaf)),
+            BenchSearch::Heuristic => (level.alphabeta_config(seed), None),
+            BenchSearch::Leaf => (level.alphabeta_config(seed), Some(leaf)),
             BenchSearch::Shipped => {
                 nodes += shipped(&engine::Game::new(*p), seed)?;
                 continue;
             }
             BenchSearch::Mcts => {
-                // Positions evaluated, MCTS's counterpart of the hybrid's nodes.
+                // Positions evaluated, MCTS's counterpart of the alpha-beta's nodes.
                 let r = ai::search(p, &[p.hash()], &mut ai::Heuristic, &level.config(seed));
                 nodes += u64::from(r.evaluations);
                 continue;
             }
         };
-        nodes += ai::hybrid::search_with_leaf(p, &[p.hash()], leaf, &cfg).nodes;
+        nodes += ai::pvs::search_with_leaf(p, &[p.hash()], leaf, &cfg).nodes;
     }
     Ok(BenchAnswer::Search(SearchAnswer { level: level.number, loaded_now, nodes, positions: searched }))
 }

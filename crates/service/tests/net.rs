@@ -177,7 +177,7 @@ fn the_search_bench_counts_every_positions_nodes_and_answers_as_before() {
     // level's equal-time budget.
     let shipped = |game: &engine::Game, seed: u64| {
         let p = game.position();
-        Ok(ai::hybrid::search_with_leaf(p, &[p.hash()], Some(&leaf), &level.hybrid_leaf_config(seed)).nodes)
+        Ok(ai::pvs::search_with_leaf(p, &[p.hash()], Some(&leaf), &level.alphabeta_leaf_config(seed)).nodes)
     };
     for kind in [BenchSearch::Heuristic, BenchSearch::Leaf, BenchSearch::Shipped, BenchSearch::Mcts] {
         let Ok(BenchAnswer::Search(a)) = net_bench::search(kind, level, None, &leaf, true, &shipped) else {

@@ -33,13 +33,13 @@ use crate::rng::Rng;
 const MATE_BOUND: f32 = WIN - 1_000.0;
 /// Plies the search may reach (iterative deepening stops here even with budget left).
 const MAX_DEPTH: u32 = 64;
-/// The first move index reduced by late-move reductions ([`HybridConfig::reductions`]).
+/// The first move index reduced by late-move reductions ([`PvsConfig::reductions`]).
 const LATE_MOVE: usize = 3;
 /// The null window's width in pawns (scores are f32 pawns).
 const NULL_WINDOW: f32 = 0.001;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HybridConfig {
+pub struct PvsConfig {
     /// Positions the search may visit (the budget; the root's children and below).
     pub nodes: u64,
     /// The deepest iteration (plies).
@@ -62,9 +62,9 @@ pub struct HybridConfig {
     pub seed: u64,
 }
 
-impl Default for HybridConfig {
+impl Default for PvsConfig {
     fn default() -> Self {
-        HybridConfig {
+        PvsConfig {
             nodes: 50_000,
             max_depth: MAX_DEPTH,
             tt_bits: 16,
@@ -77,15 +77,15 @@ impl Default for HybridConfig {
     }
 }
 
-impl HybridConfig {
+impl PvsConfig {
     /// A fixed-depth search with no budget limit and no variety (tests).
-    pub fn fixed_depth(depth: u32) -> HybridConfig {
-        HybridConfig { nodes: u64::MAX, max_depth: depth.max(1), ..HybridConfig::default() }
+    pub fn fixed_depth(depth: u32) -> PvsConfig {
+        PvsConfig { nodes: u64::MAX, max_depth: depth.max(1), ..PvsConfig::default() }
     }
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct HybridResult {
+pub struct PvsResult {
     /// The move to play (None only when the root has no legal move).
     pub best: Option<Move>,
     /// The best move of the search (before the variety draw) and its score in
@@ -102,12 +102,12 @@ pub struct HybridResult {
     pub line: Vec<Move>,
 }
 
-/// The longest [`HybridResult::line`].
+/// The longest [`PvsResult::line`].
 pub const LINE_PLIES: usize = 8;
 
 /// Searches `root` (`history`: hashes of every position of the game so far, the root
 /// included).
-pub fn search(root: &Position, history: &[u64], cfg: &HybridConfig) -> HybridResult {
+pub fn search(root: &Position, history: &[u64], cfg: &PvsConfig) -> PvsResult {
     search_with_leaf(root, history, None, cfg)
 }
 
@@ -117,18 +117,11 @@ pub fn search_with_leaf(
     root: &Position,
     history: &[u64],
     leaf: Option<&LeafNet>,
-    cfg: &HybridConfig,
-) -> HybridResult {
+    cfg: &PvsConfig,
+) -> PvsResult {
     let moves = root.legal_moves();
     if moves.is_empty() || root.outcome().is_some() {
-        return HybridResult {
-            best: None,
-            search_best: None,
-            score: 0.0,
-            depth: 0,
-            nodes: 0,
-            line: Vec::new(),
-        };
+        return PvsResult { best: None, search_best: None, score: 0.0, depth: 0, nodes: 0, line: Vec::new() };
     }
     let mut hashes = history.to_vec();
     if hashes.last() != Some(&root.hash()) {
@@ -224,13 +217,7 @@ pub fn search_with_leaf(
 
 /// Chooses among `candidates` (exact scores within the window of `top`): score plus the
 /// a seeded draw within the margin.
-fn finish(
-    top: &RootMove,
-    candidates: Vec<RootMove>,
-    nodes: u64,
-    depth: u32,
-    cfg: &HybridConfig,
-) -> HybridResult {
+fn finish(top: &RootMove, candidates: Vec<RootMove>, nodes: u64, depth: u32, cfg: &PvsConfig) -> PvsResult {
     let mut rng = Rng::new(cfg.seed);
     let (mut best, mut pv) = (top.mv, &top.pv);
     let mut best_key = f32::NEG_INFINITY;
@@ -245,7 +232,7 @@ fn finish(
     // The line: the move, then its principal variation (completed in `with_line`).
     let mut line = vec![best];
     line.extend(pv);
-    HybridResult { best: Some(best), search_best: Some(top.mv), score: top.score, depth, nodes, line }
+    PvsResult { best: Some(best), search_best: Some(top.mv), score: top.score, depth, nodes, line }
 }
 
 #[derive(Clone, Debug)]
@@ -347,7 +334,7 @@ impl Searcher<'_> {
     /// it stands (a table move is a hint only: another position may share the slot's key
     /// bits by chance). Read after the search, so it costs no budget (and leaves the
     /// choice unchanged: the server's and the browser's moves stay the same).
-    fn with_line(&self, root: &Position, mut r: HybridResult) -> HybridResult {
+    fn with_line(&self, root: &Position, mut r: PvsResult) -> PvsResult {
         let searched = std::mem::take(&mut r.line);
         let Some(&first) = searched.first() else { return r };
         let mut pos = *root;
@@ -620,7 +607,7 @@ mod tests {
         iapn::parse(s).unwrap()
     }
 
-    fn best(p: &Position, cfg: &HybridConfig) -> String {
+    fn best(p: &Position, cfg: &PvsConfig) -> String {
         search(p, &[p.hash()], cfg).best.unwrap().to_string()
     }
 
@@ -652,7 +639,7 @@ mod tests {
             let r = search(
                 &p,
                 &[p.hash()],
-                &HybridConfig { nodes: 5_000, margin: 0.3, seed: 4, ..HybridConfig::default() },
+                &PvsConfig { nodes: 5_000, margin: 0.3, seed: 4, ..PvsConfig::default() },
             );
             assert_eq!(r.line.first().copied(), r.best);
             assert!(r.line.len() <= LINE_PLIES);
@@ -671,7 +658,7 @@ mod tests {
         // plain alpha-beta's root score at every depth (both without quiescence).
         for (i, p) in random_positions(24, 11).iter().enumerate() {
             for depth in 1..=3 {
-                let cfg = HybridConfig { tt_cutoffs: false, ..HybridConfig::fixed_depth(depth) };
+                let cfg = PvsConfig { tt_cutoffs: false, ..PvsConfig::fixed_depth(depth) };
                 let h = search(p, &[p.hash()], &cfg);
                 let a = alphabeta(p, &[p.hash()], depth);
                 assert_eq!(h.score, a.score, "position {i} depth {depth}");
@@ -695,12 +682,12 @@ mod tests {
         let mut with_total = 0;
         let mut without_total = 0;
         for p in random_positions(12, 5) {
-            let cut = search(&p, &[p.hash()], &HybridConfig::fixed_depth(4));
+            let cut = search(&p, &[p.hash()], &PvsConfig::fixed_depth(4));
             let plain =
-                search(&p, &[p.hash()], &HybridConfig { tt_cutoffs: false, ..HybridConfig::fixed_depth(4) });
+                search(&p, &[p.hash()], &PvsConfig { tt_cutoffs: false, ..PvsConfig::fixed_depth(4) });
             with_total += cut.nodes;
             without_total += plain.nodes;
-            let two = search(&p, &[p.hash()], &HybridConfig::fixed_depth(2));
+            let two = search(&p, &[p.hash()], &PvsConfig::fixed_depth(2));
             assert_eq!(two.score, alphabeta(&p, &[p.hash()], 2).score);
         }
         assert!(with_total < without_total, "{with_total} vs {without_total}");
@@ -713,9 +700,9 @@ mod tests {
     fn reductions_reach_deeper_on_the_same_budget() {
         let (mut plain_depth, mut reduced_depth) = (0, 0);
         for p in random_positions(8, 11) {
-            let cfg = HybridConfig { nodes: 20_000, quiescence: 4, ..HybridConfig::default() };
+            let cfg = PvsConfig { nodes: 20_000, quiescence: 4, ..PvsConfig::default() };
             plain_depth += search(&p, &[p.hash()], &cfg).depth;
-            reduced_depth += search(&p, &[p.hash()], &HybridConfig { reductions: true, ..cfg }).depth;
+            reduced_depth += search(&p, &[p.hash()], &PvsConfig { reductions: true, ..cfg }).depth;
         }
         assert!(reduced_depth > plain_depth, "{reduced_depth} vs {plain_depth}");
     }
@@ -728,12 +715,12 @@ mod tests {
     fn the_line_follows_the_principal_variation_past_overwritten_table_slots() {
         for p in random_positions(6, 21) {
             // A table of 16 entries: nearly every slot is overwritten many times over.
-            let cfg = HybridConfig {
+            let cfg = PvsConfig {
                 nodes: 20_000,
                 quiescence: 4,
                 reductions: true,
                 tt_bits: 4,
-                ..HybridConfig::default()
+                ..PvsConfig::default()
             };
             let r = search(&p, &[p.hash()], &cfg);
             assert!(r.depth >= 3, "{r:?}");
@@ -747,7 +734,7 @@ mod tests {
         let Some(level) = crate::level::level(crate::level::DEFAULT_LEVEL) else {
             panic!("no default level")
         };
-        let cfg = level.hybrid_config(9);
+        let cfg = level.alphabeta_config(9);
         // The Sword on a5 takes the Mistress on e5 along the rank.
         let p = pos("blades blades 3d5/9/2d6/9/W3m4/9/3D1D3/9/4M4 s - 0");
         assert_eq!(best(&p, &cfg), "a5e5");
@@ -770,7 +757,7 @@ mod tests {
             history.push(p.hash());
         }
         for nodes in [50, 5_000, 60_000] {
-            let cfg = HybridConfig { nodes, ..HybridConfig::default() };
+            let cfg = PvsConfig { nodes, ..PvsConfig::default() };
             let r = search(&p, &history, &cfg);
             assert_ne!(r.best.unwrap().to_string(), "h9i9", "{nodes} nodes");
         }
@@ -780,7 +767,7 @@ mod tests {
     fn budget_is_deterministic_and_respected() {
         for p in random_positions(6, 3) {
             for nodes in [100u64, 3_000, 20_000] {
-                let cfg = HybridConfig { nodes, margin: 0.1, seed: 4, ..HybridConfig::default() };
+                let cfg = PvsConfig { nodes, margin: 0.1, seed: 4, ..PvsConfig::default() };
                 let a = search(&p, &[p.hash()], &cfg);
                 let b = search(&p, &[p.hash()], &cfg);
                 assert_eq!(a, b);
@@ -790,8 +777,8 @@ mod tests {
         }
         // More budget searches deeper.
         let p = Position::start(engine::Faction::Blades, engine::Faction::Axiom);
-        let small = search(&p, &[p.hash()], &HybridConfig { nodes: 500, ..HybridConfig::default() });
-        let big = search(&p, &[p.hash()], &HybridConfig { nodes: 50_000, ..HybridConfig::default() });
+        let small = search(&p, &[p.hash()], &PvsConfig { nodes: 500, ..PvsConfig::default() });
+        let big = search(&p, &[p.hash()], &PvsConfig { nodes: 50_000, ..PvsConfig::default() });
         assert!(big.depth > small.depth, "{} vs {}", big.depth, small.depth);
     }
 
@@ -800,14 +787,14 @@ mod tests {
         let p = Position::start(engine::Faction::Clockwork, engine::Faction::Axiom);
         let mut seen = std::collections::BTreeSet::new();
         for seed in 0..16 {
-            let cfg = HybridConfig { nodes: 4_000, margin: 0.5, seed, ..HybridConfig::default() };
+            let cfg = PvsConfig { nodes: 4_000, margin: 0.5, seed, ..PvsConfig::default() };
             seen.insert(search(&p, &[p.hash()], &cfg).best.unwrap().to_string());
         }
         assert!(seen.len() > 1, "{seen:?}");
         // No margin: one move whatever the seed.
         let moves: std::collections::BTreeSet<String> = (0..8)
             .map(|seed| {
-                let cfg = HybridConfig { nodes: 4_000, seed, ..HybridConfig::default() };
+                let cfg = PvsConfig { nodes: 4_000, seed, ..PvsConfig::default() };
                 search(&p, &[p.hash()], &cfg).best.unwrap().to_string()
             })
             .collect();
@@ -817,6 +804,6 @@ mod tests {
     #[test]
     fn a_finished_position_has_no_best_move() {
         let p = pos("clockwork blades 9/9/9/9/9/9/9/9/4F4 n - 3");
-        assert_eq!(search(&p, &[p.hash()], &HybridConfig::default()).best, None);
+        assert_eq!(search(&p, &[p.hash()], &PvsConfig::default()).best, None);
     }
 }
