@@ -33,8 +33,8 @@ pub struct Spec {
     pub hybrid: Option<PvsConfig>,
     /// A hybrid player's learned leaf score (`hleaf:<file>:<level>`).
     pub leaf: Option<std::sync::Arc<ai::leafnet::LeafNet>>,
-    /// The level of a `level:N` player: the shipped AI (`ai::shipped`) in `onnx` builds.
-    #[cfg_attr(not(feature = "onnx"), allow(dead_code))]
+    /// The level of a `level:N` player: the shipped AI (`ai::shipped`) in `onnx` builds,
+    /// the level's alpha-beta over the heuristic otherwise.
     pub level: Option<ai::level::Level>,
 }
 
@@ -187,13 +187,27 @@ impl Spec {
     /// over the heuristic, what the browser's AI plays (`ai::level::play_level`).
     #[cfg(not(feature = "onnx"))]
     fn level(l: ai::level::Level, root: RootPolicy) -> Result<Spec, String> {
-        Ok(Spec::hybrid(l.alphabeta_config(0), root))
+        let mut spec = Spec::hybrid(l.alphabeta_config(0), root);
+        spec.level = Some(l);
+        Ok(spec)
     }
 
     fn hybrid(cfg: PvsConfig, root: RootPolicy) -> Spec {
         let mut spec = Spec::new(Kind::Hybrid, cfg.nodes.min(u64::from(u32::MAX)) as u32, root);
         spec.hybrid = Some(cfg);
         spec
+    }
+
+    /// What a person is told they play: a level by its number, name and engine (the
+    /// reply's engine names), any other player by its label.
+    pub fn describe(&self) -> String {
+        match self.level {
+            Some(l) if self.kind == Kind::Shipped => {
+                format!("level {} {}, {}", l.number, l.name, l.engine.name())
+            }
+            Some(l) => format!("level {} {}, alphabeta-heuristic", l.number, l.name),
+            None => self.label(),
+        }
     }
 
     pub fn label(&self) -> String {

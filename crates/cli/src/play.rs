@@ -37,7 +37,7 @@ pub fn run(
     let mut game = Game::new(Position::start(south, north));
     writeln!(out, "Iron Arena: {south} (South, uppercase) vs {north} (North, lowercase).")?;
     if let Some((side, spec)) = &ai {
-        writeln!(out, "The AI ({}) plays {side}.", spec.label())?;
+        writeln!(out, "The AI ({}) plays {side}.", spec.describe())?;
     }
     writeln!(out, "Type a move in IAMN (e.g. e2d3), 'moves' for the legal moves, 'quit' to stop.")?;
     writeln!(out, "{}", board(game.position()))?;

@@ -186,7 +186,9 @@ fn play_against_the_ai_answers_each_move() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("The AI (hybridqr:300) plays north"), "{text}");
+    // The level by its name and engine (a build without the networks: the levels'
+    // alpha-beta over the heuristic), not the matches' label (`hybridqr:300`).
+    assert!(text.contains("The AI (level 2 novice, alphabeta-heuristic) plays north"), "{text}");
     assert!(text.contains("AI plays "), "{text}");
     // Two plies played: South's and the AI's.
     assert!(text.trim_end().ends_with(" s - 2"), "{text}");
