@@ -92,9 +92,10 @@ pub const LEVELS: [Level; 6] = [
         name: "expert",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 15000,
-        // 1.5x the 60,000 it had with the root network, which it no longer runs: level 4
-        // took 89 ms in workerd then (bench-net.sh), the limit is 150 ms.
-        alphabeta_nodes: 90_000,
+        // 75,000 leaf-scored positions, about the most its 150 ms median allows: against
+        // alphabeta:4 90.3% over 108 games, where 60,000 scored 83% over 72
+        // (models/ladder/2026-12-04-level4-search/, models/README.md).
+        alphabeta_nodes: 112_500,
         alphabeta_margin_cp: 5,
     },
     Level {
