@@ -12,6 +12,7 @@ use service::local::LocalGameStore;
 use service::model::GameRecord;
 use service::object::{self, Object, Owed, Runtime, StateMemory, WriteError};
 use service::objects::{self as calls, AddressCapacity, GameObjects, Limiters};
+use service::sockets::{SocketHost, SOCK_TAG};
 use service::store::GameStore;
 use service::{ApiError, ErrorCode};
 use worker::{
@@ -30,8 +31,39 @@ fn record_store(sql: &SqlStorage) -> LocalGameStore<DoSql<'_>> {
     LocalGameStore(DoSql(sql))
 }
 
-/// The prefix of each WebSocket's own tag (beside its address bucket's `ip:` tag).
-const SOCK_TAG: &str = "sock:";
+/// This object's sockets as the service admits them (`service::sockets`): the
+/// Hibernation API's, leased from the address bucket's limiter.
+struct Sockets<'a> {
+    state: &'a State,
+    host: &'a WorkerHost<'a>,
+    game: String,
+}
+
+impl SocketHost for Sockets<'_> {
+    type Socket = WebSocketPair;
+
+    fn open(&self, tag: &str) -> (usize, usize) {
+        (self.state.get_websockets().len(), self.state.get_websockets_with_tag(tag).len())
+    }
+
+    async fn lease(&self, tag: &str, have: u32, cap: u32) -> std::result::Result<(), ApiError> {
+        Limiters(self.host).ws_acquire(tag, &self.game, have, cap).await
+    }
+
+    async fn unlease(&self, tag: &str, have: u32) {
+        Limiters(self.host).ws_report(tag, &self.game, have).await;
+    }
+
+    fn accept(&self, tags: &[&str]) -> std::result::Result<WebSocketPair, ApiError> {
+        let pair = WebSocketPair::new().map_err(|e| ApiError::internal(e.to_string()))?;
+        self.state.accept_websocket_with_tags(&pair.server, tags);
+        Ok(pair)
+    }
+
+    fn send(&self, pair: &WebSocketPair, msg: &str) {
+        let _ = pair.server.send_with_str(msg);
+    }
+}
 
 // Holds runtime handles only (State, Env, SqlStorage), none of which is Debug.
 #[allow(missing_debug_implementations)]
@@ -145,7 +177,7 @@ impl GameObject {
         let (_, route) = game::route(api.method, &api.path)?;
         let host = WorkerHost::new(&self.env)?;
         let handled = match route {
-            Route::WebSocket => return self.upgrade(req, &host, &mut store, &mut ctx).await,
+            Route::WebSocket => return self.upgrade(req, &host, &store).await,
             // The saga (`service::sagas::rematch`): the new game made by its own object.
             Route::Rematch => {
                 let capacity = AddressCapacity::of(&host, crate::host::client_ip(req).as_deref());
@@ -202,45 +234,16 @@ impl GameObject {
         &self,
         req: &Request,
         host: &WorkerHost<'_>,
-        store: &mut LocalGameStore<DoSql<'_>>,
-        ctx: &mut Ctx<'_>,
+        store: &LocalGameStore<DoSql<'_>>,
     ) -> std::result::Result<Response, ApiError> {
         let internal = |e: worker::Error| ApiError::internal(e.to_string());
         if !header(req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
             return Err(ApiError::new(ErrorCode::UpgradeRequired, "this route speaks WebSocket only"));
         }
-        // 404 for a game that does not exist, before accepting anything.
-        let handled = game::handle(store, Route::State, &service::http::ApiRequest::get(), ctx);
-        let Some(rec) = handled.record else {
-            return glue::response(&handled.response).map_err(internal);
-        };
         let limits = config::limits(&self.env);
         let key = crate::host::ip_key(host, req);
-        let tag = crate::guard::socket_caps(
-            &self.state,
-            &key,
-            limits.ws_per_game,
-            limits.ws_per_ip_per_game,
-            "this game",
-        )?;
-        // The cap over all games: the address bucket's limiter counts this game's sockets
-        // from it as a lease (reported again at every close, see `socket_gone`).
-        let have = self.state.get_websockets_with_tag(&tag).len() as u32;
-        Limiters(host).ws_acquire(&tag, &self.game_key(), have, limits.ws_per_ip).await?;
-        // Each socket carries its own tag too, so a close can count the others.
-        let mut id = [0u8; 12];
-        if let Err(e) = service::tokens::Random::fill(&mut OsRandom, &mut id) {
-            // Nothing accepted: hand the slot back.
-            Limiters(host).ws_report(&tag, &self.game_key(), have).await;
-            return Err(e);
-        }
-        let sock = format!("{SOCK_TAG}{}", service::tokens::hex(&id));
-        let pair = WebSocketPair::new().map_err(internal)?;
-        self.state.accept_websocket_with_tags(&pair.server, &[&tag, &sock]);
-        // A (re)connecting client gets the current state at once.
-        if let Some(msg) = object::state_message(&rec) {
-            let _ = pair.server.send_with_str(msg);
-        }
+        let sockets = Sockets { state: &self.state, host, game: self.game_key() };
+        let pair = service::sockets::admit(&sockets, store, &key, &limits, &mut OsRandom).await?;
         Response::from_websocket(pair.client).map_err(internal)
     }
 

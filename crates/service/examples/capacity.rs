@@ -43,6 +43,7 @@ use service::object::{self, Object, Owed, Runtime, StateMemory, WriteError};
 use service::objects::{self as calls, Limiters, ALIASES_HEADER, LOBBY_CHANGED, PLAYER_HEADER};
 use service::ports::paths;
 use service::routes::{self, Area};
+use service::sockets::SocketHost;
 use service::sql::{Param, Row, Sql, Stmt, StoreResult};
 use service::sqlite::{block_on, Sqlite};
 use service::store::GameStore;
@@ -486,14 +487,12 @@ impl Bench {
         let incoming = Req { method, path: path.to_owned(), headers: owned(headers), body: None };
         let handled = match route {
             Route::WebSocket => {
-                // The upgrade (`upgrade`), less the socket itself: the state read (404 for
-                // no game), then the address bucket's lease on one more open socket.
-                let handled = game::handle(&mut store, Route::State, &ApiRequest::get(), &mut ctx);
-                if handled.record.is_none() {
-                    return Ok(handled.response);
-                }
-                let tag = service::admission::socket_tag(&api::ip_key(self, &incoming));
-                Limiters(self).ws_acquire(&tag, id, 0, settings.limits.ws_per_ip).await?;
+                // The upgrade (`upgrade`: `service::sockets::admit`), less the socket
+                // itself: the game's existence, the address bucket's lease on one more open
+                // socket, the accept and the first state message, each counted.
+                let ip_key = api::ip_key(self, &incoming);
+                let sockets = BenchSockets { bench: self, game: id };
+                service::sockets::admit(&sockets, &store, &ip_key, &settings.limits, &mut rng).await?;
                 return Ok(ApiResponse::text(101, String::new()));
             }
             Route::Rematch => return Err(ApiError::internal("rematches are not measured here")),
@@ -571,6 +570,37 @@ impl Bench {
         let seq = self.lobby.borrow_mut().begin_one();
         let _ = block_on(self.lobby_message(seq));
         let _ = self.lobby.borrow_mut().end_one(seq);
+    }
+}
+
+/// The game object's sockets at an upgrade (`src/game_object.rs`'s): none open before, the
+/// lease taken from the address bucket's limiter, the accepted socket's first message a push.
+struct BenchSockets<'a> {
+    bench: &'a Bench,
+    game: &'a str,
+}
+
+impl SocketHost for BenchSockets<'_> {
+    type Socket = ();
+
+    fn open(&self, _tag: &str) -> (usize, usize) {
+        (0, 0)
+    }
+
+    async fn lease(&self, tag: &str, have: u32, cap: u32) -> Result<(), ApiError> {
+        Limiters(self.bench).ws_acquire(tag, self.game, have, cap).await
+    }
+
+    async fn unlease(&self, tag: &str, have: u32) {
+        Limiters(self.bench).ws_report(tag, self.game, have).await;
+    }
+
+    fn accept(&self, _tags: &[&str]) -> Result<(), ApiError> {
+        Ok(())
+    }
+
+    fn send(&self, _socket: &(), _msg: &str) {
+        tally(|c| c.pushes += 1);
     }
 }
 

@@ -44,6 +44,7 @@ pub mod rematch;
 pub mod routes;
 pub mod sagas;
 pub mod seeded_ai;
+pub mod sockets;
 pub mod sql;
 pub mod sql_players;
 #[cfg(feature = "sqlite")]
