@@ -232,7 +232,8 @@ impl Spec {
         }
     }
 
-    /// The move to play and, for searching players, the search's result.
+    /// The move to play and, for searching players, the search's result (an alpha-beta's
+    /// as [`pvs_record`] makes it).
     pub fn choose(&self, game: &Game, seed: u64) -> (Option<Move>, Option<ai::SearchResult>) {
         let moves = game.legal_moves();
         if moves.is_empty() {
@@ -257,7 +258,8 @@ impl Spec {
         if let (Kind::Hybrid, Some(template)) = (self.kind, self.hybrid) {
             let cfg = PvsConfig { seed, ..template };
             let leaf = self.leaf.as_deref();
-            return (ai::pvs::search_with_leaf(game.position(), &history, leaf, &cfg).best, None);
+            let r = ai::pvs::search_with_leaf(game.position(), &history, leaf, &cfg);
+            return (r.best, Some(pvs_record(&r)));
         }
         let cfg = SearchConfig {
             evaluations: self.evaluations.max(1),
@@ -278,6 +280,23 @@ impl Spec {
             _ => search(game.position(), &history, &mut Heuristic, &cfg),
         };
         (r.best, Some(r))
+    }
+}
+
+/// An alpha-beta's result as a self-play record (`selfplay`, for the learned leaf score's
+/// data): its best move as the policy, its score as the value on the heuristic evaluator's
+/// scale (`tanh(pawns / 8)`). No visit counts, so a match never samples from it: the move
+/// played is the search's own (with its level's variety), the same as without a record.
+fn pvs_record(r: &ai::pvs::PvsResult) -> ai::SearchResult {
+    let best = r.search_best.or(r.best);
+    ai::SearchResult {
+        best: r.best,
+        moves: best.into_iter().collect(),
+        visits: Vec::new(),
+        policy: best.map(|_| 1.0).into_iter().collect(),
+        value: (r.score / 8.0).tanh(),
+        evaluations: u32::try_from(r.nodes).unwrap_or(u32::MAX),
+        simulations: 0,
     }
 }
 

@@ -231,6 +231,55 @@ fn selfplay_writes_training_records_in_the_layout_format() {
     let _ = std::fs::remove_file(&path);
 }
 
+/// An alpha-beta player's self-play (data for the learned leaf score from the levels' own
+/// search): one record per searched move, its best move as the whole policy, its score as
+/// the search value; `leaf-data` reads them.
+#[test]
+fn selfplay_of_an_alpha_beta_level_records_its_best_move_and_score() {
+    let leaf = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/leaf-v1.bin");
+    let dir = std::env::temp_dir();
+    let path = dir.join(format!("ia-selfplay-ab-{}.jsonl", std::process::id()));
+    let bin = dir.join(format!("ia-selfplay-ab-{}.bin", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let engine = format!("hleaf:{leaf}:3");
+    let out = ok(&[
+        "selfplay",
+        "--games",
+        "1",
+        "--seed",
+        "7",
+        "--engine",
+        &engine,
+        "--out",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.starts_with("1 games, "), "{out}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let records: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(records.len() > 10, "{} records", records.len());
+    let (mut won, mut lost) = (0, 0);
+    for r in &records {
+        // One move (its weight split where its encoding has two indices).
+        let policy = r["policy"].as_array().unwrap();
+        assert!((1..=2).contains(&policy.len()), "{r}");
+        let total: f64 = policy.iter().map(|p| p[1].as_f64().unwrap()).sum();
+        assert!((total - 1.0).abs() < 1e-6, "{total}");
+        let v = r["search_value"].as_f64().unwrap();
+        assert!((-1.0..=1.0).contains(&v), "{v}");
+        let result = r["value"].as_f64().unwrap();
+        assert!([-1.0, 0.0, 1.0].contains(&result), "{result}");
+        won += usize::from(result > 0.0);
+        lost += usize::from(result < 0.0);
+        assert!(r["iapn"].is_string());
+    }
+    // Both sides' moves are recorded, each with its own side's result.
+    assert!(won + lost == 0 || (won > 0 && lost > 0), "{won} won, {lost} lost");
+    let out = ok(&["leaf-data", path.to_str().unwrap(), "--out", bin.to_str().unwrap()]);
+    assert!(out.contains(&records.len().to_string()), "{out}");
+    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(&bin);
+}
+
 /// The playout cap records only full searches: with P = 1 every move is one (the same
 /// records as without a cap: the cap's coin does not disturb the game's own random
 /// choices), with P = 0 none is, and in between a part of them.
