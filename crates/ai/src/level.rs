@@ -58,10 +58,11 @@ pub const QUIESCENCE_PLIES: u32 = 4;
 /// time per move than the heuristic's.
 pub const LEAF_NODE_COST: f32 = 1.5;
 
-/// From "beginner" to the strongest level. Budgets were calibrated on the real runtime
-/// (workerd, heuristic evaluator, ~50-90 thousand evaluations per second in wasm on this
-/// 2-core machine, `tests/api.rs` prints the reply times): the default, level 4, spends
-/// about 0.2 s per move, well under the ~300 ms target; level 6 about 1 s.
+/// From "beginner" to the strongest level. Budgets are counts, calibrated on the real
+/// runtime (workerd on this 2-core machine; `scripts/bench-net.sh` prints each level's
+/// median, mean and slowest ms per move, and `public/levels.json` keeps the medians the
+/// picker shows): levels 1-6 take about 44, 133, 2, 126, 170 and 400 ms a move, the
+/// default, level 4, within its 150 ms (issue 32).
 pub const LEVELS: [Level; 6] = [
     Level {
         number: 1,
