@@ -27,10 +27,10 @@ use service::ApiError;
 
 /// The model the Worker plays with (the `worker_network` of models/manifest.json; the
 /// build checks that this name and hash are the manifest's and the file's).
-pub const MODEL_FILE: &str = "net-v2.onnx";
+pub const MODEL_FILE: &str = "net-v8.onnx";
 /// The SHA-256 of [`MODEL_FILE`], in hex: what arrives from the assets must be this file
 /// (a missing asset would otherwise come back as the single-page app's index.html).
-pub const MODEL_SHA256: &str = "289f9ab04d8981ba01dbc4974193b03573cc67ea19d674c4a99863b1fb2c0435";
+pub const MODEL_SHA256: &str = "6307f12c1a8a24cca4c845e4a128c30a255daf489fb99c0e09c6a9ab78254826";
 
 /// The learned leaf score the alpha-beta uses at every leaf (`ai::leafnet`, the
 /// `worker_leaf` of models/manifest.json), shipped and checked like the model.

@@ -12,9 +12,11 @@ use crate::pvs::{PvsConfig, PvsResult};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
     /// MCTS (PUCT) with the policy/value network (tract) at every leaf: its prior orders
-    /// the search and its value scores the leaves. The lower levels: with a few dozen
-    /// evaluations its weak moves are the ones a policy finds plausible, not random picks
-    /// within a margin of a strong search, and each evaluation costs ~5 ms in workerd.
+    /// the search and its value scores the leaves, with decisive moves
+    /// ([`crate::SearchConfig::decisive`]: it never walks into a loss on the spot). The
+    /// lower levels: with a few evaluations its weak moves are the ones a policy finds
+    /// plausible, not random picks within a margin of a strong search, and each
+    /// evaluation costs ~3 ms in workerd.
     NetworkMcts { evaluations: u32 },
     /// Iterative-deepening alpha-beta ([`crate::pvs`]) whose leaves the learned leaf
     /// score ([`crate::leafnet`]) rates, at the level's equal-time node budget
@@ -61,14 +63,16 @@ pub const LEAF_NODE_COST: f32 = 1.5;
 /// From "beginner" to the strongest level. Budgets are counts, calibrated on the real
 /// runtime (workerd on this 2-core machine; `scripts/bench-net.sh` prints each level's
 /// median, mean and slowest ms per move, and `public/levels.json` keeps the medians the
-/// picker shows): levels 1-6 take about 44, 133, 2, 126, 170 and 400 ms a move, the
+/// picker shows): levels 1-6 take about 24, 137, 2, 130, 174 and 407 ms a move, the
 /// default, level 4, within its 150 ms (issue 32).
 pub const LEVELS: [Level; 6] = [
     Level {
         number: 1,
         name: "beginner",
-        engine: Engine::NetworkMcts { evaluations: 16 },
-        evaluations: 16,
+        // 8 evaluations of net-v8: a step of 16 scored 82% against level 2 and left the span
+        // from level 1 to level 6 at 938 Elo; 8 keeps it over 1,000 (models/README.md).
+        engine: Engine::NetworkMcts { evaluations: 8 },
+        evaluations: 8,
         alphabeta_nodes: 150,
         alphabeta_margin_cp: 150,
     },

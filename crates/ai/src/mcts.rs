@@ -31,11 +31,24 @@ pub struct SearchConfig {
     pub c_puct: f32,
     pub root: RootPolicy,
     pub seed: u64,
+    /// Decisive moves (an MCTS-solver step, no evaluation spent): a position whose side to
+    /// move can win at once on the board (destroy the enemy king-piece, reach Timeout) is
+    /// a proven win for it, and a root move that allows such a reply is a proven loss. A
+    /// few dozen evaluations rarely visit every reply, so without it a small search plays
+    /// moves that lose on the spot.
+    pub decisive: bool,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { evaluations: 128, batch: 1, c_puct: 1.5, root: RootPolicy::Puct, seed: 1 }
+        SearchConfig {
+            evaluations: 128,
+            batch: 1,
+            c_puct: 1.5,
+            root: RootPolicy::Puct,
+            seed: 1,
+            decisive: false,
+        }
     }
 }
 
@@ -100,6 +113,18 @@ struct Tree {
     /// Hashes of every position of the game so far, the root included.
     history: Vec<u64>,
     c_puct: f32,
+    decisive: bool,
+}
+
+/// Whether the side to move in `pos` has a move among `moves` that wins on the board at
+/// once (no move generation: [`Position::board_outcome`] only).
+fn wins_at_once(pos: &Position, moves: &[Move]) -> bool {
+    let side = pos.turn();
+    moves.iter().any(|&m| {
+        let mut p = *pos;
+        p.play_unchecked(m);
+        p.board_outcome().is_some_and(|o| o.winner() == Some(side))
+    })
 }
 
 /// A leaf waiting for its evaluation.
@@ -179,6 +204,12 @@ impl Tree {
                     self.backup(&path, v, false);
                     return Step::Done;
                 }
+                if self.decisive && wins_at_once(&pos, &moves) {
+                    // The side to move here wins next move: the move into it loses.
+                    self.nodes[c as usize].terminal = Some(-1.0);
+                    self.backup(&path, -1.0, false);
+                    return Step::Done;
+                }
                 self.add_virtual_loss(&path);
                 return Step::Leaf(Pending { path, position: pos, moves });
             }
@@ -243,6 +274,7 @@ pub fn search(
         root_pos: *root,
         history: history.to_vec(),
         c_puct: cfg.c_puct,
+        decisive: cfg.decisive,
     };
     if tree.history.last() != Some(&root.hash()) {
         tree.history.push(root.hash());
@@ -281,6 +313,8 @@ pub fn search(
         let earlier = tree.history.iter().filter(|&&h| h == child.hash()).count();
         if let Some(o) = child.outcome_after_move(earlier) {
             tree.nodes[c].terminal = Some(outcome_value(o, root.turn()));
+        } else if cfg.decisive && wins_at_once(&child, &child.legal_moves()) {
+            tree.nodes[c].terminal = Some(-1.0);
         }
     }
     let logits: Vec<f32> = root_eval.priors.iter().map(|p| p.max(1e-8).ln()).collect();

@@ -3,11 +3,12 @@
 //! ladder) and the benchmarks all play exactly the same thing.
 //!
 //! Each level names its [`Engine`] (`ai::level::LEVELS`): the lower levels are MCTS with
-//! the policy/value network at every leaf (tract), the upper ones alpha-beta over the
-//! learned leaf score. Why this split: with a few dozen evaluations a network MCTS plays
-//! the moves a policy finds plausible and climbs gently with its budget (71-74% a step in
-//! `models/README.md`'s ladder), but one network run costs as much as ~1,000 leaf-scored
-//! positions, so at the strong levels the alpha-beta is far stronger per CPU-millisecond.
+//! the policy/value network at every leaf (tract; net-v8, distilled from level 4's
+//! search), the upper ones alpha-beta over the learned leaf score. Why this split: with a
+//! few evaluations a network MCTS plays the moves a policy finds plausible and climbs
+//! with its budget (level 2 scores 85% against level 1 in `models/README.md`'s ladder),
+//! but one network run costs as much as ~1,000 leaf-scored positions, so at the strong
+//! levels the alpha-beta is far stronger per CPU-millisecond.
 //!
 //! A network that fails at run time is an error here, never a silent fallback: the
 //! evaluator would otherwise answer a uniform prior and a zero value, and the level would
@@ -51,8 +52,16 @@ impl<'a> ShippedAi<'a> {
             Engine::NetworkMcts { evaluations } => {
                 let history: Vec<u64> = game.history().iter().map(Position::hash).collect();
                 let mut eval = NetworkEvaluator::new(self.network.clone());
-                let cfg =
-                    SearchConfig { evaluations, root: RootPolicy::Puct, seed, ..SearchConfig::default() };
+                // Decisive moves: never walk into a loss on the spot for want of visits (at 16
+                // evaluations, 25% against alphabeta:2 where the same search without them
+                // scored 6-17%; models/README.md).
+                let cfg = SearchConfig {
+                    evaluations,
+                    root: RootPolicy::Puct,
+                    seed,
+                    decisive: true,
+                    ..SearchConfig::default()
+                };
                 let r = crate::search(game.position(), &history, &mut eval, &cfg);
                 if eval.failures > 0 {
                     return Err(format!(
@@ -81,7 +90,7 @@ mod tests {
     fn models() -> (Network, LeafNet) {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/");
         let net =
-            Network::load(&std::fs::read(format!("{root}net-v2.onnx")).unwrap(), "net-v2.onnx").unwrap();
+            Network::load(&std::fs::read(format!("{root}net-v8.onnx")).unwrap(), "net-v8.onnx").unwrap();
         let leaf = LeafNet::from_bytes(&std::fs::read(format!("{root}leaf-v1.bin")).unwrap()).unwrap();
         (net, leaf)
     }

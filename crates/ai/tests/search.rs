@@ -120,3 +120,53 @@ fn a_finished_position_has_no_best_move() {
     let r = search(&p, &[p.hash()], &mut Uniform, &SearchConfig::default());
     assert_eq!(r.best, None);
 }
+
+/// Whether playing `m` in `p` lets the opponent win on its next move.
+fn loses_at_once(p: &Position, m: Move) -> bool {
+    let c = p.play(m).unwrap();
+    c.outcome().is_none()
+        && c.legal_moves()
+            .into_iter()
+            .any(|r| c.play(r).unwrap().outcome().and_then(|o| o.winner()) == Some(c.turn()))
+}
+
+#[test]
+fn decisive_moves_never_walk_into_a_loss_on_the_spot() {
+    // Seeded random games of every match-up; wherever some moves lose at once and others
+    // do not, a 4-evaluation search with decisive moves must pick one that does not. The
+    // same search without them is the control: it must blunder somewhere, or the test
+    // checks nothing.
+    use engine::Faction::{Axiom, Blades, Clockwork};
+    let mut rng = ai::rng::Rng::new(32);
+    let (mut checked, mut blunders_without) = (0, 0);
+    for (i, (s, n)) in [Clockwork, Blades, Axiom]
+        .into_iter()
+        .flat_map(|s| [Clockwork, Blades, Axiom].map(|n| (s, n)))
+        .enumerate()
+    {
+        let mut p = Position::start(s, n);
+        let mut history = vec![p.hash()];
+        while p.outcome().is_none() && p.ply() < 60 {
+            let moves = p.legal_moves();
+            let losing = moves.iter().filter(|&&m| loses_at_once(&p, m)).count();
+            if losing > 0 && losing < moves.len() {
+                checked += 1;
+                for decisive in [true, false] {
+                    let cfg =
+                        SearchConfig { evaluations: 4, seed: i as u64, decisive, ..SearchConfig::default() };
+                    let best = search(&p, &history, &mut Uniform, &cfg).best.unwrap();
+                    if decisive {
+                        assert!(!loses_at_once(&p, best), "{best} loses at once in {p}");
+                    } else if loses_at_once(&p, best) {
+                        blunders_without += 1;
+                    }
+                }
+            }
+            p = p.play(moves[rng.below(moves.len())]).unwrap();
+            history.push(p.hash());
+        }
+    }
+    assert!(checked >= 20, "only {checked} positions with a losing move");
+    assert!(blunders_without > 0, "the control never blundered in {checked} positions");
+    eprintln!("{checked} positions; without decisive moves {blunders_without} blunders");
+}

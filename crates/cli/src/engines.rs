@@ -3,7 +3,7 @@
 //! (`onnx` builds: the shipped AI at that level, exactly as the Worker plays it,
 //! `ai::shipped`; without the network: the level's alpha-beta over the heuristic, as the
 //! browser plays it), `alphabeta:<depth>` (fixed-depth alpha-beta, the sparring partner),
-//! `net:<model.onnx>:<evaluations>` (`onnx` builds: MCTS over a network); PUCT at the root,
+//! `net:<model.onnx>:<evaluations>[+decisive]` (`onnx` builds: MCTS over a network); PUCT at the root,
 //! or `@gumbel` for Gumbel sampling with sequential halving. The iterative-deepening
 //! alpha-beta with a node budget (`ai::pvs`; the names are the old "hybrid"'s, kept because
 //! the committed ladder data are keyed by them): `hybrid:<nodes>`, `hybridq:<nodes>` (with a
@@ -15,7 +15,7 @@ use ai::pvs::PvsConfig;
 
 /// The shipped models (`level:N`), the files the Worker serves from `public/models/`.
 #[cfg(feature = "onnx")]
-const SHIPPED_NETWORK: &str = "net-v2.onnx";
+const SHIPPED_NETWORK: &str = "net-v8.onnx";
 #[cfg(feature = "onnx")]
 const SHIPPED_LEAF: &str = "leaf-v1.bin";
 use ai::{search, Heuristic, RootPolicy, SearchConfig, Uniform};
@@ -36,6 +36,9 @@ pub struct Spec {
     /// The level of a `level:N` player: the shipped AI (`ai::shipped`) in `onnx` builds,
     /// the level's alpha-beta over the heuristic otherwise.
     pub level: Option<ai::level::Level>,
+    /// `net:<model.onnx>:N+decisive`: the MCTS with decisive moves
+    /// (`SearchConfig::decisive`).
+    pub decisive: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,6 +80,10 @@ impl Spec {
                 let (path, n) = rest
                     .rsplit_once(':')
                     .ok_or_else(|| format!("'{s}': use {prefix}<model.onnx>:<evaluations>"))?;
+                let (n, decisive) = match n.strip_suffix("+decisive") {
+                    Some(n) => (n, true),
+                    None => (n, false),
+                };
                 let evaluations =
                     n.parse().map_err(|_| format!("'{s}': expected a number after the model"))?;
                 let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
@@ -89,6 +96,7 @@ impl Spec {
                     hybrid: None,
                     leaf: None,
                     level: None,
+                    decisive,
                 });
             }
         }
@@ -161,6 +169,7 @@ impl Spec {
             hybrid: None,
             leaf: None,
             level: None,
+            decisive: false,
         }
     }
 
@@ -219,7 +228,10 @@ impl Spec {
             Kind::Random => "random".into(),
             Kind::Uniform => format!("uniform:{}{root}", self.evaluations),
             Kind::Heuristic => format!("heuristic:{}{root}", self.evaluations),
-            Kind::Network => format!("net:{}{root}", self.evaluations),
+            Kind::Network => {
+                let d = if self.decisive { "+decisive" } else { "" };
+                format!("net:{}{d}{root}", self.evaluations)
+            }
             Kind::AlphaBeta => format!("alphabeta:{}", self.evaluations),
             Kind::Shipped => format!("level:{}", self.evaluations),
             Kind::Hybrid => {
@@ -265,6 +277,7 @@ impl Spec {
             evaluations: self.evaluations.max(1),
             root: self.root,
             seed,
+            decisive: self.decisive,
             ..SearchConfig::default()
         };
         let r = match self.kind {

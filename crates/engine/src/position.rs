@@ -251,8 +251,9 @@ impl Position {
     }
 
     /// The outcome visible on the board alone, in docs/specification.md §6 order, before repetition:
-    /// a side without its king-piece has lost; Father Time on its end row has won.
-    pub(crate) fn board_outcome(&self) -> Option<Outcome> {
+    /// a side without its king-piece has lost; Father Time on its end row has won. Cheap (no
+    /// move generation): searches use it to look one move ahead for a win.
+    pub fn board_outcome(&self) -> Option<Outcome> {
         for side in [self.turn, self.turn.opponent()] {
             if self.kings[side.index()] == NO_SQUARE {
                 return Some(Outcome::Win { winner: side.opponent(), reason: WinReason::KingDestroyed });
