@@ -331,4 +331,29 @@ mod tests {
         assert!(e.contains("unknown option 'prune' (+nodes=N)"), "{e}");
         assert!(Spec::parse(&format!("hleaf:{leaf}:4+nodes=x")).is_err());
     }
+
+    /// `level:1` is the network MCTS with decisive moves at level 1's budget, so its
+    /// ladder rows can be played (and relabelled) as `net:…:8+decisive`: the same move
+    /// for the same game and seed.
+    #[cfg(feature = "onnx")]
+    #[test]
+    fn a_network_player_with_decisive_moves_plays_as_level_one() {
+        let net = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/net-v8.onnx");
+        let ai::level::Engine::NetworkMcts { evaluations } = ai::level::level(1).unwrap().engine else {
+            panic!("level 1 is the network's MCTS")
+        };
+        let player = Spec::parse(&format!("net:{net}:{evaluations}+decisive")).unwrap();
+        assert!(player.decisive);
+        assert_eq!(player.label(), format!("net:{evaluations}+decisive"));
+        assert!(!Spec::parse(&format!("net:{net}:{evaluations}")).unwrap().decisive);
+        assert!(Spec::parse(&format!("net:{net}:{evaluations}+sure")).is_err());
+        std::env::set_var("IRON_ARENA_MODELS", concat!(env!("CARGO_MANIFEST_DIR"), "/../../models"));
+        let level = Spec::parse("level:1").unwrap();
+        let mut game = Game::new(engine::Position::start(engine::Faction::Blades, engine::Faction::Axiom));
+        for seed in 0..6 {
+            let (a, b) = (player.choose(&game, seed).0, level.choose(&game, seed).0);
+            assert_eq!(a, b, "seed {seed}");
+            game.play(a.unwrap()).unwrap();
+        }
+    }
 }
