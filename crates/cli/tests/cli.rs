@@ -6,6 +6,9 @@ use std::process::{Command, Output};
 
 const CW_BL: &str = "clockwork blades wkbamabkw/ddddddddd/9/9/9/9/9/CCCCCCCCC/PSDHFHDSP s - 0";
 
+/// The shipped models, for an `onnx` build's `level:N` (its `play` loads them).
+const MODELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models");
+
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_iron-arena")).args(args).output().expect("run iron-arena")
 }
@@ -132,6 +135,7 @@ fn play_reads_moves_from_stdin_and_reports_errors() {
     use std::process::Stdio;
     let mut child = Command::new(env!("CARGO_BIN_EXE_iron-arena"))
         .args(["play", "clockwork", "blades", "--ai", "none"])
+        .env("IRON_ARENA_MODELS", MODELS)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -178,6 +182,7 @@ fn play_against_the_ai_answers_each_move() {
     use std::process::Stdio;
     let mut child = Command::new(env!("CARGO_BIN_EXE_iron-arena"))
         .args(["play", "clockwork", "blades", "--level", "2"])
+        .env("IRON_ARENA_MODELS", MODELS)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -187,8 +192,10 @@ fn play_against_the_ai_answers_each_move() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     // The level by its name and engine (a build without the networks: the levels'
-    // alpha-beta over the heuristic), not the matches' label (`hybridqr:300`).
-    assert!(text.contains("The AI (level 2 novice, alphabeta-heuristic) plays north"), "{text}");
+    // alpha-beta over the heuristic; with them, the shipped AI's engine), not the matches'
+    // label (`hybridqr:300`).
+    let engine = if cfg!(feature = "onnx") { "mcts-network" } else { "alphabeta-heuristic" };
+    assert!(text.contains(&format!("The AI (level 2 novice, {engine}) plays north")), "{text}");
     assert!(text.contains("AI plays "), "{text}");
     // Two plies played: South's and the AI's.
     assert!(text.trim_end().ends_with(" s - 2"), "{text}");
