@@ -39,6 +39,8 @@ pub struct Spec {
     /// `net:<model.onnx>:N+decisive`: the MCTS with decisive moves
     /// (`SearchConfig::decisive`).
     pub decisive: bool,
+    /// `hleaf:…+margin=CP`: the margin given, shown in the label (`hybridqrleaf:N+mCP`).
+    pub margin_label: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -97,6 +99,7 @@ impl Spec {
                     leaf: None,
                     level: None,
                     decisive,
+                    margin_label: None,
                 });
             }
         }
@@ -124,22 +127,28 @@ impl Spec {
                 // at the level's equal-time budget (`Level::alphabeta_leaf_config`).
                 // `hleaf:<file>:<level>+nodes=N`: the level with another budget (experiments).
                 let (path, l) = n.rsplit_once(':').ok_or_else(|| format!("'{s}': use hleaf:<file>:<level>"))?;
-                let (number, nodes) = match l.split_once('+') {
-                    None => (l, None),
-                    Some((number, option)) => match option.strip_prefix("nodes=") {
-                        Some(n) => (number, Some(num(n)?)),
-                        None => return Err(format!("'{s}': unknown option '{option}' (+nodes=N)")),
-                    },
-                };
+                // `+margin=CP`: another variety margin, in hundredths of a pawn.
+                let mut options = l.split('+');
+                let number = options.next().unwrap_or_default();
                 let l = ai::level::level(num(number)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
                 let mut cfg = l.alphabeta_leaf_config(0);
-                if let Some(n) = nodes {
-                    cfg.nodes = u64::from(n.max(1));
+                let mut margin = None;
+                for option in options {
+                    if let Some(n) = option.strip_prefix("nodes=") {
+                        cfg.nodes = u64::from(num(n)?.max(1));
+                    } else if let Some(cp) = option.strip_prefix("margin=") {
+                        let cp = num(cp)?;
+                        cfg.margin = cp as f32 / 100.0;
+                        margin = Some(cp);
+                    } else {
+                        return Err(format!("'{s}': unknown option '{option}' (+nodes=N, +margin=CP)"));
+                    }
                 }
                 let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
                 let net = ai::leafnet::LeafNet::from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))?;
                 let mut spec = Spec::hybrid(cfg, root);
                 spec.leaf = Some(std::sync::Arc::new(net));
+                spec.margin_label = margin;
                 spec
             }
             "hlevel" => {
@@ -170,6 +179,7 @@ impl Spec {
             leaf: None,
             level: None,
             decisive: false,
+            margin_label: None,
         }
     }
 
@@ -239,7 +249,8 @@ impl Spec {
                 let q =
                     if self.hybrid.is_some_and(|c| c.reductions) { format!("{q}r") } else { q.to_owned() };
                 let leaf = if self.leaf.is_some() { "leaf" } else { "" };
-                format!("hybrid{q}{leaf}:{}", self.evaluations)
+                let m = self.margin_label.map(|cp| format!("+m{cp}")).unwrap_or_default();
+                format!("hybrid{q}{leaf}:{}{m}", self.evaluations)
             }
         }
     }
@@ -328,7 +339,11 @@ mod tests {
         assert_eq!(more.hybrid, Some(PvsConfig { nodes: 90_000, ..level.alphabeta_leaf_config(0) }));
         assert_eq!(more.label(), "hybridqrleaf:90000");
         let e = Spec::parse(&format!("hleaf:{leaf}:4+prune")).unwrap_err();
-        assert!(e.contains("unknown option 'prune' (+nodes=N)"), "{e}");
+        assert!(e.contains("unknown option 'prune' (+nodes=N, +margin=CP)"), "{e}");
+        let wide = Spec::parse(&format!("hleaf:{leaf}:4+nodes=9000+margin=40")).unwrap();
+        let cfg = PvsConfig { nodes: 9_000, margin: 0.4, ..level.alphabeta_leaf_config(0) };
+        assert_eq!(wide.hybrid, Some(cfg));
+        assert_eq!(wide.label(), "hybridqrleaf:9000+m40");
         assert!(Spec::parse(&format!("hleaf:{leaf}:4+nodes=x")).is_err());
     }
 

@@ -439,6 +439,7 @@ pub fn bench_leaf(path: &str) -> Result<String, String> {
         "per position: heuristic score {heur_ns:.0} ns, leaf network's features and correction {net_ns:.0} ns, \
          legal move generation {gen_ns:.0} ns (checksum {sum:.1})\n"
     ));
+    out.push_str(&search_signature(&net));
     let per_node = |k: usize| secs[k] / nodes[k].max(1) as f64;
     out.push_str(&format!(
         "time per node, leaf network / heuristic: {:.3} (hidden {})\n",
@@ -446,6 +447,49 @@ pub fn bench_leaf(path: &str) -> Result<String, String> {
         net.hidden()
     ));
     Ok(out)
+}
+
+/// The search's signature (as a chess engine's `bench` node count): levels 3-6 with the
+/// leaf score on the benchmark positions and on 24 seeded positions deeper in games, every
+/// result (move, score bits, depth, nodes) folded into one hash. A change meant to make the
+/// search faster, not different, must leave it unchanged.
+fn search_signature(net: &ai::leafnet::LeafNet) -> String {
+    let mut positions = ai::bench::positions();
+    let mut rng = ai::rng::Rng::new(32);
+    while positions.len() < 33 {
+        let f = engine::Faction::ALL;
+        let mut g = engine::Game::new(engine::Position::start(f[rng.below(3)], f[rng.below(3)]));
+        for _ in 0..20 + rng.below(60) {
+            let moves = g.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let _ = g.play(moves[rng.below(moves.len())]);
+        }
+        if g.outcome().is_none() {
+            positions.push(*g.position());
+        }
+    }
+    let (mut hash, mut nodes) = (0xcbf2_9ce4_8422_2325u64, 0u64);
+    let mut fold = |bytes: &[u8]| {
+        for &b in bytes {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for number in 3..=6 {
+        let Some(level) = ai::level::level(number) else { continue };
+        for (i, p) in positions.iter().enumerate() {
+            let r =
+                ai::pvs::search_with_leaf(p, &[p.hash()], Some(net), &level.alphabeta_leaf_config(i as u64));
+            let best = r.best.map(|m| m.to_string()).unwrap_or_default();
+            fold(best.as_bytes());
+            fold(&r.score.to_bits().to_le_bytes());
+            fold(&r.depth.to_le_bytes());
+            fold(&r.nodes.to_le_bytes());
+            nodes += r.nodes;
+        }
+    }
+    format!("search signature (levels 3-6, {} positions): {hash:016x}, {nodes} nodes\n", positions.len())
 }
 
 /// `bench-ai`: leaf evaluations per second of the heuristic and uniform MCTS (one
