@@ -2,13 +2,13 @@
 //! charged pieces for the value; captures, king captures, promotions and abilities that
 //! destroy for the prior. The fallback when no network is loaded, and a test opponent.
 
-use engine::{Ability, Move, Position, Role, Side, Square};
+use engine::{Ability, Move, Piece, Position, Role, Side, Square};
 
 use crate::evaluator::{Evaluation, Evaluator, Leaf};
 
 /// Material values in pawn-type units (the king-piece's loss is the game's loss and is
 /// handled by the search, so it is scored only for danger).
-pub fn material(role: Role) -> f32 {
+pub const fn material(role: Role) -> f32 {
     match role {
         Role::Cog | Role::Dagger | Role::Phial => 1.0,
         Role::Gear => 2.5,
@@ -31,48 +31,104 @@ pub fn material(role: Role) -> f32 {
 #[derive(Debug, Default, Clone)]
 pub struct Heuristic;
 
-impl Heuristic {
-    /// Score for the side to move, in pawn units.
-    pub fn score(pos: &Position, moves: &[Move]) -> f32 {
-        let me = pos.turn();
-        let kings = [pos.king(Side::South), pos.king(Side::North)];
-        // Enemy pieces within two squares of each side's king, counted in the same pass as
-        // the material (one pass over the board: this runs at every leaf of the search).
-        let mut near = [0u32; 2];
-        let mut s = 0.0;
-        for i in 0..81u8 {
-            let Some(sq) = Square::new(i) else { continue };
-            let Some(p) = pos.piece_at(sq) else { continue };
-            let sign = if p.side == me { 1.0 } else { -1.0 };
-            let mut v = material(p.role);
-            if p.charged {
-                v += 0.4;
-            }
-            // Advance of pawn-types (end-row effects) and Father Time (Timeout).
-            let adv = match p.side {
-                Side::South => sq.rank() as f32,
-                Side::North => (8 - sq.rank()) as f32,
-            };
-            match p.role {
-                Role::Cog | Role::Dagger | Role::Phial => v += 0.08 * adv,
-                Role::FatherTime => v += 0.25 * adv * adv / 8.0,
-                _ => {}
-            }
-            s += sign * v;
-            let king = kings[p.side.opponent().index()];
-            if king.is_some_and(|k| sq.distance(k) <= 2) {
-                near[p.side.opponent().index()] += 1;
-            }
+/// Per role code (the board's encoding, 1..=19; 0 unused): the material value, and the
+/// advance terms' coefficients: `0.08 × advance` for the pawn-types, `0.25 × advance² / 8`
+/// for Father Time. A table, not a `match` per piece: the role changes from one piece to
+/// the next, and the score runs at every leaf of the search.
+struct RoleTerms {
+    material: [f32; 20],
+    linear: [f32; 20],
+    square: [f32; 20],
+}
+
+const ROLE_TERMS: RoleTerms = {
+    let mut t = RoleTerms { material: [0.0; 20], linear: [0.0; 20], square: [0.0; 20] };
+    let mut i = 0;
+    while i < Role::ALL.len() {
+        let role = Role::ALL[i];
+        let code = role as usize;
+        t.material[code] = material(role);
+        match role {
+            Role::Cog | Role::Dagger | Role::Phial => t.linear[code] = 0.08,
+            Role::FatherTime => t.square[code] = 0.25,
+            _ => {}
         }
+        i += 1;
+    }
+    t
+};
+
+/// The heuristic score accumulated piece by piece in square order ([`Heuristic::score`];
+/// the leaf score adds its features in the same pass, [`crate::leafnet`]). Bit for bit the
+/// score as first written (the tests below): the browser's and the server's moves depend on
+/// it.
+pub(crate) struct ScoreScan {
+    me: Side,
+    kings: [Option<Square>; 2],
+    near: [u32; 2],
+    s: f32,
+}
+
+impl ScoreScan {
+    #[inline]
+    pub(crate) fn new(pos: &Position) -> ScoreScan {
+        ScoreScan {
+            me: pos.turn(),
+            kings: [pos.king(Side::South), pos.king(Side::North)],
+            near: [0; 2],
+            s: 0.0,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn add(&mut self, sq: Square, p: Piece) {
+        let code = p.role as usize;
+        let mut v = ROLE_TERMS.material[code];
+        if p.charged {
+            v += 0.4;
+        }
+        // Advance of pawn-types (end-row effects) and Father Time (Timeout). Adding the
+        // other roles' zero terms leaves `v` unchanged (it is never -0.0).
+        let adv = match p.side {
+            Side::South => sq.rank() as f32,
+            Side::North => (8 - sq.rank()) as f32,
+        };
+        v += ROLE_TERMS.linear[code] * adv;
+        v += ROLE_TERMS.square[code] * adv * adv / 8.0;
+        // `±1 × v` is exact: the same sum as the sign's product.
+        self.s += if p.side == self.me { v } else { -v };
+        // Enemy pieces within two squares of each side's king.
+        let enemy = p.side.opponent().index();
+        if self.kings[enemy].is_some_and(|k| sq.distance(k) <= 2) {
+            self.near[enemy] += 1;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn finish(self, moves: &[Move]) -> f32 {
+        let mut s = self.s;
         // King danger: enemy pieces near each king (South's term first, then North's).
         for side in Side::ALL {
-            if kings[side.index()].is_some() {
-                let n = near[side.index()] as f32;
-                s += if side == me { -0.5 * n } else { 0.5 * n };
+            if self.kings[side.index()].is_some() {
+                let n = self.near[side.index()] as f32;
+                s += if side == self.me { -0.5 * n } else { 0.5 * n };
             }
         }
         // Mobility of the side to move (the opponent's is not generated: too costly).
         s + 0.03 * moves.len() as f32
+    }
+}
+
+impl Heuristic {
+    /// Score for the side to move, in pawn units: material, charged pieces, the advance of
+    /// pawn-types and Father Time, king danger and the mover's mobility (one pass over the
+    /// pieces: this runs at every leaf of the search).
+    pub fn score(pos: &Position, moves: &[Move]) -> f32 {
+        let mut scan = ScoreScan::new(pos);
+        for (sq, p) in pos.pieces() {
+            scan.add(sq, p);
+        }
+        scan.finish(moves)
     }
 
     /// How promising a move looks before search (a logit).

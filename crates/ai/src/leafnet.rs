@@ -1,5 +1,5 @@
 //! A small learned evaluation for the alpha-beta's leaves ([`crate::pvs`]; issue 10): a one-hidden-layer
-//! network over piece-square features, added to the hand-written [`Heuristic`] score.
+//! network over piece-square features, added to the hand-written [`Heuristic`](crate::Heuristic) score.
 //!
 //! Why this shape: the convolutional network costs as much as ~1,000 heuristic positions
 //! per run, so the alpha-beta could only afford it once per move, and there it adds nothing
@@ -17,10 +17,10 @@
 //! scale of the search's margins and windows is kept: training fits the heuristic's
 //! pawn-to-result scale first and keeps it fixed.
 
-use engine::{Move, Position, Role};
+use engine::{Move, Piece, Position, Role, Side, Square};
 
 use crate::encoding::view_index;
-use crate::heuristic::Heuristic;
+use crate::heuristic::ScoreScan;
 
 const ROLES: usize = Role::ALL.len();
 /// The size of the sparse input.
@@ -33,17 +33,33 @@ const MAGIC: &[u8; 8] = b"IALEAF01";
 pub fn features(pos: &Position, out: &mut Vec<u16>) {
     out.clear();
     let me = pos.turn();
-    for i in 0..81u8 {
-        let Some(sq) = engine::Square::new(i) else { continue };
-        let Some(p) = pos.piece_at(sq) else { continue };
-        let enemy = usize::from(p.side != me);
-        let v = view_index(sq, me);
-        let role = p.role as usize - 1;
-        out.push(((enemy * ROLES + role) * 81 + v) as u16);
-        if p.charged {
-            out.push((2 * ROLES * 81 + enemy * 81 + v) as u16);
-        }
+    for (sq, p) in pos.pieces() {
+        push_features(me, sq, p, out);
     }
+}
+
+#[inline]
+fn push_features(me: Side, sq: Square, p: Piece, out: &mut Vec<u16>) {
+    let enemy = usize::from(p.side != me);
+    let v = view_index(sq, me);
+    let role = p.role as usize - 1;
+    out.push(((enemy * ROLES + role) * 81 + v) as u16);
+    if p.charged {
+        out.push((2 * ROLES * 81 + enemy * 81 + v) as u16);
+    }
+}
+
+/// [`crate::Heuristic::score`] and [`features`] in one pass over the pieces (the leaf score's
+/// inputs, at every leaf of the search).
+fn score_and_features(pos: &Position, moves: &[Move], out: &mut Vec<u16>) -> f32 {
+    out.clear();
+    let me = pos.turn();
+    let mut scan = ScoreScan::new(pos);
+    for (sq, p) in pos.pieces() {
+        scan.add(sq, p);
+        push_features(me, sq, p, out);
+    }
+    scan.finish(moves)
 }
 
 /// The feature of the left-right mirrored position (file a ↔ i).
@@ -130,8 +146,8 @@ impl LeafNet {
 
     /// The score of `pos` (with its legal `moves`) in pawns for the side to move.
     pub fn score(&self, pos: &Position, moves: &[Move], scratch: &mut Vec<u16>) -> f32 {
-        features(pos, scratch);
-        self.pawns(Heuristic::score(pos, moves), scratch)
+        let heuristic = score_and_features(pos, moves, scratch);
+        self.pawns(heuristic, scratch)
     }
 
     /// The score in pawns of a position with this heuristic score and these features
@@ -145,7 +161,35 @@ impl LeafNet {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::Heuristic;
     use engine::Faction;
+
+    /// The one-pass leaf inputs are the heuristic score and the features computed apart,
+    /// bit for bit, over seeded random games of every match-up.
+    #[test]
+    fn the_one_pass_inputs_equal_the_score_and_the_features_apart() {
+        let mut rng = crate::rng::Rng::new(33);
+        let (mut one, mut apart) = (Vec::new(), Vec::new());
+        let mut checked = 0;
+        for _ in 0..40 {
+            let f = Faction::ALL;
+            let mut g = engine::Game::new(Position::start(f[rng.below(3)], f[rng.below(3)]));
+            for _ in 0..100 {
+                let moves = g.legal_moves();
+                let p = *g.position();
+                let h = score_and_features(&p, &moves, &mut one);
+                features(&p, &mut apart);
+                assert_eq!(h.to_bits(), Heuristic::score(&p, &moves).to_bits());
+                assert_eq!(one, apart);
+                checked += 1;
+                if moves.is_empty() {
+                    break;
+                }
+                let _ = g.play(moves[rng.below(moves.len())]);
+            }
+        }
+        assert!(checked > 1_000, "{checked} positions");
+    }
 
     fn export(hidden: usize, weights: impl Fn(usize) -> f32) -> Vec<u8> {
         let mut b = MAGIC.to_vec();

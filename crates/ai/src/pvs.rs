@@ -156,6 +156,9 @@ pub fn search_with_leaf(
         history: vec![0; 81 * 81],
         leaf,
         scratch: Vec::with_capacity(crate::leafnet::MAX_ACTIVE),
+        move_lists: Vec::new(),
+        capture_lists: Vec::new(),
+        keyed: Vec::new(),
     };
     // The window below the best inside which root scores are kept exact, so the variety
     // draw chooses among true scores.
@@ -285,6 +288,12 @@ struct Searcher<'a> {
     /// The learned leaf score, if any (else the heuristic's).
     leaf: Option<&'a LeafNet>,
     scratch: Vec<u16>,
+    /// Move lists and capture lists no longer in use, kept for the next node: a node
+    /// allocates nothing once the search is a few plies deep (allocation is dear in wasm).
+    move_lists: Vec<Vec<Move>>,
+    capture_lists: Vec<Vec<(f32, Move)>>,
+    /// The move ordering's keys (filled and emptied within one call).
+    keyed: Vec<(f32, Move)>,
 }
 
 /// The score of `o` for the side to move in the position it ended, `ply` plies from the
@@ -388,9 +397,25 @@ impl Searcher<'_> {
         }
         let mut pos = *parent;
         pos.play_unchecked(mv);
+        let mut moves = self.move_list();
+        pos.legal_moves_into(&mut moves);
+        let v = self.node(&pos, &moves, depth, ply, alpha, beta);
+        self.move_lists.push(moves);
+        v
+    }
+
+    /// An empty move list (a used one when there is one).
+    fn move_list(&mut self) -> Vec<Move> {
+        let mut v = self.move_lists.pop().unwrap_or_else(|| Vec::with_capacity(64));
+        v.clear();
+        v
+    }
+
+    /// The score of `pos` (just reached, `moves` its legal moves) for its side to move,
+    /// searched `depth` more plies ([`Searcher::child`]).
+    fn node(&mut self, pos: &Position, moves: &[Move], depth: u32, ply: u32, alpha: f32, beta: f32) -> f32 {
         let hash = pos.hash();
         let earlier = self.hashes.iter().filter(|&&h| h == hash).count();
-        let moves = pos.legal_moves();
         if moves.is_empty() || earlier >= 2 {
             if let Some(o) = pos.outcome_after_move(earlier) {
                 return terminal_score(o, pos.turn(), ply);
@@ -399,11 +424,11 @@ impl Searcher<'_> {
         if depth == 0 {
             if self.quiescence > 0 {
                 self.hashes.push(hash);
-                let v = self.quiesce(&pos, &moves, self.quiescence, ply, alpha, beta);
+                let v = self.quiesce(pos, moves, self.quiescence, ply, alpha, beta);
                 self.hashes.pop();
                 return v;
             }
-            return self.static_score(&pos, &moves);
+            return self.static_score(pos, moves);
         }
         // The table is keyed by the position alone; near the 160-ply limit the same
         // position can end differently by its ply, and a repeated position's value depends
@@ -427,22 +452,23 @@ impl Searcher<'_> {
             }
         }
         self.hashes.push(hash);
-        let ordered = self.ordered(&pos, moves, tt_move, ply);
+        let mut ordered = self.move_list();
+        self.order(pos, moves, tt_move, ply, &mut ordered);
         let mut a = alpha;
         let mut best = f32::NEG_INFINITY;
         let mut best_move = None;
-        for (i, m) in ordered.into_iter().enumerate() {
+        for (i, &m) in ordered.iter().enumerate() {
             let v = if i == 0 || !self.reductions {
-                -self.child(&pos, m, depth - 1, ply + 1, -beta, -a)
+                -self.child(pos, m, depth - 1, ply + 1, -beta, -a)
             } else {
                 // A late quiet move (after the table's move, the good captures and the
                 // killers) is first searched a ply shallower; every later move with a null
                 // window first, again in full only if it may beat the best so far.
-                let late = i >= LATE_MOVE && depth >= 3 && !is_capture(&pos, &m);
+                let late = i >= LATE_MOVE && depth >= 3 && !is_capture(pos, &m);
                 let d = if late { depth - 2 } else { depth - 1 };
-                let v = -self.child(&pos, m, d, ply + 1, -a - NULL_WINDOW, -a);
+                let v = -self.child(pos, m, d, ply + 1, -a - NULL_WINDOW, -a);
                 if !self.aborted && v > a && (late || v < beta) {
-                    -self.child(&pos, m, depth - 1, ply + 1, -beta, -a)
+                    -self.child(pos, m, depth - 1, ply + 1, -beta, -a)
                 } else {
                     v
                 }
@@ -466,7 +492,7 @@ impl Searcher<'_> {
                 }
             }
             if a >= beta {
-                if !is_capture(&pos, &m) {
+                if !is_capture(pos, &m) {
                     let k = &mut self.killers[ply as usize];
                     if k[0] != Some(m) {
                         k[1] = k[0];
@@ -478,6 +504,7 @@ impl Searcher<'_> {
                 break;
             }
         }
+        self.move_lists.push(ordered);
         self.hashes.pop();
         if use_tt {
             let bound = if best <= alpha {
@@ -508,15 +535,31 @@ impl Searcher<'_> {
         if stand >= beta || left == 0 {
             return stand;
         }
-        let mut a = alpha.max(stand);
-        let mut best = stand;
-        let mut caps: Vec<(f32, Move)> = moves
-            .iter()
-            .filter(|m| is_capture(pos, m))
-            .map(|m| (Heuristic::move_logit(pos, m), *m))
-            .collect();
+        let a = alpha.max(stand);
+        let best = stand;
+        let mut caps = self.capture_lists.pop().unwrap_or_default();
+        caps.clear();
+        caps.extend(moves.iter().filter(|m| is_capture(pos, m)).map(|m| (Heuristic::move_logit(pos, m), *m)));
         caps.sort_by(|x, y| y.0.total_cmp(&x.0));
-        for (_, m) in caps {
+        let v = self.captures(pos, &caps, left, ply, a, beta, best);
+        self.capture_lists.push(caps);
+        v
+    }
+
+    /// The quiescence's loop over its captures, best first (`a` and `best` from the
+    /// stand-pat).
+    #[allow(clippy::too_many_arguments)]
+    fn captures(
+        &mut self,
+        pos: &Position,
+        caps: &[(f32, Move)],
+        left: u32,
+        ply: u32,
+        mut a: f32,
+        beta: f32,
+        mut best: f32,
+    ) -> f32 {
+        for &(_, m) in caps {
             if self.nodes >= self.budget {
                 self.aborted = true;
                 return 0.0;
@@ -526,7 +569,8 @@ impl Searcher<'_> {
             next.play_unchecked(m);
             let hash = next.hash();
             let earlier = self.hashes.iter().filter(|&&h| h == hash).count();
-            let next_moves = next.legal_moves();
+            let mut next_moves = self.move_list();
+            next.legal_moves_into(&mut next_moves);
             let v = if next_moves.is_empty() || earlier >= 2 {
                 match next.outcome_after_move(earlier) {
                     Some(o) => -terminal_score(o, next.turn(), ply + 1),
@@ -535,6 +579,7 @@ impl Searcher<'_> {
             } else {
                 -self.quiesce_child(&next, &next_moves, hash, left - 1, ply + 1, -beta, -a)
             };
+            self.move_lists.push(next_moves);
             if self.aborted {
                 return 0.0;
             }
@@ -571,28 +616,36 @@ impl Searcher<'_> {
     /// The table's move, then tactical moves (move logit ≥ 1: captures, king captures,
     /// Timeout, destroying abilities) by logit, the two killers, then the rest by logit
     /// and history. Stable, so the order is deterministic.
-    fn ordered(&self, pos: &Position, moves: Vec<Move>, tt_move: Option<Move>, ply: u32) -> Vec<Move> {
+    fn order(
+        &mut self,
+        pos: &Position,
+        moves: &[Move],
+        tt_move: Option<Move>,
+        ply: u32,
+        out: &mut Vec<Move>,
+    ) {
         let killers = self.killers[(ply as usize).min(self.killers.len() - 1)];
-        let mut keyed: Vec<(f32, Move)> = moves
-            .into_iter()
-            .map(|m| {
-                let logit = Heuristic::move_logit(pos, &m);
-                let key = if Some(m) == tt_move {
-                    f32::INFINITY
-                } else if logit >= 1.0 {
-                    4.0e6 + logit
-                } else if Some(m) == killers[0] {
-                    3.0e6
-                } else if Some(m) == killers[1] {
-                    2.9e6
-                } else {
-                    logit * 1.0e6 + self.history[m.from.index() * 81 + m.to.index()].min(900_000) as f32
-                };
-                (key, m)
-            })
-            .collect();
+        let mut keyed = std::mem::take(&mut self.keyed);
+        keyed.clear();
+        keyed.extend(moves.iter().map(|&m| {
+            let logit = Heuristic::move_logit(pos, &m);
+            let key = if Some(m) == tt_move {
+                f32::INFINITY
+            } else if logit >= 1.0 {
+                4.0e6 + logit
+            } else if Some(m) == killers[0] {
+                3.0e6
+            } else if Some(m) == killers[1] {
+                2.9e6
+            } else {
+                logit * 1.0e6 + self.history[m.from.index() * 81 + m.to.index()].min(900_000) as f32
+            };
+            (key, m)
+        }));
         keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
-        keyed.into_iter().map(|(_, m)| m).collect()
+        out.clear();
+        out.extend(keyed.iter().map(|&(_, m)| m));
+        self.keyed = keyed;
     }
 }
 

@@ -32,7 +32,7 @@ pub use iapn::ParsePositionError;
 pub use moves::{Ability, Move, MoveParseError};
 pub use outcome::{result_text, DrawReason, Outcome, WinReason};
 pub use play::IllegalMove;
-pub use position::{Position, PositionError, Setup, MAX_PLY};
+pub use position::{Pieces, Position, PositionError, Setup, MAX_PLY};
 pub use setup::{starting_squares, FactionSetup, SETUPS};
 pub use types::{Faction, Piece, Role, Side, Square};
 

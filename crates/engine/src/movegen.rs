@@ -8,7 +8,7 @@
 
 use crate::geometry::{neighbor, sq, DIAGONAL, DIRS, NONE, ORTHOGONAL, SICKLE};
 use crate::moves::{Ability, Move};
-use crate::position::{Position, CHARGED, NORTH, ROLE_MASK};
+use crate::position::{side_occupancy, Position, CHARGED, NORTH, ROLE_MASK};
 use crate::setup::START_MASKS;
 use crate::types::{Role, Side};
 
@@ -581,11 +581,13 @@ impl Position {
     pub(crate) fn generate(&self, out: &mut Vec<Move>) {
         let us = if self.turn == Side::North { NORTH } else { 0 };
         let mut g = Gen { pos: self, board: &self.board, side: self.turn, us, out };
-        for from in 0..81u8 {
-            let cell = self.board[from as usize];
-            if cell != 0 && cell & NORTH == us {
-                g.piece(from, cell);
-            }
+        // The side's pieces in square order (the moves' order is part of the AI's
+        // determinism), found eight squares at a time.
+        let mut own = side_occupancy(&self.board, us == NORTH);
+        while own != 0 {
+            let from = own.trailing_zeros() as u8;
+            own &= own - 1;
+            g.piece(from, self.board[from as usize]);
         }
     }
 
