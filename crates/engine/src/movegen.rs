@@ -584,9 +584,7 @@ impl Position {
         // The side's pieces in square order (the moves' order is part of the AI's
         // determinism), found eight squares at a time.
         let mut own = side_occupancy(&self.board, us == NORTH);
-        while own != 0 {
-            let from = own.trailing_zeros() as u8;
-            own &= own - 1;
+        while let Some(from) = own.pop() {
             g.piece(from, self.board[from as usize]);
         }
     }

@@ -50,40 +50,89 @@ const fn gather_bytes(x: u64) -> u64 {
     x.wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
-/// One bit per cell of `board` (bit `i` for cell `i`): set where the cell is not empty,
-/// eight cells at a time without a branch.
-#[inline]
-pub(crate) fn occupancy(board: &[u8; 81]) -> u128 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let mut mask = 0u128;
-    for (w, chunk) in board.chunks(8).enumerate() {
-        let mut bytes = [0u8; 8];
-        bytes[..chunk.len()].copy_from_slice(chunk);
-        let x = u64::from_le_bytes(bytes);
-        // A byte's high bit, after adding 0x7f to its low seven bits and or-ing the byte
-        // itself: set exactly when the byte is not zero.
-        let high = (((x & LOW7) + LOW7) | x) & !LOW7;
-        mask |= u128::from(gather_bytes(high >> 7)) << (8 * w);
+/// A set of squares, one bit each: squares 0-63 in the first word, 64-80 in the second
+/// (two 64-bit words rather than a `u128`: wasm has no 128-bit integers, and the Worker's
+/// search walks these at every node).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SquareSet([u64; 2]);
+
+impl SquareSet {
+    #[inline]
+    pub(crate) fn and(self, other: SquareSet) -> SquareSet {
+        SquareSet([self.0[0] & other.0[0], self.0[1] & other.0[1]])
     }
-    mask
+
+    #[inline]
+    pub(crate) fn and_not(self, other: SquareSet) -> SquareSet {
+        SquareSet([self.0[0] & !other.0[0], self.0[1] & !other.0[1]])
+    }
+
+    /// Removes and returns the lowest square.
+    #[inline]
+    pub(crate) fn pop(&mut self) -> Option<u8> {
+        if self.0[0] != 0 {
+            let i = self.0[0].trailing_zeros() as u8;
+            self.0[0] &= self.0[0] - 1;
+            Some(i)
+        } else if self.0[1] != 0 {
+            let i = self.0[1].trailing_zeros() as u8;
+            self.0[1] &= self.0[1] - 1;
+            Some(64 + i)
+        } else {
+            None
+        }
+    }
+
+    #[cfg(test)]
+    fn bits(self) -> u128 {
+        u128::from(self.0[0]) | u128::from(self.0[1]) << 64
+    }
 }
 
-/// One bit per cell of `board` holding a piece of North (`north`) or of South.
+/// The cells of `board` as eleven little-endian words of eight (the last holds one cell).
 #[inline]
-pub(crate) fn side_occupancy(board: &[u8; 81], north: bool) -> u128 {
-    let mut flags = 0u128;
-    for (w, chunk) in board.chunks(8).enumerate() {
+fn words(board: &[u8; 81]) -> [u64; 11] {
+    let mut out = [0u64; 11];
+    for (w, chunk) in out.iter_mut().zip(board.chunks(8)) {
         let mut bytes = [0u8; 8];
         bytes[..chunk.len()].copy_from_slice(chunk);
-        let x = u64::from_le_bytes(bytes);
-        // NORTH is bit 5 of a cell.
-        flags |= u128::from(gather_bytes((x >> 5) & 0x0101_0101_0101_0101)) << (8 * w);
+        *w = u64::from_le_bytes(bytes);
     }
-    let occupied = occupancy(board);
+    out
+}
+
+/// One bit per cell, gathered from one flag bit (0 or 1 in each byte's lowest bit) per
+/// byte of each word.
+#[inline]
+fn gather(words: &[u64; 11], flag: impl Fn(u64) -> u64) -> SquareSet {
+    let mut set = [0u64; 2];
+    for (w, &x) in words.iter().enumerate() {
+        set[w / 8] |= gather_bytes(flag(x)) << (8 * (w % 8));
+    }
+    SquareSet(set)
+}
+
+/// The cells of `board` that are not empty, eight at a time without a branch.
+#[inline]
+pub(crate) fn occupancy(board: &[u8; 81]) -> SquareSet {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // A byte's high bit, after adding 0x7f to its low seven bits and or-ing the byte
+    // itself: set exactly when the byte is not zero.
+    gather(&words(board), |x| ((((x & LOW7) + LOW7) | x) & !LOW7) >> 7)
+}
+
+/// The cells of `board` holding a piece of North (`north`) or of South.
+#[inline]
+pub(crate) fn side_occupancy(board: &[u8; 81], north: bool) -> SquareSet {
+    let w = words(board);
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let occupied = gather(&w, |x| ((((x & LOW7) + LOW7) | x) & !LOW7) >> 7);
+    // NORTH is bit 5 of a cell.
+    let flagged = gather(&w, |x| (x >> 5) & 0x0101_0101_0101_0101);
     if north {
-        occupied & flags
+        occupied.and(flagged)
     } else {
-        occupied & !flags
+        occupied.and_not(flagged)
     }
 }
 
@@ -92,7 +141,7 @@ pub(crate) fn side_occupancy(board: &[u8; 81], north: bool) -> u128 {
 pub struct Pieces<'a> {
     board: &'a [u8; 81],
     /// The occupied squares not yet given.
-    mask: u128,
+    left: SquareSet,
 }
 
 impl Iterator for Pieces<'_> {
@@ -100,11 +149,7 @@ impl Iterator for Pieces<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<(Square, Piece)> {
-        if self.mask == 0 {
-            return None;
-        }
-        let i = self.mask.trailing_zeros() as u8;
-        self.mask &= self.mask - 1;
+        let i = self.left.pop()?;
         Some((Square::new(i)?, decode(self.board[usize::from(i)])?))
     }
 }
@@ -268,7 +313,7 @@ impl Position {
     /// evaluators scan the board at every leaf).
     #[inline]
     pub fn pieces(&self) -> Pieces<'_> {
-        Pieces { board: &self.board, mask: occupancy(&self.board) }
+        Pieces { board: &self.board, left: occupancy(&self.board) }
     }
 
     #[inline]
@@ -453,13 +498,13 @@ mod tests {
                 *cell = if empty { 0 } else { ((state >> 33) as u8 | (i == 80) as u8) & 0x7f };
             }
             let scan: u128 = (0..81).filter(|&i| board[i] != 0).map(|i| 1u128 << i).sum();
-            assert_eq!(occupancy(&board), scan, "{board:?}");
+            assert_eq!(occupancy(&board).bits(), scan, "{board:?}");
             for north in [false, true] {
                 let side: u128 = (0..81)
                     .filter(|&i| board[i] != 0 && (board[i] & NORTH != 0) == north)
                     .map(|i| 1u128 << i)
                     .sum();
-                assert_eq!(side_occupancy(&board, north), side, "{board:?}");
+                assert_eq!(side_occupancy(&board, north).bits(), side, "{board:?}");
             }
         }
         let p = Position::start(Faction::Clockwork, Faction::Axiom);
