@@ -63,7 +63,7 @@ pub const LEAF_NODE_COST: f32 = 1.5;
 /// From "beginner" to the strongest level. Budgets are counts, calibrated on the real
 /// runtime (workerd on this 2-core machine; `scripts/bench-net.sh` prints each level's
 /// median, mean and slowest ms per move, and `public/levels.json` keeps the medians the
-/// picker shows): levels 1-6 take about 24, 137, 2, 130, 174 and 407 ms a move, the
+/// picker shows): levels 1-6 take about 24, 135, 1, 104, 135 and 320 ms a move, the
 /// default, level 4, within its 150 ms (issue 32).
 pub const LEVELS: [Level; 6] = [
     Level {
@@ -124,11 +124,12 @@ pub const LEVELS: [Level; 6] = [
 pub const DEFAULT_LEVEL: u8 = 4;
 
 /// What one network evaluation costs in alpha-beta positions over the heuristic (the
-/// unit of [`Level::alphabeta_nodes`]): scripts/bench-net.sh measured 351 evaluations a second
-/// and 455 leaf-scored positions a millisecond in workerd (2026-12-04), so an evaluation
-/// takes the time of ~1,300 leaf-scored positions, each 1.5 heuristic ones
-/// ([`LEAF_NODE_COST`]).
-pub const NETWORK_EVALUATION_NODES: u32 = 2_000;
+/// unit of [`Level::alphabeta_nodes`]): scripts/bench-net.sh measured ~330 evaluations a
+/// second in workerd and level 4's 75,000 leaf-scored positions in 104 ms (2026-12-05, after
+/// the alpha-beta's speed-up; 2,000 before it), so an evaluation takes the time of ~2,200
+/// leaf-scored positions, each 1.5 heuristic ones ([`LEAF_NODE_COST`]); 3,000 puts level 2
+/// at 1.28 level-4 moves, where its time is 1.30 of level 4's.
+pub const NETWORK_EVALUATION_NODES: u32 = 3_000;
 
 pub fn level(number: u8) -> Option<Level> {
     LEVELS.iter().copied().find(|l| l.number == number)
