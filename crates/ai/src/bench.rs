@@ -12,21 +12,43 @@ pub fn positions() -> Vec<Position> {
     let mut positions = Vec::new();
     for south in Faction::ALL {
         for north in Faction::ALL {
-            let mut g = Game::new(Position::start(south, north));
-            let mut rng = Rng::new(7);
-            for _ in 0..20 {
-                let moves = g.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                let _ = g.play(moves[rng.below(moves.len())]);
-            }
+            let g = random_game(south, north, 20, &mut Rng::new(7));
             if g.outcome().is_none() {
                 positions.push(*g.position());
             }
         }
     }
     positions
+}
+
+/// `count` positions of seeded random games, 20-79 plies in, of random match-ups (games that
+/// ended are skipped): deeper into the game than [`positions`].
+pub fn deeper_positions(count: usize, seed: u64) -> Vec<Position> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let f = Faction::ALL;
+        let (south, north) = (f[rng.below(3)], f[rng.below(3)]);
+        let plies = 20 + rng.below(60);
+        let g = random_game(south, north, plies, &mut rng);
+        if g.outcome().is_none() {
+            out.push(*g.position());
+        }
+    }
+    out
+}
+
+/// A game of `plies` random moves (fewer if it ends).
+fn random_game(south: Faction, north: Faction, plies: usize, rng: &mut Rng) -> Game {
+    let mut g = Game::new(Position::start(south, north));
+    for _ in 0..plies {
+        let moves = g.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        let _ = g.play(moves[rng.below(moves.len())]);
+    }
+    g
 }
 
 #[cfg(test)]

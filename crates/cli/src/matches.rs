@@ -455,21 +455,7 @@ pub fn bench_leaf(path: &str) -> Result<String, String> {
 /// search faster, not different, must leave it unchanged.
 fn search_signature(net: &ai::leafnet::LeafNet) -> String {
     let mut positions = ai::bench::positions();
-    let mut rng = ai::rng::Rng::new(32);
-    while positions.len() < 33 {
-        let f = engine::Faction::ALL;
-        let mut g = engine::Game::new(engine::Position::start(f[rng.below(3)], f[rng.below(3)]));
-        for _ in 0..20 + rng.below(60) {
-            let moves = g.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            let _ = g.play(moves[rng.below(moves.len())]);
-        }
-        if g.outcome().is_none() {
-            positions.push(*g.position());
-        }
-    }
+    positions.extend(ai::bench::deeper_positions(24, 32));
     let (mut hash, mut nodes) = (0xcbf2_9ce4_8422_2325u64, 0u64);
     let mut fold = |bytes: &[u8]| {
         for &b in bytes {
