@@ -449,33 +449,11 @@ pub fn bench_leaf(path: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// The search's signature (as a chess engine's `bench` node count): levels 3-6 with the
-/// leaf score on the benchmark positions and on 24 seeded positions deeper in games, every
-/// result (move, score bits, depth, nodes) folded into one hash. A change meant to make the
-/// search faster, not different, must leave it unchanged.
+/// The search's signature at levels 3-6 as they ship ([`ai::bench::search_signature`]).
 fn search_signature(net: &ai::leafnet::LeafNet) -> String {
-    let mut positions = ai::bench::positions();
-    positions.extend(ai::bench::deeper_positions(24, 32));
-    let (mut hash, mut nodes) = (0xcbf2_9ce4_8422_2325u64, 0u64);
-    let mut fold = |bytes: &[u8]| {
-        for &b in bytes {
-            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    };
-    for number in 3..=6 {
-        let Some(level) = ai::level::level(number) else { continue };
-        for (i, p) in positions.iter().enumerate() {
-            let r =
-                ai::pvs::search_with_leaf(p, &[p.hash()], Some(net), &level.alphabeta_leaf_config(i as u64));
-            let best = r.best.map(|m| m.to_string()).unwrap_or_default();
-            fold(best.as_bytes());
-            fold(&r.score.to_bits().to_le_bytes());
-            fold(&r.depth.to_le_bytes());
-            fold(&r.nodes.to_le_bytes());
-            nodes += r.nodes;
-        }
-    }
-    format!("search signature (levels 3-6, {} positions): {hash:016x}, {nodes} nodes\n", positions.len())
+    let configs: Vec<_> = (3..=6).filter_map(ai::level::level).map(|l| l.alphabeta_leaf_config(0)).collect();
+    let (hash, nodes) = ai::bench::search_signature(net, &configs);
+    format!("search signature (levels 3-6, 33 positions): {hash:016x}, {nodes} nodes\n")
 }
 
 /// `bench-ai`: leaf evaluations per second of the heuristic and uniform MCTS (one
