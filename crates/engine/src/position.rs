@@ -112,21 +112,26 @@ fn gather(words: &[u64; 11], flag: impl Fn(u64) -> u64) -> SquareSet {
     SquareSet(set)
 }
 
+/// Per byte of `x`: 1 in its lowest bit where the byte is not zero, else 0. (A byte's high
+/// bit, after adding 0x7f to its low seven bits and or-ing the byte itself, is set exactly
+/// when the byte is not zero.)
+#[inline]
+const fn nonzero_bytes(x: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    ((((x & LOW7) + LOW7) | x) & !LOW7) >> 7
+}
+
 /// The cells of `board` that are not empty, eight at a time without a branch.
 #[inline]
 pub(crate) fn occupancy(board: &[u8; 81]) -> SquareSet {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    // A byte's high bit, after adding 0x7f to its low seven bits and or-ing the byte
-    // itself: set exactly when the byte is not zero.
-    gather(&words(board), |x| ((((x & LOW7) + LOW7) | x) & !LOW7) >> 7)
+    gather(&words(board), nonzero_bytes)
 }
 
 /// The cells of `board` holding a piece of North (`north`) or of South.
 #[inline]
 pub(crate) fn side_occupancy(board: &[u8; 81], north: bool) -> SquareSet {
     let w = words(board);
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let occupied = gather(&w, |x| ((((x & LOW7) + LOW7) | x) & !LOW7) >> 7);
+    let occupied = gather(&w, nonzero_bytes);
     // NORTH is bit 5 of a cell.
     let flagged = gather(&w, |x| (x >> 5) & 0x0101_0101_0101_0101);
     if north {
