@@ -97,9 +97,9 @@ pub const LEVELS: [Level; 6] = [
         name: "expert",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 15000,
-        // 75,000 leaf-scored positions, about the most its 150 ms median allows: against
-        // alphabeta:4 90.3% over 108 games, where 60,000 scored 83% over 72
-        // (models/ladder/2026-12-04-level4-search/, models/README.md).
+        // 75,000 leaf-scored positions: against alphabeta:4 90.3% over the 108 games it
+        // shipped on, 87.3% over 252 with a confirmation run (models/ladder/2026-12-05-confirm/),
+        // where 60,000 scored 83% over 72 (models/ladder/2026-12-04-level4-search/).
         alphabeta_nodes: 112_500,
         alphabeta_margin_cp: 5,
     },
