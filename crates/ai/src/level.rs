@@ -41,8 +41,8 @@ pub struct Level {
     /// The shipped AI's engine at this level.
     pub engine: Engine,
     pub evaluations: u32,
-    /// The alpha-beta's budget: positions it visits
-    /// ([`crate::pvs`]; the network runs once at the root whatever the level).
+    /// The alpha-beta's budget in positions scored by the heuristic ([`crate::pvs`]); the
+    /// leaf-scored search visits this divided by [`LEAF_NODE_COST`] (equal time).
     pub alphabeta_nodes: u32,
     /// The alpha-beta's variety: it plays a move drawn among those within this many
     /// hundredths of a pawn of the best (wider at the low levels, which also makes them
