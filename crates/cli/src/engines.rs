@@ -41,6 +41,9 @@ pub struct Spec {
     pub decisive: bool,
     /// `hleaf:…+margin=CP`: the margin given, shown in the label (`hybridqrleaf:N+mCP`).
     pub margin_label: Option<u32>,
+    /// `hleaf:…+delta=CP`: the quiescence's delta margin given, shown in the label
+    /// (`hybridqrleaf:N+dCP`; `+delta=0` is the search before delta pruning).
+    pub delta_label: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -100,6 +103,7 @@ impl Spec {
                     level: None,
                     decisive,
                     margin_label: None,
+                    delta_label: None,
                 });
             }
         }
@@ -127,21 +131,27 @@ impl Spec {
                 // at the level's equal-time budget (`Level::alphabeta_leaf_config`).
                 // `hleaf:<file>:<level>+nodes=N`: the level with another budget (experiments).
                 let (path, l) = n.rsplit_once(':').ok_or_else(|| format!("'{s}': use hleaf:<file>:<level>"))?;
-                // `+margin=CP`: another variety margin, in hundredths of a pawn.
+                // `+margin=CP`: another variety margin, in hundredths of a pawn; `+delta=CP`
+                // another delta margin in the quiescence (0: none, the search before it).
                 let mut options = l.split('+');
                 let number = options.next().unwrap_or_default();
                 let l = ai::level::level(num(number)? as u8).ok_or_else(|| format!("'{s}': levels are 1-6"))?;
                 let mut cfg = l.alphabeta_leaf_config(0);
                 let mut margin = None;
+                let mut delta = None;
                 for option in options {
                     if let Some(n) = option.strip_prefix("nodes=") {
                         cfg.nodes = u64::from(num(n)?.max(1));
+                    } else if let Some(cp) = option.strip_prefix("delta=") {
+                        let cp = num(cp)?;
+                        cfg.delta = cp as f32 / 100.0;
+                        delta = Some(cp);
                     } else if let Some(cp) = option.strip_prefix("margin=") {
                         let cp = num(cp)?;
                         cfg.margin = cp as f32 / 100.0;
                         margin = Some(cp);
                     } else {
-                        return Err(format!("'{s}': unknown option '{option}' (+nodes=N, +margin=CP)"));
+                        return Err(format!("'{s}': unknown option '{option}' (+nodes=N, +margin=CP, +delta=CP)"));
                     }
                 }
                 let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
@@ -149,6 +159,7 @@ impl Spec {
                 let mut spec = Spec::hybrid(cfg, root);
                 spec.leaf = Some(std::sync::Arc::new(net));
                 spec.margin_label = margin;
+                spec.delta_label = delta;
                 spec
             }
             "hlevel" => {
@@ -180,6 +191,7 @@ impl Spec {
             level: None,
             decisive: false,
             margin_label: None,
+            delta_label: None,
         }
     }
 
@@ -250,7 +262,8 @@ impl Spec {
                     if self.hybrid.is_some_and(|c| c.reductions) { format!("{q}r") } else { q.to_owned() };
                 let leaf = if self.leaf.is_some() { "leaf" } else { "" };
                 let m = self.margin_label.map(|cp| format!("+m{cp}")).unwrap_or_default();
-                format!("hybrid{q}{leaf}:{}{m}", self.evaluations)
+                let d = self.delta_label.map(|cp| format!("+d{cp}")).unwrap_or_default();
+                format!("hybrid{q}{leaf}:{}{m}{d}", self.evaluations)
             }
         }
     }
@@ -339,11 +352,15 @@ mod tests {
         assert_eq!(more.hybrid, Some(PvsConfig { nodes: 90_000, ..level.alphabeta_leaf_config(0) }));
         assert_eq!(more.label(), "hybridqrleaf:90000");
         let e = Spec::parse(&format!("hleaf:{leaf}:4+prune")).unwrap_err();
-        assert!(e.contains("unknown option 'prune' (+nodes=N, +margin=CP)"), "{e}");
+        assert!(e.contains("unknown option 'prune' (+nodes=N, +margin=CP, +delta=CP)"), "{e}");
         let wide = Spec::parse(&format!("hleaf:{leaf}:4+nodes=9000+margin=40")).unwrap();
         let cfg = PvsConfig { nodes: 9_000, margin: 0.4, ..level.alphabeta_leaf_config(0) };
         assert_eq!(wide.hybrid, Some(cfg));
         assert_eq!(wide.label(), "hybridqrleaf:9000+m40");
+        // The search before the quiescence's delta pruning, for comparisons.
+        let before = Spec::parse(&format!("hleaf:{leaf}:4+delta=0")).unwrap();
+        assert_eq!(before.hybrid, Some(PvsConfig { delta: 0.0, ..level.alphabeta_leaf_config(0) }));
+        assert_eq!(before.label(), "hybridqrleaf:75000+d0");
         assert!(Spec::parse(&format!("hleaf:{leaf}:4+nodes=x")).is_err());
     }
 
