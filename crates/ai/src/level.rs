@@ -59,7 +59,7 @@ pub const QUIESCENCE_PLIES: u32 = 4;
 /// material it takes is not searched. At level 4's budget it moves ~45% of the quiescence's
 /// positions to the main search (a ply deeper on some of them) for ~4% more time per move;
 /// level 4 with it scored 91.3% against alphabeta:4 over 144 games fixed in advance (seed
-/// 4410), 89.2% without it on the same openings (models/README.md).
+/// 4410), 89.2% without it on the same openings (models/ladder/2026-12-05-delta/README.md).
 pub const QUIESCENCE_DELTA: f32 = 1.0;
 /// The time an alpha-beta node costs with the learned leaf score ([`crate::leafnet`]) relative
 /// to the heuristic's: `iron-arena bench-leaf` measured 1.42-1.55 natively (models/README.md);
