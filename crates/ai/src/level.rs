@@ -104,9 +104,10 @@ pub const LEVELS: [Level; 6] = [
         name: "expert",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 15000,
-        // 75,000 leaf-scored positions: against alphabeta:4 90.3% over the 108 games it
-        // shipped on, 87.3% over 252 with a confirmation run (models/ladder/2026-12-05-confirm/),
-        // where 60,000 scored 83% over 72 (models/ladder/2026-12-04-level4-search/).
+        // 75,000 leaf-scored positions: with delta pruning, against alphabeta:4 91.3% over
+        // 144 games fixed in advance and 89.7% over all 180 of this setting
+        // (models/ladder/2026-12-05-delta/); before it 87.3% over 252
+        // (models/ladder/2026-12-05-confirm/), and 60,000 scored 83% over 72.
         alphabeta_nodes: 112_500,
         alphabeta_margin_cp: 5,
     },
