@@ -44,3 +44,75 @@ impl Evaluator for Uniform {
         "uniform".into()
     }
 }
+
+/// The first `first` leaves evaluated by `a`, every later one by `b` (issue 32, an
+/// experiment for the lower levels: the network where the tree starts, whose priors choose
+/// the candidate moves, and a cheap evaluator for the many leaves below, so the tree grows
+/// past the few dozen positions the network's cost allows).
+#[derive(Debug, Clone)]
+pub struct FirstThen<A, B> {
+    pub a: A,
+    pub b: B,
+    pub first: u32,
+}
+
+impl<A: Evaluator, B: Evaluator> Evaluator for FirstThen<A, B> {
+    fn evaluate(&mut self, leaves: &[Leaf<'_>]) -> Vec<Evaluation> {
+        let n = u32::try_from(leaves.len()).unwrap_or(u32::MAX);
+        if self.first >= n {
+            self.first -= n;
+            return self.a.evaluate(leaves);
+        }
+        // A batch that straddles the switch: its first part by `a`, the rest by `b`.
+        let split = self.first as usize;
+        self.first = 0;
+        let mut out = self.a.evaluate(&leaves[..split]);
+        out.extend(self.b.evaluate(&leaves[split..]));
+        out
+    }
+
+    fn name(&self) -> String {
+        format!("{} then {}", self.a.name(), self.b.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::{Faction, Position};
+
+    /// Counts its calls' leaves and answers a constant value.
+    #[derive(Debug)]
+    struct Constant(f32, usize);
+
+    impl Evaluator for Constant {
+        fn evaluate(&mut self, leaves: &[Leaf<'_>]) -> Vec<Evaluation> {
+            self.1 += leaves.len();
+            leaves
+                .iter()
+                .map(|l| Evaluation {
+                    value: self.0,
+                    priors: vec![1.0 / l.moves.len() as f32; l.moves.len()],
+                })
+                .collect()
+        }
+
+        fn name(&self) -> String {
+            format!("constant {}", self.0)
+        }
+    }
+
+    #[test]
+    fn the_first_leaves_go_to_the_first_evaluator_and_a_straddling_batch_is_split() {
+        let p = Position::start(Faction::Axiom, Faction::Blades);
+        let moves = p.legal_moves();
+        let leaf = Leaf { position: &p, moves: &moves };
+        let mut e = FirstThen { a: Constant(1.0, 0), b: Constant(-1.0, 0), first: 3 };
+        let values = |v: Vec<Evaluation>| v.into_iter().map(|e| e.value).collect::<Vec<_>>();
+        assert_eq!(values(e.evaluate(&[leaf, leaf])), [1.0, 1.0]);
+        assert_eq!(values(e.evaluate(&[leaf, leaf])), [1.0, -1.0]);
+        assert_eq!(values(e.evaluate(&[leaf])), [-1.0]);
+        assert_eq!((e.a.1, e.b.1, e.first), (3, 2, 0));
+        assert_eq!(e.name(), "constant 1 then constant -1");
+    }
+}

@@ -14,6 +14,8 @@
 //!   root).
 //! - [`shipped`] (`onnx`): the shipped AI, one constructor: each level's engine
 //!   (network MCTS at the lower levels, alpha-beta over the leaf score above).
+//! - [`searched_value`]: an evaluator whose value blends another's with a small alpha-beta
+//!   over the leaf score (an experiment for the network MCTS of the lower levels).
 //! - [`leafnet`]: the learned leaf score the shipped alpha-beta uses at every leaf: the
 //!   heuristic plus a small network over piece-square features.
 
@@ -29,9 +31,10 @@ pub mod mcts;
 pub mod network;
 pub mod pvs;
 pub mod rng;
+pub mod searched_value;
 #[cfg(feature = "onnx")]
 pub mod shipped;
 
-pub use evaluator::{Evaluation, Evaluator, Leaf, Uniform};
+pub use evaluator::{Evaluation, Evaluator, FirstThen, Leaf, Uniform};
 pub use heuristic::Heuristic;
 pub use mcts::{search, RootPolicy, SearchConfig, SearchResult};

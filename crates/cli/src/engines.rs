@@ -3,7 +3,8 @@
 //! (`onnx` builds: the shipped AI at that level, exactly as the Worker plays it,
 //! `ai::shipped`; without the network: the level's alpha-beta over the heuristic, as the
 //! browser plays it), `alphabeta:<depth>` (fixed-depth alpha-beta, the sparring partner),
-//! `net:<model.onnx>:<evaluations>[+decisive]` (`onnx` builds: MCTS over a network); PUCT at the root,
+//! `net:<model.onnx>:<evaluations>[+decisive][+ab=N[+w=PCT]]` (`onnx` builds: MCTS over a network;
+//! `+ab=N` blends its leaf value with an N-position alpha-beta, `ai::searched_value`); PUCT at the root,
 //! or `@gumbel` for Gumbel sampling with sequential halving. The iterative-deepening
 //! alpha-beta with a node budget (`ai::pvs`; the names are the old "hybrid"'s, kept because
 //! the committed ladder data are keyed by them): `hybrid:<nodes>`, `hybridq:<nodes>` (with a
@@ -44,6 +45,12 @@ pub struct Spec {
     /// `hleaf:…+delta=CP`: the quiescence's delta margin given, shown in the label
     /// (`hybridqrleaf:N+dCP`; `+delta=0` is the search before delta pruning).
     pub delta_label: Option<u32>,
+    /// `net:…+ab=N+w=PCT`: the MCTS's leaf value blended with a small alpha-beta's
+    /// (`ai::searched_value`; the leaf score is `leaf`).
+    pub searched_value: Option<ai::searched_value::SearchedValueConfig>,
+    /// `net:…:N+cheap=M`: after the network's N evaluations, M more by the heuristic
+    /// (`ai::FirstThen`): the network where the tree starts, a cheap evaluator below.
+    pub cheap: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,25 +92,55 @@ impl Spec {
                 let (path, n) = rest
                     .rsplit_once(':')
                     .ok_or_else(|| format!("'{s}': use {prefix}<model.onnx>:<evaluations>"))?;
-                let (n, decisive) = match n.strip_suffix("+decisive") {
-                    Some(n) => (n, true),
-                    None => (n, false),
-                };
+                // Options after the budget: `+decisive`; `+ab=N` a searched value (N
+                // alpha-beta positions per leaf over the shipped leaf score,
+                // `ai::searched_value`) with `+w=PCT` its share (default 50).
+                let mut options = n.split('+');
+                let n = options.next().unwrap_or_default();
+                let (mut decisive, mut ab, mut weight, mut cheap) = (false, None, 50u32, 0u32);
+                for option in options {
+                    let num = |v: &str| {
+                        v.parse::<u32>().map_err(|_| format!("'{s}': expected a number in '+{option}'"))
+                    };
+                    if option == "decisive" {
+                        decisive = true;
+                    } else if let Some(v) = option.strip_prefix("ab=") {
+                        ab = Some(num(v)?.max(1));
+                    } else if let Some(v) = option.strip_prefix("w=") {
+                        weight = num(v)?.min(100);
+                    } else if let Some(v) = option.strip_prefix("cheap=") {
+                        cheap = num(v)?;
+                    } else {
+                        return Err(format!(
+                            "'{s}': unknown option '{option}' (+decisive, +ab=N, +w=PCT, +cheap=M)"
+                        ));
+                    }
+                }
                 let evaluations =
                     n.parse().map_err(|_| format!("'{s}': expected a number after the model"))?;
                 let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
                 let net = ai::network::Network::load(&bytes, path)?;
+                let leaf = match ab {
+                    Some(_) => Some(std::sync::Arc::new(shipped_leaf()?)),
+                    None => None,
+                };
+                let searched_value = ab.map(|nodes| ai::searched_value::SearchedValueConfig {
+                    nodes: u64::from(nodes),
+                    weight: weight as f32 / 100.0,
+                });
                 return Ok(Spec {
                     kind,
                     evaluations,
                     root,
                     net: Some(net),
                     hybrid: None,
-                    leaf: None,
+                    leaf,
                     level: None,
                     decisive,
                     margin_label: None,
                     delta_label: None,
+                    searched_value,
+                    cheap,
                 });
             }
         }
@@ -192,6 +229,8 @@ impl Spec {
             decisive: false,
             margin_label: None,
             delta_label: None,
+            searched_value: None,
+            cheap: 0,
         }
     }
 
@@ -252,7 +291,12 @@ impl Spec {
             Kind::Heuristic => format!("heuristic:{}{root}", self.evaluations),
             Kind::Network => {
                 let d = if self.decisive { "+decisive" } else { "" };
-                format!("net:{}{d}{root}", self.evaluations)
+                let v = self
+                    .searched_value
+                    .map(|c| format!("+ab{}w{}", c.nodes, (c.weight * 100.0).round()))
+                    .unwrap_or_default();
+                let c = if self.cheap > 0 { format!("+cheap{}", self.cheap) } else { String::new() };
+                format!("net:{}{d}{v}{c}{root}", self.evaluations)
             }
             Kind::AlphaBeta => format!("alphabeta:{}", self.evaluations),
             Kind::Shipped => format!("level:{}", self.evaluations),
@@ -309,8 +353,22 @@ impl Spec {
             #[cfg(feature = "onnx")]
             Kind::Network => match &self.net {
                 Some(net) => {
-                    let mut e = ai::network::NetworkEvaluator::new(net.clone());
-                    search(game.position(), &history, &mut e, &cfg)
+                    let e = ai::network::NetworkEvaluator::new(net.clone());
+                    let first = self.evaluations.max(1);
+                    let cfg = SearchConfig { evaluations: first.saturating_add(self.cheap), ..cfg };
+                    match (self.searched_value, self.leaf.as_deref()) {
+                        (Some(config), Some(leaf)) => {
+                            let a = ai::searched_value::SearchedValue { inner: e, leaf, config };
+                            let mut e = ai::FirstThen { a, b: Heuristic, first };
+                            search(game.position(), &history, &mut e, &cfg)
+                        }
+                        _ => search(
+                            game.position(),
+                            &history,
+                            &mut ai::FirstThen { a: e, b: Heuristic, first },
+                            &cfg,
+                        ),
+                    }
                 }
                 None => search(game.position(), &history, &mut Heuristic, &cfg),
             },
@@ -318,6 +376,16 @@ impl Spec {
         };
         (r.best, Some(r))
     }
+}
+
+/// The shipped leaf score, from `$IRON_ARENA_MODELS` (default `models/`).
+#[cfg(feature = "onnx")]
+fn shipped_leaf() -> Result<ai::leafnet::LeafNet, String> {
+    let dir = std::env::var("IRON_ARENA_MODELS").unwrap_or_else(|_| "models".into());
+    let path = std::path::Path::new(&dir).join(SHIPPED_LEAF);
+    let bytes =
+        std::fs::read(&path).map_err(|e| format!("{}: {e} (set IRON_ARENA_MODELS)", path.display()))?;
+    ai::leafnet::LeafNet::from_bytes(&bytes).map_err(|e| format!("{SHIPPED_LEAF}: {e}"))
 }
 
 /// An alpha-beta's result as a self-play record (`selfplay`, for the learned leaf score's
@@ -362,6 +430,32 @@ mod tests {
         assert_eq!(before.hybrid, Some(PvsConfig { delta: 0.0, ..level.alphabeta_leaf_config(0) }));
         assert_eq!(before.label(), "hybridqrleaf:75000+d0");
         assert!(Spec::parse(&format!("hleaf:{leaf}:4+nodes=x")).is_err());
+    }
+
+    /// `net:…+ab=N+w=PCT` names a network MCTS whose leaf value is blended with a small
+    /// alpha-beta's (`ai::searched_value`); bad options are refused by name.
+    #[cfg(feature = "onnx")]
+    #[test]
+    fn a_network_player_takes_a_searched_value() {
+        std::env::set_var("IRON_ARENA_MODELS", concat!(env!("CARGO_MANIFEST_DIR"), "/../../models"));
+        let net = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/net-v8.onnx");
+        let p = Spec::parse(&format!("net:{net}:48+decisive+ab=300+w=75")).unwrap();
+        assert!(p.decisive && p.leaf.is_some());
+        let c = p.searched_value.unwrap();
+        assert_eq!((c.nodes, c.weight), (300, 0.75));
+        assert_eq!(p.label(), "net:48+decisive+ab300w75");
+        assert_eq!(Spec::parse(&format!("net:{net}:8+ab=100")).unwrap().searched_value.unwrap().weight, 0.5);
+        assert!(Spec::parse(&format!("net:{net}:8")).unwrap().searched_value.is_none());
+        let e = Spec::parse(&format!("net:{net}:8+ab=x")).unwrap_err();
+        assert!(e.contains("expected a number in '+ab=x'"), "{e}");
+        let e = Spec::parse(&format!("net:{net}:8+deep")).unwrap_err();
+        assert!(e.contains("unknown option 'deep' (+decisive, +ab=N, +w=PCT, +cheap=M)"), "{e}");
+        let c = Spec::parse(&format!("net:{net}:8+decisive+cheap=500")).unwrap();
+        assert_eq!((c.cheap, c.label()), (500, "net:8+decisive+cheap500".to_owned()));
+        // It plays: a legal move from the start.
+        let game = Game::new(engine::Position::start(engine::Faction::Axiom, engine::Faction::Blades));
+        let mv = p.choose(&game, 1).0.unwrap();
+        assert!(game.legal_moves().contains(&mv));
     }
 
     /// `level:1` is the network MCTS with decisive moves at level 1's budget, so its
