@@ -4,7 +4,8 @@
 //! `ai::shipped`; without the network: the level's alpha-beta over the heuristic, as the
 //! browser plays it), `alphabeta:<depth>` (fixed-depth alpha-beta, the sparring partner),
 //! `net:<model.onnx>:<evaluations>[+decisive][+ab=N[+w=PCT]]` (`onnx` builds: MCTS over a network;
-//! `+ab=N` blends its leaf value with an N-position alpha-beta, `ai::searched_value`); PUCT at the root,
+//! `+ab=N` blends its leaf value with an N-position alpha-beta, `ai::searched_value`;
+//! `+cheap=M` adds M heuristic evaluations after the network's, `ai::FirstThen`); PUCT at the root,
 //! or `@gumbel` for Gumbel sampling with sequential halving. The iterative-deepening
 //! alpha-beta with a node budget (`ai::pvs`; the names are the old "hybrid"'s, kept because
 //! the committed ladder data are keyed by them): `hybrid:<nodes>`, `hybridq:<nodes>` (with a
