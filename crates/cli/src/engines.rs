@@ -238,15 +238,9 @@ impl Spec {
     /// `level:N`: the shipped AI with the shipped models (`onnx` builds).
     #[cfg(feature = "onnx")]
     fn level(l: ai::level::Level, root: RootPolicy) -> Result<Spec, String> {
-        let dir = std::env::var("IRON_ARENA_MODELS").unwrap_or_else(|_| "models".into());
-        let read = |f: &str| {
-            let path = std::path::Path::new(&dir).join(f);
-            std::fs::read(&path)
-                .map_err(|e| format!("level:{}: {}: {e} (set IRON_ARENA_MODELS)", l.number, path.display()))
-        };
-        let net = ai::network::Network::load(&read(SHIPPED_NETWORK)?, SHIPPED_NETWORK)?;
-        let leaf = ai::leafnet::LeafNet::from_bytes(&read(SHIPPED_LEAF)?)
-            .map_err(|e| format!("{SHIPPED_LEAF}: {e}"))?;
+        let bytes = read_shipped(SHIPPED_NETWORK).map_err(|e| format!("level:{}: {e}", l.number))?;
+        let net = ai::network::Network::load(&bytes, SHIPPED_NETWORK)?;
+        let leaf = shipped_leaf().map_err(|e| format!("level:{}: {e}", l.number))?;
         let mut spec = Spec::new(Kind::Shipped, l.number.into(), root);
         spec.net = Some(net);
         spec.leaf = Some(std::sync::Arc::new(leaf));
@@ -379,14 +373,18 @@ impl Spec {
     }
 }
 
-/// The shipped leaf score, from `$IRON_ARENA_MODELS` (default `models/`).
+/// A shipped model file's bytes, from `$IRON_ARENA_MODELS` (default `models/`).
+#[cfg(feature = "onnx")]
+fn read_shipped(file: &str) -> Result<Vec<u8>, String> {
+    let dir = std::env::var("IRON_ARENA_MODELS").unwrap_or_else(|_| "models".into());
+    let path = std::path::Path::new(&dir).join(file);
+    std::fs::read(&path).map_err(|e| format!("{}: {e} (set IRON_ARENA_MODELS)", path.display()))
+}
+
+/// The shipped leaf score (`level:N`, and `net:…+ab=N`'s searched value).
 #[cfg(feature = "onnx")]
 fn shipped_leaf() -> Result<ai::leafnet::LeafNet, String> {
-    let dir = std::env::var("IRON_ARENA_MODELS").unwrap_or_else(|_| "models".into());
-    let path = std::path::Path::new(&dir).join(SHIPPED_LEAF);
-    let bytes =
-        std::fs::read(&path).map_err(|e| format!("{}: {e} (set IRON_ARENA_MODELS)", path.display()))?;
-    ai::leafnet::LeafNet::from_bytes(&bytes).map_err(|e| format!("{SHIPPED_LEAF}: {e}"))
+    ai::leafnet::LeafNet::from_bytes(&read_shipped(SHIPPED_LEAF)?).map_err(|e| format!("{SHIPPED_LEAF}: {e}"))
 }
 
 /// An alpha-beta's result as a self-play record (`selfplay`, for the learned leaf score's
