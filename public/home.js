@@ -12,8 +12,8 @@ import { mountReturning, serverGames } from "./returning.js";
 import { stageIntro } from "./story.js";
 
 /**
- * The AI's levels in a line each (crates/ai/src/level.rs: levels 1-2 play the moves a
- * network finds natural after a short look ahead, 3-6 search deeper and deeper). Each
+ * The AI's levels in a line each (crates/ai/src/level.rs: level 1 plays the moves a
+ * network finds natural, level 2 the same after a short look ahead, 3-6 search deeper and deeper). Each
  * level's measured rating and think time come from /levels.json (the ladder in
  * models/README.md; a native test checks its ratings are the fit of the committed games).
  */

@@ -155,7 +155,8 @@ PY
 done
 
 # The shipped AI (AI_ENGINE "auto", as deployed), whose reply names each level's engine
-# (ai::level::LEVELS: the network's MCTS at levels 1-2, alpha-beta over the leaf score above).
+# (ai::level::LEVELS: the network's MCTS at levels 1-2, level 2's with heuristic leaves below
+# the network's, alpha-beta over the leaf score above).
 echo "== the shipped AI in a game (reply to the opening, request wall time)"
 for level in 1 2 3 4 5 6; do
     out=$(curl -s -w ' %{time_total}' -X POST -H 'Content-Type: application/json' \
@@ -165,7 +166,7 @@ for level in 1 2 3 4 5 6; do
 import json, sys
 body, t = sys.argv[1].rsplit(" ", 1)
 b = json.loads(body)
-want = "mcts-network" if int(sys.argv[2]) <= 2 else "alphabeta-leaf"
+want = {1: "mcts-network", 2: "mcts-network-heuristic"}.get(int(sys.argv[2]), "alphabeta-leaf")
 assert b["ai"]["engine"] == want, (want, b["ai"])
 assert b["ai_move"] in b["state"]["moves"], b
 print(f"level {sys.argv[2]}: {b['ai']['engine']} played {b['ai_move']} in {1000*float(t):.0f} ms")

@@ -486,12 +486,12 @@ fn a_burst_of_new_guests_from_one_address_is_capped_by_its_limiter() {
 
 /// Regression (issue 30): the AI-move limit counted moves, not their cost: a level-6 move
 /// is about six level-4 moves of CPU, and six parallel level-6 games slowed every request.
-/// Moves are charged by their level's cost (`service::admission::ai_cost`: level 6 = 32
-/// tenths of a level-4 move), so a budget of 80 takes two level-6 moves a minute, and
+/// Moves are charged by their level's cost (`service::admission::ai_cost`: level 6 = 80
+/// tenths of a level-4 move), so a budget of 170 takes two level-6 moves a minute, and
 /// the third is refused before any search.
 #[test]
 fn level_six_moves_are_metered_by_their_cost() {
-    let s = Server::start(&[("LIMIT_AI_COST_PER_IP_PER_MINUTE", "80"), ("AI_ENGINE", "random")]);
+    let s = Server::start(&[("LIMIT_AI_COST_PER_IP_PER_MINUTE", "170"), ("AI_ENGINE", "random")]);
     let c = s.create(json!({"south": "blades", "north": "axiom", "mode": "ai", "seat": "south", "level": 6}));
     let (id, token) = (c["id"].as_str().unwrap().to_owned(), c["token"].as_str().unwrap().to_owned());
     let mut statuses = Vec::new();
@@ -510,7 +510,7 @@ fn level_six_moves_are_metered_by_their_cost() {
         statuses[2].1
     );
     assert_eq!(s.state(&id)["ply"], 4, "the refused move changed nothing");
-    // A level-3 game's move costs 1: it still fits (65 of 80 used).
+    // A level-3 game's move costs 1: it still fits (161 of 170 used).
     let c = s.create(json!({"south": "blades", "north": "axiom", "mode": "ai", "seat": "south", "level": 3}));
     let (id1, token1) = (c["id"].as_str().unwrap().to_owned(), c["token"].as_str().unwrap().to_owned());
     let state = s.state(&id1);

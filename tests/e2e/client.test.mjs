@@ -66,11 +66,11 @@ test("home, then a game against the AI played by clicking and by keyboard", T, a
   await page.goto("/");
   await page.waitForSelector(".faction-card");
   // Difficulty 1-6; a player with no finished game starts at 2 (issue 34). This test plays
-  // level 3, the quickest (~1 ms a move), whose seeded replies leave the game going for
-  // the moves below (level 2, the network's MCTS, takes the King at ply 6 after them).
+  // level 1, whose seeded replies leave the game going for the moves below (level 3, at
+  // 6,000 positions since 2026-12-05, ends the game by ply 6 after them).
   assert.equal(await page.inputValue("select[name=level]"), "2");
   assert.equal(await page.locator("select[name=level] option").count(), 6);
-  await page.selectOption("select[name=level]", "3");
+  await page.selectOption("select[name=level]", "1");
   await shot(page, "home-1280");
   await page.click(".start-ai");
   await page.waitForURL(/\/g\/[0-9a-f]{24}$/);
@@ -78,7 +78,7 @@ test("home, then a game against the AI played by clicking and by keyboard", T, a
   const id = gameId(page);
   let s = await getState(id);
   assert.equal(s.mode, "ai");
-  assert.equal(s.level, 3);
+  assert.equal(s.level, 1);
   assert.equal(s.south.faction, "clockwork");
   assert.equal(s.north.faction, "blades");
   await assertBoardShows(page, s.position);

@@ -16,10 +16,11 @@
 
 use engine::{Game, Move, Position};
 
+use crate::heuristic::Heuristic;
 use crate::leafnet::LeafNet;
 use crate::level::{Engine, Level};
 use crate::network::{Network, NetworkEvaluator};
-use crate::{RootPolicy, SearchConfig};
+use crate::{FirstThen, RootPolicy, SearchConfig};
 
 /// The shipped AI over its two models: the policy/value network and the leaf score.
 #[derive(Clone, Copy, Debug)]
@@ -49,25 +50,29 @@ impl<'a> ShippedAi<'a> {
     /// during the search.
     pub fn choose(&self, game: &Game, level: &Level, seed: u64) -> Result<Choice, String> {
         match level.engine {
-            Engine::NetworkMcts { evaluations } => {
+            Engine::NetworkMcts { evaluations, heuristic } => {
                 let history: Vec<u64> = game.history().iter().map(Position::hash).collect();
-                let mut eval = NetworkEvaluator::new(self.network.clone());
+                let mut eval = FirstThen {
+                    a: NetworkEvaluator::new(self.network.clone()),
+                    b: Heuristic,
+                    first: evaluations,
+                };
                 // Decisive moves: never walk into a loss on the spot for want of visits (at 16
                 // evaluations, 25% against alphabeta:2 where the same search without them
                 // scored 6-17%; models/README.md).
                 let cfg = SearchConfig {
-                    evaluations,
+                    evaluations: evaluations.saturating_add(heuristic),
                     root: RootPolicy::Puct,
                     seed,
                     decisive: true,
                     ..SearchConfig::default()
                 };
                 let r = crate::search(game.position(), &history, &mut eval, &cfg);
-                if eval.failures > 0 {
+                if eval.a.failures > 0 {
                     return Err(format!(
                         "the network {} failed in {} of its evaluations",
                         self.network.name(),
-                        eval.failures
+                        eval.a.failures
                     ));
                 }
                 Ok(Choice { mv: r.best, engine: level.engine, work: u64::from(r.evaluations) })
@@ -110,6 +115,7 @@ mod tests {
             assert_eq!(ai.choose(&game, level, 11).unwrap(), c, "level {} is reproducible", level.number);
         }
         assert_eq!(LEVELS[0].engine.name(), "mcts-network");
+        assert_eq!(LEVELS[1].engine.name(), "mcts-network-heuristic");
         assert_eq!(LEVELS[3].engine.name(), "alphabeta-leaf");
     }
 
@@ -118,9 +124,9 @@ mod tests {
         let (net, leaf) = models();
         let game = Game::new(Position::start(engine::Faction::Blades, engine::Faction::Axiom));
         for level in LEVELS.iter().filter(|l| matches!(l.engine, Engine::NetworkMcts { .. })) {
-            let Engine::NetworkMcts { evaluations } = level.engine else { unreachable!() };
+            let Engine::NetworkMcts { evaluations, heuristic } = level.engine else { unreachable!() };
             let c = ShippedAi::new(&net, &leaf).choose(&game, level, 5).unwrap();
-            assert_eq!(c.work, u64::from(evaluations), "level {}", level.number);
+            assert_eq!(c.work, u64::from(evaluations + heuristic), "level {}", level.number);
         }
     }
 }

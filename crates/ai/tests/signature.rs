@@ -2,8 +2,8 @@
 //! (`models/README.md`): its signature ([`ai::bench::search_signature`]) at small budgets
 //! is pinned here, as perft counts pin the rules. A change meant to make the search faster
 //! must leave it as it is (`iron-arena bench-leaf` prints the full signature at the levels'
-//! own budgets: efc934e0cdf3dda5, 11,860,619 positions, since the quiescence's delta pruning;
-//! e43306d7de8c0be5 before it). A change meant to make the search
+//! own budgets: efc934e0cdf3dda5, 11,860,619 positions, with the quiescence's delta pruning
+//! at the budgets before 2026-12-05 20:00, ae8468e5e5f26010 (26,519,365) at those since; e43306d7de8c0be5 before delta pruning). A change meant to make the search
 //! different updates these values in the same commit and re-measures the ladder it affects.
 
 #![allow(clippy::unwrap_used)]
@@ -16,10 +16,12 @@ use ai::pvs::PvsConfig;
 fn the_search_plays_the_moves_the_ladder_was_measured_with() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/leaf-v1.bin");
     let leaf = LeafNet::from_bytes(&std::fs::read(path).unwrap()).unwrap();
-    // Level 3 as it ships, and level 4's search (margin, quiescence, reductions) at 2,000
-    // positions: every part of the search, at a budget a debug build runs in seconds.
+    // Level 3's search (its margin) at 533 positions, its budget until 2026-12-05 20:00, and
+    // level 4's (margin, quiescence, reductions) at 2,000: every part of the search, at
+    // budgets a debug build runs in seconds. The levels' budgets are not pinned here: the
+    // ladder's files say which each game was played with.
     let configs = [
-        level(3).unwrap().alphabeta_leaf_config(0),
+        PvsConfig { nodes: 533, ..level(3).unwrap().alphabeta_leaf_config(0) },
         PvsConfig { nodes: 2_000, ..level(4).unwrap().alphabeta_leaf_config(0) },
     ];
     let (hash, nodes) = ai::bench::search_signature(&leaf, &configs);

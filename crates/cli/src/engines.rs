@@ -464,7 +464,7 @@ mod tests {
     #[test]
     fn a_network_player_with_decisive_moves_plays_as_level_one() {
         let net = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/net-v8.onnx");
-        let ai::level::Engine::NetworkMcts { evaluations } = ai::level::level(1).unwrap().engine else {
+        let ai::level::Engine::NetworkMcts { evaluations, .. } = ai::level::level(1).unwrap().engine else {
             panic!("level 1 is the network's MCTS")
         };
         let player = Spec::parse(&format!("net:{net}:{evaluations}+decisive")).unwrap();
@@ -472,13 +472,36 @@ mod tests {
         assert_eq!(player.label(), format!("net:{evaluations}+decisive"));
         assert!(!Spec::parse(&format!("net:{net}:{evaluations}")).unwrap().decisive);
         assert!(Spec::parse(&format!("net:{net}:{evaluations}+sure")).is_err());
+        plays_as_level(&player, 1, engine::Faction::Blades, engine::Faction::Axiom);
+    }
+
+    /// `player` and `level:N` (the shipped AI over the committed models) choose the same
+    /// move for the same game and seed, for six plies of a game between them.
+    #[cfg(feature = "onnx")]
+    fn plays_as_level(player: &Spec, n: u8, south: engine::Faction, north: engine::Faction) {
         std::env::set_var("IRON_ARENA_MODELS", concat!(env!("CARGO_MANIFEST_DIR"), "/../../models"));
-        let level = Spec::parse("level:1").unwrap();
-        let mut game = Game::new(engine::Position::start(engine::Faction::Blades, engine::Faction::Axiom));
+        let level = Spec::parse(&format!("level:{n}")).unwrap();
+        let mut game = Game::new(engine::Position::start(south, north));
         for seed in 0..6 {
             let (a, b) = (player.choose(&game, seed).0, level.choose(&game, seed).0);
-            assert_eq!(a, b, "seed {seed}");
+            assert_eq!(a, b, "level {n}, seed {seed}");
             game.play(a.unwrap()).unwrap();
         }
+    }
+
+    /// `level:2` is the network MCTS whose first leaves the network scores and the rest
+    /// the heuristic, so its ladder rows can be played as `net:…:48+decisive+cheap=4000`:
+    /// the same move for the same game and seed.
+    #[cfg(feature = "onnx")]
+    #[test]
+    fn a_network_player_with_cheap_leaves_plays_as_level_two() {
+        let net = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/net-v8.onnx");
+        let ai::level::Engine::NetworkMcts { evaluations, heuristic } = ai::level::level(2).unwrap().engine
+        else {
+            panic!("level 2 is the network's MCTS")
+        };
+        assert!(heuristic > 0, "level 2 scores its deeper leaves by the heuristic");
+        let player = Spec::parse(&format!("net:{net}:{evaluations}+decisive+cheap={heuristic}")).unwrap();
+        plays_as_level(&player, 2, engine::Faction::Clockwork, engine::Faction::Axiom);
     }
 }

@@ -411,9 +411,6 @@ pub fn report(results: &[GameResult], anchor: Option<&str>) -> String {
 mod tests {
     use super::*;
 
-    /// Games drawn from known ratings (seeded): the fit without virtual draws finds them
-    /// again within its intervals, anchored at the first player; the virtual draws pull the
-    /// extremes a little towards the middle, never past the truth.
     /// The difficulty picker's ratings (public/levels.json) are the Elo fit of the games it
     /// names (committed under models/ladder/), rounded: a rating shown to players is a
     /// measured one, and a new run cannot leave the picker behind.
@@ -471,6 +468,9 @@ mod tests {
         assert_eq!(all, pairs(&labels, &[]));
     }
 
+    /// Games drawn from known ratings (seeded): the fit without virtual draws finds them
+    /// again within its intervals, anchored at the first player; the virtual draws pull the
+    /// extremes a little towards the middle, never past the truth.
     #[test]
     fn the_fit_recovers_known_ratings() {
         let truth = [0.0, 300.0, 500.0, 1200.0];

@@ -194,7 +194,7 @@ fn play_against_the_ai_answers_each_move() {
     // The level by its name and engine (a build without the networks: the levels'
     // alpha-beta over the heuristic; with them, the shipped AI's engine), not the matches'
     // label (`hybridqr:300`).
-    let engine = if cfg!(feature = "onnx") { "mcts-network" } else { "alphabeta-heuristic" };
+    let engine = if cfg!(feature = "onnx") { "mcts-network-heuristic" } else { "alphabeta-heuristic" };
     assert!(text.contains(&format!("The AI (level 2 novice, {engine}) plays north")), "{text}");
     assert!(text.contains("AI plays "), "{text}");
     // Two plies played: South's and the AI's.

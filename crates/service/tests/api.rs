@@ -458,8 +458,8 @@ fn new_guests_are_counted_per_address_and_refused_past_the_rate() {
 /// level-4 moves of CPU), and AI openings were outside it. Openings are metered by cost.
 #[test]
 fn ai_openings_are_metered_by_their_levels_cost() {
-    // 40 tenths of a level-4 move a minute: one level-6 opening (32), not two.
-    let h = TestHost::new(&[("LIMIT_AI_COST_PER_IP_PER_MINUTE", "40")]);
+    // 90 tenths of a level-4 move a minute: one level-6 opening (80), not two.
+    let h = TestHost::new(&[("LIMIT_AI_COST_PER_IP_PER_MINUTE", "90")]);
     let open = |level: u8| {
         let body =
             json!({ "south": "axiom", "north": "blades", "mode": "ai", "seat": "north", "level": level });
@@ -469,7 +469,7 @@ fn ai_openings_are_metered_by_their_levels_cost() {
     let refused = open(6);
     assert_eq!((refused.response.status, body(&refused)["error"].clone()), (503, json!("server_busy")));
     assert!(body(&refused)["message"].as_str().unwrap().contains("AI thinking"), "{:?}", body(&refused));
-    assert_eq!(open(1).response.status, 201, "a level-1 opening (3) still fits: 35 of 40");
+    assert_eq!(open(1).response.status, 201, "a level-1 opening (3) still fits: 83 of 90");
     // The creator taking South: the AI does not open, nothing is charged.
     let south = json!({ "south": "axiom", "north": "blades", "mode": "ai", "seat": "south", "level": 6 });
     assert_eq!(send(&h, Req::post("/api/games", south)).response.status, 201);
