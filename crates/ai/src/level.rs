@@ -97,7 +97,7 @@ pub const LEVELS: [Level; 6] = [
         // The network's 48 evaluations, then 4,000 of the heuristic below them: 90% against
         // level 1 and 15% against level 3 (36 games each), and 83% against the network alone
         // at 48, level 2 until 2026-12-05 (models/ladder/2026-12-05-lower-levers/): the time
-        // is the network's, the 4,000 leaves take ~16 ms natively (models/README.md).
+        // is the network's; the 4,000 leaves add ~10-15 ms in workerd (models/README.md).
         engine: Engine::NetworkMcts { evaluations: 48, heuristic: 4000 },
         evaluations: 300,
         alphabeta_nodes: 300,
@@ -108,7 +108,7 @@ pub const LEVELS: [Level; 6] = [
         name: "club",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 3000,
-        // 6,000 leaf-scored positions: 85% against level 2, 12% against level 4, 60% against
+        // 6,000 leaf-scored positions: 85% against level 2, 12% against level 4, 40% against
         // alphabeta:4 (36 games each). Set with level 2 to split levels 1-4's ~890 Elo into
         // three even steps (the span of 1,000 leaves no room for steps of 80%): 8,000 with
         // level 2 at 1,000 heuristic leaves gave 85%, 92%, 85%; this 90%, 85%, 88%
@@ -145,7 +145,7 @@ pub const LEVELS: [Level; 6] = [
         engine: Engine::AlphaBetaLeaf,
         evaluations: 45000,
         // 600,000 leaf-scored positions: 61% against level 5 and 92% against alphabeta:5 (36
-        // games each), median 852 ms a move in workerd, within the ~0.9-1 s the model card
+        // games each), median 836 ms a move in workerd, within the ~0.9-1 s the model card
         // listed for level 6 when issue 32 was filed (models/ladder/2026-12-05-top-budget/).
         alphabeta_nodes: 900_000,
         alphabeta_margin_cp: 2,
