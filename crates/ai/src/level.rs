@@ -94,8 +94,8 @@ pub const LEVELS: [Level; 6] = [
     Level {
         number: 2,
         name: "novice",
-        // The network's 48 evaluations, then 4,000 of the heuristic below them: 90% against
-        // level 1 and 15% against level 3 (36 games each), and 83% against the network alone
+        // The network's 48 evaluations, then 4,000 of the heuristic below them: 93% against
+        // level 1 and 16% against level 3 (108 games each), and 83% against the network alone
         // at 48, level 2 until 2026-12-05 (models/ladder/2026-12-05-lower-levers/): the time
         // is the network's; the 4,000 leaves add ~10-15 ms in workerd (models/README.md).
         engine: Engine::NetworkMcts { evaluations: 48, heuristic: 4000 },
@@ -108,10 +108,11 @@ pub const LEVELS: [Level; 6] = [
         name: "club",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 3000,
-        // 6,000 leaf-scored positions: 85% against level 2, 12% against level 4, 40% against
-        // alphabeta:4 (36 games each). Set with level 2 to split levels 1-4's ~890 Elo into
+        // 6,000 leaf-scored positions: 84% against level 2, 9% against level 4 (108 games
+        // each), 40% against alphabeta:4 (36). Set with level 2 to split levels 1-4 into
         // three even steps (the span of 1,000 leaves no room for steps of 80%): 8,000 with
-        // level 2 at 1,000 heuristic leaves gave 85%, 92%, 85%; this 90%, 85%, 88%
+        // level 2 at 1,000 heuristic leaves gave 85%, 92%, 85% (36 games each); this 90%,
+        // 85%, 88% in the round robin, 93%, 84%, 91% over 108
         // (models/ladder/2026-12-05-bottom-reset/). 533 before, a step of 97% to level 4.
         alphabeta_nodes: 9_000,
         alphabeta_margin_cp: 60,
@@ -133,8 +134,8 @@ pub const LEVELS: [Level; 6] = [
         name: "master",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 25000,
-        // 233,333 leaf-scored positions (level 6's search until 2026-12-05): 74% against
-        // level 4 (36 games), ~320 ms a move in workerd, within the ~400 ms the model card
+        // 233,333 leaf-scored positions (level 6's search until 2026-12-05): 75.5% against
+        // level 4 (108 games), ~320 ms a move in workerd, within the ~400 ms the model card
         // listed for level 5 when issue 32 was filed (models/README.md).
         alphabeta_nodes: 350_000,
         alphabeta_margin_cp: 2,
@@ -144,8 +145,8 @@ pub const LEVELS: [Level; 6] = [
         name: "grandmaster",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 45000,
-        // 600,000 leaf-scored positions: 61% against level 5 and 92% against alphabeta:5 (36
-        // games each), median 836 ms a move in workerd, within the ~0.9-1 s the model card
+        // 600,000 leaf-scored positions: 67.6% against level 5 (108 games) and 92% against
+        // alphabeta:5 (36), median 836 ms a move in workerd, within the ~0.9-1 s the model card
         // listed for level 6 when issue 32 was filed (models/ladder/2026-12-05-top-budget/).
         alphabeta_nodes: 900_000,
         alphabeta_margin_cp: 2,

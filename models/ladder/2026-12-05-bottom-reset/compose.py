@@ -6,7 +6,8 @@
 # - the 600,000-position search's row (../2026-12-05-top-budget/, `hybridqrleaf:600000`), relabelled level:6, as
 #   today's level 6 is that search; its games against the old levels 2 and 3 dropped, and 2026-12-05's level 6
 #   relabelled level:5 there too;
-# - this folder's rows-2-3.jsonl: the new levels 2 and 3 against every other player.
+# - this folder's rows-2-3.jsonl: the new levels 2 and 3 against every other player;
+# - this folder's steps-*.jsonl: 72 more games at each of the five steps between levels.
 import glob, json, os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,6 +38,7 @@ for f in sorted(glob.glob(os.path.join(UP, '2026-12-05-top-budget', '*.jsonl')))
         continue
     for line in open(f):
         emit(relabel(json.loads(line), {'level:6': 'level:5', 'hybridqrleaf:600000': 'level:6'}))
-for line in open(os.path.join(HERE, 'rows-2-3.jsonl')):
-    emit(json.loads(line))
+for f in ['rows-2-3.jsonl', 'steps-1-2.jsonl', 'steps-2-3.jsonl', 'steps-3-4.jsonl', 'steps-4-5.jsonl', 'steps-5-6.jsonl']:
+    for line in open(os.path.join(HERE, f)):
+        emit(json.loads(line))
 out.close()
