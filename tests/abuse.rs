@@ -510,7 +510,7 @@ fn level_six_moves_are_metered_by_their_cost() {
         statuses[2].1
     );
     assert_eq!(s.state(&id)["ply"], 4, "the refused move changed nothing");
-    // A level-3 game's move costs 1: it still fits (161 of 170 used).
+    // A level-3 game's move costs 2: it still fits (162 of 170 used).
     let c = s.create(json!({"south": "blades", "north": "axiom", "mode": "ai", "seat": "south", "level": 3}));
     let (id1, token1) = (c["id"].as_str().unwrap().to_owned(), c["token"].as_str().unwrap().to_owned());
     let state = s.state(&id1);

@@ -85,7 +85,9 @@ pub const LEVELS: [Level; 6] = [
         number: 1,
         name: "beginner",
         // 8 evaluations of net-v8: a step of 16 scored 82% against level 2 and left the span
-        // from level 1 to level 6 at 938 Elo; 8 keeps it over 1,000 (models/README.md).
+        // from level 1 to level 6 at 938 Elo; 8 keeps it over 1,000 (models/README.md). With
+        // 300 heuristic leaves below them it beat alphabeta:2 57% yet scored only 10% against
+        // level 2, and the span fell to 922 (models/ladder/2026-12-05-level3-up/).
         engine: Engine::NetworkMcts { evaluations: 8, heuristic: 0 },
         evaluations: 8,
         alphabeta_nodes: 150,
@@ -108,13 +110,12 @@ pub const LEVELS: [Level; 6] = [
         name: "club",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 3000,
-        // 6,000 leaf-scored positions: 84% against level 2, 9% against level 4 (108 games
-        // each), 40% against alphabeta:4 (36). Set with level 2 to split levels 1-4 into
-        // three even steps (the span of 1,000 leaves no room for steps of 80%): 8,000 with
-        // level 2 at 1,000 heuristic leaves gave 85%, 92%, 85% (36 games each); this 90%,
-        // 85%, 88% in the round robin, 93%, 84%, 91% over 108
-        // (models/ladder/2026-12-05-bottom-reset/). 533 before, a step of 97% to level 4.
-        alphabeta_nodes: 9_000,
+        // 8,000 leaf-scored positions: 84% against level 2, 13% against level 4 (108 games
+        // each), 62% against alphabeta:4 (36). Set with level 2 to split levels 1-4 into
+        // even steps (the span of 1,000 leaves no room for steps of 80%): at 6,000 the steps
+        // to and from it were 84% and 91% (models/ladder/2026-12-05-bottom-reset/), now 84%
+        // and 87% (models/ladder/2026-12-05-level3-up/). 533 before, a step of 97% to level 4.
+        alphabeta_nodes: 12_000,
         alphabeta_margin_cp: 60,
     },
     Level {
