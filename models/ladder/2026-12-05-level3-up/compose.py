@@ -7,7 +7,8 @@
 # - this folder's pair-2-3.jsonl (levels 2 and 3, 36 games) and steps-2-3.jsonl, steps-3-4.jsonl (72 more games at
 #   each of the two steps level 3 changed).
 # Not in it: row-1.jsonl and steps-1-2.jsonl, the level 1 candidate (8 network evaluations, then 300 heuristic
-# leaves) that was not shipped (README.md).
+# leaves) that was not shipped (README.md). whatif-level1.jsonl beside it: the same games with level 1's replaced by
+# the candidate's, relabelled net:8+decisive+cheap300 (what the CLI calls that player).
 import json, os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -30,4 +31,17 @@ for line in open(os.path.join(BEFORE, 'first', 'rows-2-3.jsonl')):
 for f in ['pair-2-3.jsonl', 'steps-2-3.jsonl', 'steps-3-4.jsonl']:
     for line in open(os.path.join(HERE, f)):
         emit(json.loads(line))
+out.close()
+
+shipped = [json.loads(line) for line in open(os.path.join(HERE, 'ladder.jsonl'))]
+out = open(os.path.join(HERE, 'whatif-level1.jsonl'), 'w')
+for g in shipped:
+    if 'level:1' not in (g['a'], g['b']):
+        emit(g)
+for f in ['row-1.jsonl', 'steps-1-2.jsonl']:
+    for line in open(os.path.join(HERE, f)):
+        g = json.loads(line)
+        for k in 'ab':
+            g[k] = 'net:8+decisive+cheap300' if g[k] == 'level:1' else g[k]
+        emit(g)
 out.close()
