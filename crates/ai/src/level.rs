@@ -96,11 +96,12 @@ pub const LEVELS: [Level; 6] = [
     Level {
         number: 2,
         name: "novice",
-        // The network's 48 evaluations, then 4,000 of the heuristic below them: 93% against
-        // level 1 and 16% against level 3 (108 games each), and 83% against the network alone
-        // at 48, level 2 until 2026-12-05 (models/ladder/2026-12-05-lower-levers/): the time
-        // is the network's; the 4,000 leaves add ~10-15 ms in workerd (models/README.md).
-        engine: Engine::NetworkMcts { evaluations: 48, heuristic: 4000 },
+        // The network's 48 evaluations, then 2,000 of the heuristic below them: 92% against
+        // level 1 and 10% against level 3 (108 games each); with 4,000 (from 2026-12-05
+        // 20:00) 93% and 16%, with 1,000 85% and 8% (36): the setting whose larger
+        // step was the smallest (models/ladder/2026-12-05-level2-2000/). The time is the
+        // network's; the heuristic leaves add a few ms in workerd (models/README.md).
+        engine: Engine::NetworkMcts { evaluations: 48, heuristic: 2000 },
         evaluations: 300,
         alphabeta_nodes: 300,
         alphabeta_margin_cp: 100,

@@ -490,7 +490,7 @@ mod tests {
     }
 
     /// `level:2` is the network MCTS whose first leaves the network scores and the rest
-    /// the heuristic, so its ladder rows can be played as `net:…:48+decisive+cheap=4000`:
+    /// the heuristic, so its ladder rows can be played as `net:…:48+decisive+cheap=2000`:
     /// the same move for the same game and seed.
     #[cfg(feature = "onnx")]
     #[test]

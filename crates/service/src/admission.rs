@@ -53,7 +53,7 @@ pub async fn route_limits(
 /// What one AI move at `level` costs, in tenths of a level-4 move: its search budget
 /// in positions (the shipped engine's, [`ai::level::Level::cost_nodes`]: a network
 /// evaluation counts as the positions it costs the time of) against level 4's, at least 1.
-/// Levels 1-6 cost 3, 15, 2, 10, 32, 80.
+/// Levels 1-6 cost 3, 14, 2, 10, 32, 80.
 pub fn ai_cost(level: Option<u8>) -> u32 {
     let nodes = |n: u8| ai::level::level(n).map_or(1, |l| l.cost_nodes().max(1));
     let own = nodes(level.unwrap_or(ai::level::DEFAULT_LEVEL));
@@ -131,7 +131,7 @@ mod tests {
     #[test]
     fn an_ai_move_costs_its_levels_search_budget() {
         let costs: Vec<u32> = (1..=6).map(|l| ai_cost(Some(l))).collect();
-        assert_eq!(costs, [3, 15, 2, 10, 32, 80]);
+        assert_eq!(costs, [3, 14, 2, 10, 32, 80]);
         assert_eq!(ai_cost(None), 10, "the default level");
         assert_eq!(ai_cost(Some(9)), 1, "an unknown level costs the least, never nothing");
     }
