@@ -87,7 +87,7 @@ pub const LEVELS: [Level; 6] = [
         // 8 evaluations of net-v8: a step of 16 scored 82% against level 2 and left the span
         // from level 1 to level 6 at 938 Elo; 8 keeps it over 1,000 (models/README.md). With
         // 300 heuristic leaves below them it beat alphabeta:2 57% yet scored only 10% against
-        // level 2, and the span fell to 922 (models/ladder/2026-12-05-level3-up/).
+        // level 2 (then 4,000 leaves), and the span fell to 922 (models/ladder/2026-12-05-level3-up/).
         engine: Engine::NetworkMcts { evaluations: 8, heuristic: 0 },
         evaluations: 8,
         alphabeta_nodes: 150,
