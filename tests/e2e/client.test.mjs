@@ -66,8 +66,8 @@ test("home, then a game against the AI played by clicking and by keyboard", T, a
   await page.goto("/");
   await page.waitForSelector(".faction-card");
   // Difficulty 1-6; a player with no finished game starts at 2 (issue 34). This test plays
-  // level 1, whose seeded replies leave the game going for the moves below (level 3, at
-  // 6,000 positions since 2026-12-05, ends the game by ply 6 after them).
+  // level 1, whose seeded replies leave the game going for the moves below (level 3 at
+  // 6,000 positions, 2026-12-05, ended the game by ply 6 after them).
   assert.equal(await page.inputValue("select[name=level]"), "2");
   assert.equal(await page.locator("select[name=level] option").count(), 6);
   await page.selectOption("select[name=level]", "1");

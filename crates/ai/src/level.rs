@@ -77,7 +77,7 @@ pub const LEAF_NODE_COST: f32 = 1.5;
 /// From "beginner" to the strongest level. Budgets are counts, calibrated on the real
 /// runtime (workerd on this 2-core machine; `scripts/bench-net.sh` prints each level's
 /// median, mean and slowest ms per move, and `public/levels.json` keeps the medians the
-/// picker shows): levels 1-6 take about 20, 132, 9, 103, 315 and 836 ms a move, the
+/// picker shows): levels 1-6 take about 18, 113, 11, 93, 298 and 768 ms a move, the
 /// default, level 4, within its 150 ms, levels 5 and 6 within the ~400 ms and ~0.9-1 s
 /// the model card listed for them when issue 32 was filed.
 pub const LEVELS: [Level; 6] = [
@@ -137,7 +137,7 @@ pub const LEVELS: [Level; 6] = [
         engine: Engine::AlphaBetaLeaf,
         evaluations: 25000,
         // 233,333 leaf-scored positions (level 6's search until 2026-12-05): 75.5% against
-        // level 4 (108 games), ~320 ms a move in workerd, within the ~400 ms the model card
+        // level 4 (108 games), ~300 ms a move in workerd, within the ~400 ms the model card
         // listed for level 5 when issue 32 was filed (models/README.md).
         alphabeta_nodes: 350_000,
         alphabeta_margin_cp: 2,
@@ -148,7 +148,7 @@ pub const LEVELS: [Level; 6] = [
         engine: Engine::AlphaBetaLeaf,
         evaluations: 45000,
         // 600,000 leaf-scored positions: 67.6% against level 5 (108 games) and 92% against
-        // alphabeta:5 (36), median 836 ms a move in workerd, within the ~0.9-1 s the model card
+        // alphabeta:5 (36), median 768-836 ms a move in workerd, within the ~0.9-1 s the model card
         // listed for level 6 when issue 32 was filed (models/ladder/2026-12-05-top-budget/).
         alphabeta_nodes: 900_000,
         alphabeta_margin_cp: 2,
