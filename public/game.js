@@ -553,9 +553,9 @@ class GameView {
     if (st) {
       this.$(".stage-title").textContent = st.title;
       this.$(".goal-text").textContent = st.goal;
-      const plyNote = this.$(".ply-note");
-      plyNote.hidden = !/\bpl(y|ies)\b/.test(st.goal);
-      plyNote.textContent = plyNote.hidden ? "" : `${plyNote(st.goal)} Plies played so far: ${s.moves.length}.`;
+      const note = this.$(".ply-note");
+      note.hidden = !/\bpl(y|ies)\b/.test(st.goal);
+      note.textContent = note.hidden ? "" : `${plyNote(st.goal)} Plies played so far: ${s.moves.length}.`;
       const v = this.$(".stage-verdict");
       v.hidden = st.verdict === "pending";
       v.className = `stage-verdict ${st.verdict}`;

@@ -11,7 +11,6 @@ import { h, navigate, toast } from "./ui.js";
 import { ICONS } from "./icons.js";
 
 const SIDE = { south: "South", north: "North" };
-/** Where a goal counts plies, what a ply is (the rules say the same, in section 10). */
 /** What a ply is, with the stage goal's own number ("30 plies are 15 of your moves…"). */
 export function plyNote(goal) {
   const n = Number(/(\d+)\s*pl(?:y|ies)\b/.exec(goal || "")?.[1]) || 20;

@@ -232,6 +232,27 @@ test("story: a failed stage shows Stage failed, and Try again starts it anew", T
   assert.deepEqual(page.errors, []);
 });
 
+// Regression (stop 48): every stage whose goal counts plies ("Win within 12 plies",
+// "Survive 24 plies without losing") opened on an empty board: the game panel's local
+// `plyNote` (the page's ply-note element) hid story.js's plyNote, called on the element.
+test("story: a stage whose goal counts plies opens on its board, with the ply note", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  await startSession(page);
+  const me = await meOf(page);
+  // Blades' first stage done, as if won: its second stage, a win within 12 plies, is next.
+  await d1(server.persist, `INSERT INTO story_progress (player_id, story_id, completed, updated_at) VALUES ('${me.id}', 'blades', 1, 0)`);
+  await openStories(page);
+  await startStage(page, "blades", 1);
+  assert.equal(await page.textContent(".stage-card .goal-text"), "Win within 12 plies");
+  const s = await getState(gameId(page));
+  assert.deepEqual([s.stage.story, s.stage.stage], ["blades", 1]);
+  assert.equal(await page.textContent(".stage-card .ply-note"),
+    `A ply is one move by either player: 12 plies are 6 of your moves and 6 of the AI's. Plies played so far: ${s.moves.length}.`);
+  assert.equal(await page.locator(".board .sq").count(), 81, "the board is drawn");
+  assert.deepEqual(page.errors, []);
+});
+
 test("story: the last stage's Stage complete! modal announces the badge", T, async () => {
   // Winning all six stages in the browser takes too long: the modal is shown here for a
   // won last stage (state.stage.verdict "won"), through the client's own stageFinished.
