@@ -162,6 +162,27 @@ fn an_older_snapshot_of_a_game_never_overwrites_a_newer_index_row() {
     assert_eq!(game_row(&db, &id), done);
 }
 
+/// Regression (stop 48): the finished snapshot was skipped when an unfinished one with more
+/// plies had been written first — after a take-back (an AI game's row written at ply 6 by a
+/// retried flush, the player takes back to ply 4 and resigns) — and the flush that skipped
+/// it still cleared the outbox: the game stayed unfinished in D1 for good.
+#[test]
+fn a_finished_snapshot_lands_even_with_fewer_plies_than_the_row_after_a_takeback() {
+    let db = db();
+    player(&db, "s", None);
+    let id = gid(8);
+    let rec = record(&id, Mode::Ai, Some("s"), None);
+    let upsert = |r: &GameRecord| block_on(index::upsert(&db, r, None)).unwrap();
+    upsert(&at_plies(&rec, 6));
+    assert_eq!(game_row(&db, &id)["plies"], 6);
+    upsert(&finished(&at_plies(&rec, 4), Side::North, FinishReason::Resignation, T0 + 9));
+    let done = game_row(&db, &id);
+    assert_eq!((&done["plies"], &done["result"]), (&json!(4), &json!("north wins: resignation")));
+    // Still final: a later unfinished snapshot with more plies changes nothing.
+    upsert(&at_plies(&rec, 6));
+    assert_eq!(game_row(&db, &id), done);
+}
+
 #[test]
 fn capacity_counts_unfinished_games_overall_by_address_and_by_player() {
     let db = db();

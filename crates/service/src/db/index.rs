@@ -83,7 +83,9 @@ pub async fn release(db: &impl Sql, game_id: &str) -> StoreResult<()> {
 }
 
 /// The index row's upsert (see [`upsert`]). The `WHERE` of its update is the rule
-/// that an older snapshot never overwrites a newer row.
+/// that an older snapshot never overwrites a newer row, and that the finished one always
+/// lands: a game finishes once, and after a take-back it may finish at fewer plies than
+/// an unfinished snapshot already wrote.
 pub const UPSERT: &str = concat!(
     "INSERT INTO games (id, south_faction, north_faction, mode, days_per_move, creator_ip_hash, \
          created_at, finished_at, result, winner, reason, plies, south_player, north_player) \
@@ -95,7 +97,7 @@ pub const UPSERT: &str = concat!(
          winner = excluded.winner, reason = excluded.reason, plies = excluded.plies, \
          south_player = COALESCE(excluded.south_player, south_player), \
          north_player = COALESCE(excluded.north_player, north_player) \
-     WHERE games.result IS NULL AND excluded.plies >= games.plies"
+     WHERE games.result IS NULL AND (excluded.result IS NOT NULL OR excluded.plies >= games.plies)"
 );
 
 fn count(v: f64) -> u32 {
@@ -152,7 +154,8 @@ pub fn upsert_stmt(rec: &GameRecord, ip_hash: Option<&str>) -> Stmt {
 /// Writes the game's row (idempotent: safe to repeat after a failure). Two flushes of a
 /// game can be in flight at once (its Durable Object takes requests while D1 is awaited)
 /// and land in either order, so an older snapshot never overwrites a newer row: a
-/// finished row is final, and an unfinished one only moves forward in plies. A seat's
+/// finished row is final, a finished snapshot always replaces an unfinished row, and an
+/// unfinished one only moves forward in plies. A seat's
 /// player is stored as the account a guest was merged into, and only if that player
 /// exists; a snapshot without a seat's player keeps the one stored.
 pub async fn upsert(db: &impl Sql, rec: &GameRecord, ip_hash: Option<&str>) -> StoreResult<()> {
