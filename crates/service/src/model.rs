@@ -139,6 +139,9 @@ pub struct GameRecord {
     /// After the game: a rematch offered, declined or agreed (see [`crate::rematch`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rematch: Option<Rematch>,
+    /// The agreed rematch's capacity check (never in a view: it holds the address bucket).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch_admission: Option<RematchAdmission>,
     /// A move was taken back (a casual game against the AI): the game was assisted.
     #[serde(default)]
     pub assisted: bool,
@@ -179,6 +182,7 @@ impl GameRecord {
             outbox: None,
             last_mark: 0,
             rematch: None,
+            rematch_admission: None,
             assisted: false,
         }
     }
@@ -385,6 +389,18 @@ pub struct StageView {
 #[serde(tag = "type", rename = "state")]
 pub struct StateMessage {
     pub state: GameView,
+}
+
+/// An agreed rematch game's passage through the capacity check, kept in the old game's
+/// record ([`crate::sagas::rematch`]): begun at `since` for game `game`; `ip_hash` is the
+/// address bucket it was admitted under (the new game's index row counts it there), `None`
+/// while the check runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RematchAdmission {
+    pub game: String,
+    pub since: i64,
+    #[serde(default)]
+    pub ip_hash: Option<String>,
 }
 
 /// A finished game's rematch state (in the record, shown in the view; the rules that

@@ -16,7 +16,7 @@ use crate::create::{CreateGame, SeatChoice};
 use crate::error::{ApiError, ErrorCode};
 use crate::game::{self, Ctx, Effects, Handled};
 use crate::http::{parse_json, ApiRequest, ApiResponse};
-use crate::model::{Controller, GameRecord, GameView, Mode, Seat};
+use crate::model::{Controller, GameRecord, GameView, Mode, RematchAdmission, Seat};
 use crate::store::GameStore;
 
 /// The record's rematch state (in the model, below every rule that changes it).
@@ -49,7 +49,16 @@ pub struct RematchCall {
     /// The new game's South seat, then North's (the old seats swapped).
     pub seats: [Seat; 2],
     pub origin: String,
+    /// The address bucket the capacity check admitted the rematch under, for the new
+    /// game's index row (so the address's cap counts it, as it counts any game it creates).
+    #[serde(default)]
+    pub ip_hash: Option<String>,
 }
+
+/// How long an agreed rematch's capacity check may take before a request that finds it
+/// unfinished takes it as abandoned (a check is a few limiter calls and one D1 statement,
+/// well under a second; after this, the request that began it has died).
+pub const ADMISSION_MS: i64 = 30_000;
 
 /// What the old game's request leads to.
 #[derive(Debug)]
@@ -158,7 +167,20 @@ fn request_inner(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> 
         if body.action == Action::Decline {
             return Ok(Step::Done(answer(&rec, &game, side, false)));
         }
-        let call = plan(&rec, &id, &req.origin);
+        let mut call = plan(&rec, &id, &req.origin);
+        match rec.rematch_admission.as_ref().filter(|a| a.game == id) {
+            // Another request is in the capacity check for this game: making it now would
+            // skip the check (and that request, refused, would release the id).
+            Some(a) if a.ip_hash.is_none() && ctx.now - a.since < ADMISSION_MS => {
+                return Err(ApiError::new(
+                    ErrorCode::RematchFailed,
+                    "the rematch is being created; try again",
+                ));
+            }
+            // Admitted (counted under its address), or a check abandoned by a request that
+            // died: its place, if reserved, is swept (`db::index::RESERVATION_MS`).
+            a => call.ip_hash = a.and_then(|a| a.ip_hash.clone()),
+        }
         return Ok(Step::Create(Box::new(call), rec, Reservation::Earlier));
     }
     let create = match (rec.mode, body.action) {
@@ -202,6 +224,7 @@ fn request_inner(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> 
         game: Some(id.clone()),
         keep_faction: body.keep_faction,
     });
+    rec.rematch_admission = Some(RematchAdmission { game: id.clone(), since: ctx.now, ip_hash: None });
     let call = plan(&rec, &id, &req.origin);
     save(store, &rec)?;
     Ok(Step::Create(Box::new(call), rec, Reservation::New))
@@ -235,6 +258,7 @@ pub fn plan(rec: &GameRecord, id: &str, origin: &str) -> RematchCall {
         },
         seats,
         origin: origin.to_owned(),
+        ip_hash: None,
     }
 }
 
@@ -250,7 +274,7 @@ pub fn create(store: &mut dyn GameStore, call: &RematchCall, ctx: &mut Ctx) -> H
         // A rated game had two Discord-linked players; the rematch stays rated.
         linked: call.create.rated,
     });
-    let extra = game::Extra { creator, ..game::Extra::default() };
+    let extra = game::Extra { creator, ip_hash: call.ip_hash.clone(), ..game::Extra::default() };
     let mut handled = game::create_with(store, &call.id, &call.create, &extra, &call.origin, ctx);
     let Some(mut rec) = handled.record.take() else { return handled };
     rec.seats = call.seats.clone();
@@ -330,9 +354,21 @@ pub fn release(store: &mut dyn GameStore, id: &str) {
     if let Ok(Some(mut rec)) = store.load() {
         if let Some(r) = rec.rematch.as_mut().filter(|r| r.game.as_deref() == Some(id)) {
             r.game = None;
+            rec.rematch_admission = None;
             let _ = store.save(&rec);
         }
     }
+}
+
+/// The capacity check admitted game `id` under address bucket `ip_hash`: recorded, so a
+/// request that finds the rematch agreed makes it counted there too.
+pub fn admitted(store: &mut dyn GameStore, id: &str, ip_hash: &str) -> Result<(), ApiError> {
+    let (mut rec, _) = load(store)?;
+    if let Some(a) = rec.rematch_admission.as_mut().filter(|a| a.game == id) {
+        a.ip_hash = Some(ip_hash.to_owned());
+        save(store, &rec)?;
+    }
+    Ok(())
 }
 
 /// The requester's side for [`created`] (the seat the request holds).

@@ -253,6 +253,20 @@ fn an_accepted_challenge_is_a_game_the_poster_created_and_the_accepter_joined() 
     assert_eq!(games.games.borrow().len(), 1);
 }
 
+/// Regression (stop 48): an accepted challenge's game was written to the index under the
+/// address bucket "challenge", so its creator's address cap never counted it, while the
+/// capacity check had reserved its place under the accepter's. (Fails with the old
+/// `ip_hash: "challenge"`.)
+#[test]
+fn regression_an_accepted_challenges_game_counts_under_the_address_that_was_admitted() {
+    let db = db_with(&[(&pid(1), "Ann"), (&pid(2), "Bob")]);
+    let (games, gate, told, mut rng) = (Objects::new(), Gate::default(), Told::default(), SeededRng(7));
+    let id = posted(&db, &mut rng, &who(1));
+    let a = accept(&db, &games, &gate, &told, &mut rng, &id, &who(2)).unwrap();
+    let rec = games.record(&a.game).unwrap();
+    assert_eq!(rec.outbox.and_then(|o| o.ip_hash).as_deref(), Some("ip-hash"));
+}
+
 /// Regression (5c6a628): accepting made a link game without the capacity check every
 /// other creation passes. Refused, the challenge stays open and nothing is made. (Fails
 /// with the saga's `capacity.admit` line removed: 200 and a game.)
@@ -406,6 +420,61 @@ fn a_rematch_refused_by_capacity_or_by_its_object_releases_its_reservation() {
     assert_eq!(reserved(&old), None, "refused: nothing can have been made");
     assert_eq!(offer(&mut old, &token, &games, &gate).status, 200);
     assert_eq!(games.games.borrow().values().filter(|s| s.record.is_some()).count(), 1);
+}
+
+/// Regression (stop 48): a rematch's game was written to the index with no address
+/// bucket (`Extra::ip_hash` unset), so it never counted against the address cap: without
+/// a session, create, resign and rematch over and over left unfinished games no
+/// per-address or per-player cap counted. The address the capacity check admitted is
+/// the new game's, also when a later request makes it. (Fails without the call's
+/// `ip_hash`: `None`.)
+#[test]
+fn regression_a_rematchs_game_counts_under_the_address_that_was_admitted() {
+    for fault in [None, Some(Fault::NotSent)] {
+        let (games, gate) = (Objects::new(), Gate::default());
+        let (mut old, token) = finished_ai_game(&games);
+        if let Some(f) = fault {
+            games.fail_next(Op::Rematch, f);
+            assert_eq!(offer(&mut old, &token, &games, &gate).status, 503);
+        }
+        let r = offer(&mut old, &token, &games, &gate);
+        assert_eq!(r.status, 200, "{fault:?}: {:?}", r.json_body());
+        let id = reserved(&old).unwrap();
+        let rec = games.record(&id).unwrap();
+        assert_eq!(rec.outbox.and_then(|o| o.ip_hash).as_deref(), Some("ip-hash"), "{fault:?}");
+        assert_eq!(gate.calls.get(), 1, "{fault:?}: one capacity check");
+    }
+}
+
+/// Regression (stop 48): the old game's object takes other requests while a rematch's
+/// capacity check is awaited; a second request then found the rematch agreed and made
+/// its game without any check, and when the first was refused it released the id the
+/// second had used (the old game no longer led to the new one, and the next request
+/// made another with the same seats). Now, while the check runs, another request is told
+/// to try again and makes nothing; a check abandoned (its request died) for longer than
+/// `ADMISSION_MS` no longer holds the rematch back.
+#[test]
+fn regression_a_rematch_is_not_made_by_another_request_while_its_capacity_check_runs() {
+    let (games, gate) = (Objects::new(), Gate::default());
+    let (mut old, token) = finished_ai_game(&games);
+    // What the first request saved before awaiting the check (state as the saga leaves it).
+    let mut rec = old.load().unwrap().unwrap();
+    let id = pid(200);
+    rec.rematch = Some(service::rematch::Rematch { game: Some(id.clone()), ..Default::default() });
+    rec.rematch_admission =
+        Some(service::model::RematchAdmission { game: id.clone(), since: T0 + 5, ip_hash: None });
+    old.save(&rec).unwrap();
+    let r = offer(&mut old, &token, &games, &gate);
+    assert_eq!((r.status, r.json_body().unwrap()["error"].as_str()), (503, Some("rematch_failed")));
+    assert!(games.games.borrow().is_empty(), "nothing made while the check runs");
+    assert_eq!(reserved(&old).as_deref(), Some(id.as_str()), "the first request's id stands");
+    // The first request died in its check: after ADMISSION_MS the rematch is made.
+    let mut rec = old.load().unwrap().unwrap();
+    rec.rematch_admission.as_mut().unwrap().since = T0 + 5 - service::rematch::ADMISSION_MS;
+    old.save(&rec).unwrap();
+    let r = offer(&mut old, &token, &games, &gate);
+    assert_eq!(r.status, 200, "{:?}", r.json_body());
+    assert!(games.record(&id).is_some());
 }
 
 // --- stages ------------------------------------------------------------------------------

@@ -148,12 +148,13 @@ pub async fn accept<G: Games, C: Capacity, N: Notifier>(
         serde_json::from_str(&open.spec).map_err(|e| ApiError::internal(e.to_string()))?;
     challenge::may_accept(&open.poster_id, &accepter.id, spec.rated, accepter.linked)?;
     let game_id = rng.id()?;
-    ports.capacity.admit(&game_id, Some(&accepter.id)).await?;
+    let ip_hash = ports.capacity.admit(&game_id, Some(&accepter.id)).await?;
     if !db::claim(db, id, &game_id, &accepter.id, now).await? {
         ports.capacity.release(&game_id).await;
         return Err(gone());
     }
-    match start_game(ports.games, rng, origin, &spec, &open.poster_id, &game_id, accepter).await {
+    let place = Place { game: &game_id, ip_hash: &ip_hash };
+    match start_game(ports.games, rng, origin, &spec, &open.poster_id, place, accepter).await {
         Ok(joined) => {
             ports.notifier.challenge_accepted(&open.poster_id, &game_id).await;
             Ok(joined)
@@ -168,6 +169,14 @@ pub async fn accept<G: Games, C: Capacity, N: Notifier>(
     }
 }
 
+/// The place the capacity check admitted: the game's id, and the address bucket (the
+/// accepter's) its index row counts it under.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    game: &'a str,
+    ip_hash: &'a str,
+}
+
 /// Makes the link game for the poster and joins it for the accepter.
 async fn start_game(
     games: &impl Games,
@@ -175,14 +184,15 @@ async fn start_game(
     origin: &str,
     spec: &PostChallenge,
     poster: &str,
-    game_id: &str,
+    place: Place<'_>,
     accepter: &PlayerRef,
 ) -> Result<Accepted, ApiError> {
+    let game_id = place.game;
     let call = CreateCall {
         id: game_id.to_owned(),
         game: spec.game(rng)?,
         origin: origin.to_owned(),
-        ip_hash: "challenge".into(),
+        ip_hash: place.ip_hash.to_owned(),
         creator: Some(PlayerRef { id: poster.to_owned(), linked: spec.rated }),
         start: None,
         stage: None,

@@ -26,7 +26,9 @@ fn try_again() -> ApiError {
 /// the next offer or accept makes the game with the same id, or finds it made (the
 /// creation is idempotent): never a second game with the same seat tokens, and never an
 /// agreed rematch whose game is missing for good. An earlier reservation was admitted by
-/// the capacity check when it was made.
+/// the capacity check when it was made, under the address the new game's index row
+/// counts it (the old record keeps it); while that check runs, another request is told
+/// to try again rather than make the game unchecked ([`rematch::ADMISSION_MS`]).
 pub async fn request(
     store: &mut dyn GameStore,
     api: &ApiRequest,
@@ -34,14 +36,24 @@ pub async fn request(
     games: &impl Games,
     capacity: &impl Capacity,
 ) -> Handled {
-    let (call, rec, reservation) = match rematch::request(store, api, ctx) {
+    let (mut call, rec, reservation) = match rematch::request(store, api, ctx) {
         Step::Done(h) => return h,
         Step::Create(call, rec, reservation) => (call, rec, reservation),
     };
     if reservation == Reservation::New {
-        if let Err(e) = capacity.admit(&call.id, api.player.as_ref().map(|p| p.id.as_str())).await {
-            rematch::release(store, &call.id);
-            return failed(&e);
+        match capacity.admit(&call.id, api.player.as_ref().map(|p| p.id.as_str())).await {
+            Err(e) => {
+                rematch::release(store, &call.id);
+                return failed(&e);
+            }
+            Ok(ip_hash) => {
+                if let Err(e) = rematch::admitted(store, &call.id, &ip_hash) {
+                    rematch::release(store, &call.id);
+                    capacity.release(&call.id).await;
+                    return failed(&e);
+                }
+                call.ip_hash = Some(ip_hash);
+            }
         }
     }
     match games.create_rematch(&call).await {
