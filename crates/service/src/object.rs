@@ -186,9 +186,13 @@ impl<R: Runtime, O: Owed> Object<'_, R, O> {
 
     /// After a change (or any alarm or wake-up, `woken`): arms the one alarm, pushes the
     /// state, and writes what the game owes D1. The alarm is armed *before* D1 is
-    /// written, so a crash in between leaves the retry scheduled.
+    /// written, so a crash in between leaves the retry scheduled. It is armed too after
+    /// a request that changed nothing while the game owes D1: the request that marked the
+    /// outbox may have died before it armed anything (an AI move awaits the limiter
+    /// between its save and this), and its client's retry, answered from the kept reply,
+    /// is what comes next.
     pub async fn apply(&mut self, fx: &Effects, rec: &GameRecord, woken: bool) {
-        if fx.changed || woken {
+        if fx.changed || woken || rec.outbox.is_some() {
             self.arm(rec).await;
         }
         if fx.changed {

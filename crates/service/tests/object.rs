@@ -153,6 +153,55 @@ fn a_request_that_dies_before_the_write_leaves_the_mark_and_the_armed_alarm() {
     assert!(index_row(&d1.db).is_some());
 }
 
+/// Regression (stop 48): a request that saved a game's end (its outbox marked) and died
+/// before its object armed the alarm (an AI move awaits the limiter in between) left the
+/// result to the hourly housekeeping's sample: the client's retry of the same move was
+/// answered from the kept reply with nothing changed, so nothing was armed or written.
+/// Now any request answered while the game owes D1 arms the alarm. (Fails without the
+/// `rec.outbox.is_some()` in `Object::apply`: no alarm.)
+#[test]
+fn regression_a_retried_move_whose_request_died_before_the_alarm_arms_it() {
+    let (mut store, rt, d1) = (MemoryStore::default(), Rt::default(), d1());
+    // Clockwork's first stage: South's Hands take North's king-piece, d3-d7.
+    let stage = &service::players::find_story("clockwork").unwrap().stages[0];
+    let req = CreateGame {
+        south: stage.position.faction(engine::Side::South),
+        north: stage.position.faction(engine::Side::North),
+        seat: SeatChoice::South,
+        mode: Mode::Ai,
+        days_per_move: None,
+        level: Some(1),
+        rated: false,
+    };
+    let (mut rng, mut ai) = (SeededRng(3), PlaceholderAi);
+    let mut ctx = Ctx { now: T0, rng: &mut rng, ai: &mut ai, day_ms: 86_400_000 };
+    let extra = Extra { start: Some(stage.position), ..Extra::default() };
+    let handled = game::create_with(&mut store, &pid(50), &req, &extra, "https://a.example", &mut ctx);
+    let token = handled.response.json_body().unwrap()["token"].as_str().unwrap().to_owned();
+    run(Object { store: &mut store, runtime: &rt, owed: &d1, timers: timers(), now: T0 }.after(handled));
+    assert!(store.record.as_ref().unwrap().outbox.is_none());
+    let mv = ApiRequest {
+        method: Method::Post,
+        path: format!("/api/games/{}/moves", pid(50)),
+        bearer: Some(token),
+        body: json!({ "move": "d3d7", "ply": 0 }).to_string().into_bytes(),
+        origin: "https://a.example".into(),
+        player: None,
+    };
+    // The winning move is saved, and its request dies before the object's `after`.
+    let first = game::handle(&mut store, Route::Moves, &mv, &mut ctx);
+    assert_eq!(first.response.status, 200, "{:?}", first.response.json_body());
+    assert!(store.record.as_ref().unwrap().result.is_some());
+    assert!(store.record.as_ref().unwrap().outbox.is_some(), "the end is owed to D1");
+    rt.alarms.borrow_mut().clear();
+    // The client's retry: the same answer, nothing changed, and the alarm armed.
+    let retry = game::handle(&mut store, Route::Moves, &mv, &mut ctx);
+    assert_eq!(retry.response.json_body(), first.response.json_body());
+    assert!(!retry.effects.changed);
+    run(Object { store: &mut store, runtime: &rt, owed: &d1, timers: timers(), now: T0 }.after(retry));
+    assert_eq!(rt.alarms.borrow().first().copied().flatten(), Some(T0 + 60_000), "the retry armed");
+}
+
 #[test]
 fn a_flush_clears_only_the_mark_it_wrote() {
     let (mut store, rt, d1) = (MemoryStore::default(), Rt::default(), d1());
