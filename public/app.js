@@ -94,6 +94,7 @@ const SIGNIN_ERRORS = {
   no_state: "That sign-in link was not started in this browser or was already used. Please try again.",
   discord_code_rejected: "Discord did not accept the sign-in (it expired or was already used). Please try again.",
   discord_failed: "Discord could not be reached to finish signing in. Please try again later.",
+  server_busy: "Too many sign-ins from your network just now. Please wait a minute and try again.",
 };
 const signinError = new URLSearchParams(location.search).get("signin_error");
 if (signinError) {

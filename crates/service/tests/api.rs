@@ -454,6 +454,35 @@ fn new_guests_are_counted_per_address_and_refused_past_the_rate() {
     assert_eq!(again.response.status, 503, "no valid session: a new guest, still refused");
 }
 
+/// Regression (stop 48): every `GET /api/auth/discord/login` wrote an `oauth_states` row with
+/// no limit, so a loop of them grew the table faster than the hourly sweep (5,000 rows)
+/// empties it. A start is counted per address bucket like a new guest; refused, it writes
+/// nothing, and a browser is sent back with the reason. (Fails without the limiter hit:
+/// a third 302 and a third row.)
+#[test]
+fn sign_in_starts_are_counted_per_address_and_refused_past_the_rate() {
+    let h = TestHost::new(&[("LIMIT_GUESTS_PER_IP_PER_MINUTE", "2"), ("DISCORD_CLIENT_ID", "cid")]);
+    let states = || support::number(&h.db, "SELECT COUNT(*) FROM oauth_states", &[]);
+    for _ in 0..2 {
+        let a = send(&h, Req::get("/api/auth/discord/login"));
+        assert_eq!(a.response.status, 302);
+        assert!(a.location.as_deref().unwrap().contains("client_id=cid"));
+    }
+    assert_eq!(states(), 2);
+    let refused = send(&h, Req::get("/api/auth/discord/login"));
+    assert_eq!((refused.response.status, body(&refused)["error"].clone()), (503, json!("server_busy")));
+    assert!(refused.cookies.is_empty() && refused.location.is_none());
+    let browser = send(&h, Req::get("/api/auth/discord/login").with("Accept", "text/html"));
+    assert_eq!(browser.response.status, 302);
+    assert_eq!(browser.location.as_deref(), Some("/?signin_error=server_busy"));
+    assert_eq!(states(), 2, "a refused start writes nothing");
+    let elsewhere = Req {
+        headers: vec![("CF-Connecting-IP", "198.51.100.9".into())],
+        ..Req::get("/api/auth/discord/login")
+    };
+    assert_eq!(send(&h, elsewhere).response.status, 302, "another address is not held back");
+}
+
 /// Issue 30: the AI limit counted moves, not their cost (a level-6 move is about six
 /// level-4 moves of CPU), and AI openings were outside it. Openings are metered by cost.
 #[test]

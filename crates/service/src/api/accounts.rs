@@ -5,10 +5,14 @@
 use serde::Deserialize;
 
 use crate::accounts as acc;
+use crate::create::MINUTE_MS;
 use crate::error::ApiError;
+use crate::guard::Rate;
 use crate::host::{Host, HostRandom, Outgoing};
 use crate::http::Method;
+use crate::objects::Limiters;
 use crate::players::{self, Me};
+use crate::ports::Limiter;
 use crate::sagas::signin;
 
 use super::session::{cookie_token, session, session_or_guest, store};
@@ -62,13 +66,13 @@ pub async fn handle(h: &impl Host, req: &mut impl Incoming, path: &str) -> Res {
             let out = players::sign_out(&store(h), who, everywhere).await?;
             Ok(Answer { cookies: acc::clear_cookies().to_vec(), ..Answer::of(200, &out) })
         }
-        (Method::Get, "/api/auth/discord/login") => {
-            let (token, origin) = (cookie_token(req), req.origin()?);
-            let login =
-                signin::login(h.db(), &mut HostRandom(h), h.now_ms(), &app(h), token.as_deref(), &origin)
-                    .await?;
-            Ok(Answer::redirect(&login.url, login.new_token.map(|t| acc::session_cookie(&t))))
-        }
+        (Method::Get, "/api/auth/discord/login") => match login(h, req).await {
+            // A browser navigation, like the callback: a browser is sent back with the reason.
+            Err(e) if req.header("Accept").is_some_and(|a| a.contains("text/html")) => {
+                Ok(Answer::redirect(&format!("/?signin_error={}", e.code), None))
+            }
+            other => other,
+        },
         (Method::Get, "/api/auth/discord/callback") => match callback(h, req).await {
             // The callback is a browser navigation: a browser is sent back to the client
             // with the reason (it shows it), other clients get the JSON error.
@@ -79,6 +83,19 @@ pub async fn handle(h: &impl Host, req: &mut impl Incoming, path: &str) -> Res {
         },
         _ => Err(ApiError::not_found(format!("no route {path}"))),
     }
+}
+
+/// Starts a sign-in: one D1 row (its state) each, so counted per address bucket like a
+/// new guest (a loop of starts cannot grow the table faster than the hourly sweep
+/// empties it).
+async fn login(h: &impl Host, req: &impl Incoming) -> Res {
+    let rate = Rate { limit: crate::host::settings(h).limits.guests_per_ip_per_minute, window_ms: MINUTE_MS };
+    let bucket = format!("signin:ip:{}", super::ip_key(h, req));
+    Limiters(h).hit(&bucket, rate, "too many sign-ins from your address this minute").await?;
+    let (token, origin) = (cookie_token(req), req.origin()?);
+    let login =
+        signin::login(h.db(), &mut HostRandom(h), h.now_ms(), &app(h), token.as_deref(), &origin).await?;
+    Ok(Answer::redirect(&login.url, login.new_token.map(|t| acc::session_cookie(&t))))
 }
 
 /// The application as registered with Discord (wrangler vars and the secret).
