@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::ai::Opponent;
 use crate::create::CreateGame;
 use crate::error::{ApiError, ErrorCode};
-use crate::http::{parse_json, ApiRequest, ApiResponse, Method, PlayerRef};
+use crate::http::{parse_empty, parse_json, ApiRequest, ApiResponse, Method, PlayerRef};
 use crate::model::{
     Controller, Finish, FinishReason, GameRecord, GameView, LastReply, Mode, MoveEntry, Seat, StageRef,
 };
@@ -583,6 +583,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
             }
             Route::Takeback => {
                 let side = authorise_request(&rec, req, game.position().turn())?;
+                parse_empty(&req.body)?;
                 if let Some(late) = forfeit_first(store, &mut rec, &game, ctx.now)? {
                     return Ok(late);
                 }
@@ -593,6 +594,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
             }
             Route::Abort => {
                 authorise_request(&rec, req, game.position().turn())?;
+                parse_empty(&req.body)?;
                 if let Some(late) = forfeit_first(store, &mut rec, &game, ctx.now)? {
                     return Ok(late);
                 }
@@ -621,6 +623,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
             }
             Route::Resign => {
                 let side = authorise_request(&rec, req, game.position().turn())?;
+                parse_empty(&req.body)?;
                 if let Some(late) = forfeit_first(store, &mut rec, &game, ctx.now)? {
                     return Ok(late);
                 }

@@ -177,6 +177,19 @@ impl From<Result<ApiResponse, ApiError>> for ApiResponse {
     }
 }
 
+/// The body of a request that takes none (resign, abort, take back): nothing, or an empty
+/// JSON object (what many clients send by default). Anything else is refused, so a
+/// malformed request changes nothing.
+pub fn parse_empty(body: &[u8]) -> Result<(), ApiError> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct NoFields {}
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(());
+    }
+    parse_json::<NoFields>(body).map(|NoFields {}| ())
+}
+
 /// `GET /api/health` (`Health`): the Worker is up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Health {

@@ -580,6 +580,30 @@ fn join_on_an_ai_game_is_409() {
     env.rejected(409, "not_a_link_game", |e| e.post("/join", None, &json!({ "invite": "x" })));
 }
 
+/// Regression (stop 48): resign, abort and take back never read their bodies, so a
+/// malformed request (a garbage body, a field they do not take) still resigned. They take
+/// no body, or `{}`; anything else is 400 and changes nothing.
+#[test]
+fn resign_abort_and_takeback_refuse_a_body_they_do_not_take() {
+    let mut env = Env::new();
+    let (token, _) = create_ai(&mut env, SeatChoice::South);
+    for tail in ["/resign", "/abort", "/takeback"] {
+        for (raw, code) in [
+            (&b"resign"[..], "invalid_json"),
+            (b"{", "invalid_json"),
+            (b"[]", "invalid_body"),
+            (b"{\"confirm\":true}", "invalid_body"),
+        ] {
+            env.rejected(400, code, |e| e.request(Method::Post, tail, Some(&token), raw));
+        }
+    }
+    // Nothing, or an empty object: done.
+    ok(&env.request(Method::Post, "/abort", Some(&token), b""));
+    let mut env = Env::new();
+    let (token, _) = create_ai(&mut env, SeatChoice::South);
+    ok(&env.request(Method::Post, "/resign", Some(&token), b" {} "));
+}
+
 #[test]
 fn join_with_malformed_bodies_is_400() {
     let mut env = Env::new();
