@@ -273,14 +273,17 @@ export function showDevNotes() {
       own Durable Object and players, stories and ratings are kept in a D1 database; this browser client is
       plain Java Script modules with hand-drawn SVG pieces. The game is hosted on Cloudflare.</p>
       <h3>The AI</h3>
-      <p>The AI player you meet in this build uses Monte Carlo Tree Search guided by a hand-written evaluation
-      of the position (material, mobility, danger to the king-piece, Father Time's advance and charged pieces),
-      run on the server for every move at the level you choose, from 1 (Beginner) to 6 (Grandmaster).</p>
-      <p>An Alpha Zero style player has been built as well: the same tree search with an ONNX neural network, a
-      compact 7&#8209;layer CNN that preserves the 9&times;9 grid (a 3&times;3 stem expands 22 input planes to
-      64 channels, followed by six 3&times;3 convolutions before the policy and value heads), one network for
-      all nine match-ups, trained by self-play. It can be switched on by the server, but it is not the
-      default: given the same computing time, the hand-written evaluation still wins.</p>
+      <p>The AI runs on the server for every move, with an engine chosen for each level from 1 (Beginner) to 6
+      (Grandmaster). Levels 1 and 2 play in the Alpha Zero style: a small Monte Carlo Tree Search guided by an
+      ONNX neural network, a compact 7&#8209;layer CNN that preserves the 9&times;9 grid (a 3&times;3 stem
+      expands 22 input planes to 64 channels, followed by six 3&times;3 convolutions before the policy and value
+      heads), one network for all nine match-ups, trained on the moves of the stronger levels' search. Their
+      mistakes are the moves the network finds natural; level 2 also looks further down its tree with a
+      hand-written evaluation.</p>
+      <p>Levels 3 to 6 are an alpha-beta search that scores each position with that hand-written evaluation
+      (material, mobility, danger to the king-piece, Father Time's advance and charged pieces) plus a small
+      learned correction; each level searches more positions than the one below. Every level's rating, measured
+      in games between the levels, is shown where you choose it.</p>
       <h3>Balancing</h3>
       <p>Balancing between factions has so far been done by observing AI versus AI games. Further adjustments
       will be made by reference to observed results in online human vs human matches.</p>

@@ -76,7 +76,7 @@ export const ABILITY_HELP = {
   attract: "pulls a piece in the Magnet's line of sight next to it.",
   recall: "sends an enemy piece in the Dial's line of sight back to a starting square.",
   sidestep: "one more step to an empty square.",
-  assassinate: "destroys any one enemy piece.",
+  assassinate: "destroys any one enemy piece (the king-piece only when it is the last one left).",
 };
 
 export const FACTION_TAGLINES = {

@@ -535,8 +535,9 @@ test("the original's modals: Music, Dev Notes, Support (configured or not), Serv
   assert.deepEqual(heads, ["The inspiration", "How it was made", "The AI", "Balancing", "Music"]);
   const notes = await page.textContent("#devnotes-dialog");
   assert.match(notes, /CHESS and STARCRAFT/);
-  assert.match(notes, /Monte Carlo Tree Search guided by a hand-written evaluation/);
-  assert.match(notes, /not the\s+default/);
+  // The engines of this build's levels (ai::level): the network's MCTS, then alpha-beta.
+  assert.match(notes, /Levels 1 and 2 play in the Alpha Zero style: a small Monte Carlo Tree Search guided by an\s+ONNX neural network/);
+  assert.match(notes, /Levels 3 to 6 are an alpha-beta search/);
   await shot(page, "i13-devnotes-1280");
   await page.keyboard.press("Escape");
   // Support: without configuration, no invite and no address.
