@@ -181,9 +181,15 @@ impl GameObject {
             // The saga (`service::sagas::rematch`): the new game made by its own object.
             Route::Rematch => {
                 let capacity = AddressCapacity::of(&host, crate::host::client_ip(req).as_deref());
-                api::ai_rematch(&host, &capacity.ip_hash, store.load().ok().flatten().as_ref()).await?;
-                service::sagas::rematch::request(&mut store, &api, &mut ctx, &GameObjects(&host), &capacity)
-                    .await
+                let rec = store.load().ok().flatten();
+                let saga = service::sagas::rematch::request(
+                    &mut store,
+                    &api,
+                    &mut ctx,
+                    &GameObjects(&host),
+                    &capacity,
+                );
+                api::ai_rematch(&host, &capacity.ip_hash, rec.as_ref(), saga).await?
             }
             // A move in an AI game: metered, and searched under a lease (`api::ai_move`).
             Route::Moves => {

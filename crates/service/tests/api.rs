@@ -509,6 +509,43 @@ fn ai_openings_are_metered_by_their_levels_cost() {
     assert!(leases[0].starts_with("/ws/acquire") && leases[1].starts_with("/ws/report"), "{leases:?}");
 }
 
+/// Regression (stop 48): a story stage whose AI moves first (every story's last stage:
+/// the player on North against level 6) searched inside its creation with neither the
+/// AI cost meter nor a search lease, so repeating `POST /api/stories/…/stages/5` ran
+/// level-6 searches past the address's budget, in parallel. Metered and leased like a
+/// new game's opening now; a stage the player opens is not charged.
+#[test]
+fn regression_a_stage_whose_ai_opens_is_metered_and_searched_under_a_lease() {
+    // 90 tenths of a level-4 move a minute: one level-6 opening (80), not two.
+    let h = TestHost::new(&[("LIMIT_AI_COST_PER_IP_PER_MINUTE", "90")]);
+    let me = send(&h, Req::post("/api/me", json!({})));
+    let cookie = me.cookies[0].clone();
+    let id = body(&me)["id"].as_str().unwrap().to_owned();
+    h.db.conn()
+        .execute(
+            "INSERT INTO story_progress (player_id, story_id, completed, updated_at) VALUES (?1, 'axiom', 5, 0)",
+            [&id],
+        )
+        .unwrap();
+    let start = |story: &str, n: u8| {
+        send(&h, Req::post(&format!("/api/stories/{story}/stages/{n}"), json!({})).session(&cookie))
+    };
+    let first = start("axiom", 5);
+    assert_eq!(first.response.status, 201, "{:?}", body(&first));
+    assert!(body(&first)["ai_move"].is_string(), "the AI opened: {:?}", body(&first));
+    let refused = start("axiom", 5);
+    assert_eq!((refused.response.status, body(&refused)["error"].clone()), (503, json!("server_busy")));
+    assert!(body(&refused)["message"].as_str().unwrap().contains("AI thinking"), "{:?}", body(&refused));
+    // The opening searched under a lease, handed back after.
+    let leases: Vec<String> =
+        h.calls_to(Namespace::Limiter).into_iter().filter(|p| p.starts_with("/ws/")).collect();
+    assert_eq!(leases.len(), 2, "{leases:?}");
+    assert!(leases[0].starts_with("/ws/acquire") && leases[1].starts_with("/ws/report"), "{leases:?}");
+    // The player opens Blades' first stage: nothing to charge, so it starts with the
+    // budget spent.
+    assert_eq!(start("blades", 0).response.status, 201);
+}
+
 #[test]
 fn ai_searches_at_once_per_address_are_capped_by_leases() {
     let db = Sqlite::empty().unwrap();

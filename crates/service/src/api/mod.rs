@@ -135,15 +135,44 @@ pub async fn ai_move<T>(
 }
 
 /// A rematch of an AI game may open with an AI move (the sides swap): metered by cost
-/// like a move, for address bucket `key`.
-pub async fn ai_rematch(
+/// like a move, for address bucket `key`, and `f` (the rematch's saga) run under one of
+/// the bucket's search leases, like any search.
+pub async fn ai_rematch<T>(
     h: &impl Host,
     key: &str,
     rec: Option<&crate::model::GameRecord>,
-) -> Result<(), ApiError> {
-    let Some(rec) = rec.filter(|r| r.mode == crate::model::Mode::Ai) else { return Ok(()) };
+    f: impl std::future::Future<Output = T>,
+) -> Result<T, ApiError> {
+    let Some(rec) = rec.filter(|r| r.mode == crate::model::Mode::Ai) else { return Ok(f.await) };
     let limits = crate::host::settings(h).limits;
-    crate::admission::ai_cost_limit(&crate::objects::Limiters(h), limits, key, rec.level).await
+    let limiter = crate::objects::Limiters(h);
+    crate::admission::ai_cost_limit(&limiter, limits, key, rec.level).await?;
+    limiter.search_begin(key, &rec.id, limits.ai_searches_per_ip).await?;
+    let out = f.await;
+    limiter.search_done(key, &rec.id).await;
+    Ok(out)
+}
+
+/// A story stage whose AI side moves first opens with a search inside its creation:
+/// metered by the stage's level like a new game's opening, and `f` (the stage's saga) run
+/// under one of address bucket `key`'s search leases (named `lease`, unique to the call).
+pub async fn ai_stage_opening<T>(
+    h: &impl Host,
+    key: &str,
+    stage: &crate::story::Stage,
+    lease: &str,
+    f: impl std::future::Future<Output = T>,
+) -> Result<T, ApiError> {
+    if stage.position.turn() == stage.side {
+        return Ok(f.await); // the player moves first
+    }
+    let limits = crate::host::settings(h).limits;
+    let limiter = crate::objects::Limiters(h);
+    crate::admission::ai_cost_limit(&limiter, limits, key, Some(stage.level)).await?;
+    limiter.search_begin(key, lease, limits.ai_searches_per_ip).await?;
+    let out = f.await;
+    limiter.search_done(key, lease).await;
+    Ok(out)
 }
 
 /// `f` under one of address bucket `key`'s AI search leases, for game `game`.

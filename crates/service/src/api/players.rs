@@ -10,6 +10,7 @@ use crate::objects::{AddressCapacity, GameObjects};
 use crate::player_store::PlayerStore;
 use crate::players::{self as rules, find_story};
 use crate::sagas::stages::{self, StartPorts};
+use crate::tokens::Random;
 
 use super::session::{player_or_guest, session, store, who};
 use super::{Answer, Incoming, Res};
@@ -26,15 +27,16 @@ pub async fn handle(h: &impl Host, req: &mut impl Incoming, path: &str) -> Res {
         (Method::Post, ["stories", id, "stages", n]) => {
             let st = find_story(id)?;
             // A stage that does not exist is refused before a guest is made.
-            let (index, _) = rules::find_stage(st, n)?;
+            let (index, stage) = rules::find_stage(st, n)?;
             let _ = req.body().await?;
             let origin = req.origin()?;
             let (who, cookie): (PlayerRef, _) = who(h, req).await?;
             let capacity = AddressCapacity::of(h, req.client_ip().as_deref());
             let ports = StartPorts { games: &GameObjects(h), capacity: &capacity };
-            let answer =
-                stages::start(&store, &ports, &mut HostRandom(h), h.now_ms(), st, index, &who, &origin)
-                    .await?;
+            let mut rng = HostRandom(h);
+            let lease = rng.id()?;
+            let start = stages::start(&store, &ports, &mut rng, h.now_ms(), st, index, &who, &origin);
+            let answer = super::ai_stage_opening(h, &capacity.ip_hash, stage, &lease, start).await??;
             Ok(Answer { cookies: cookie.into_iter().collect(), ..Answer::from(answer) })
         }
         (Method::Post, ["stories", id, action @ ("exit" | "reset")]) => {
