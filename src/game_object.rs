@@ -181,14 +181,8 @@ impl GameObject {
             // The saga (`service::sagas::rematch`): the new game made by its own object.
             Route::Rematch => {
                 let capacity = AddressCapacity::of(&host, crate::host::client_ip(req).as_deref());
-                let rec = store.load().ok().flatten();
-                let saga = service::sagas::rematch::request(
-                    &mut store,
-                    &api,
-                    &mut ctx,
-                    &GameObjects(&host),
-                    &capacity,
-                );
+                let (rec, games) = (store.load().ok().flatten(), GameObjects(&host));
+                let saga = service::sagas::rematch::request(&mut store, &api, &mut ctx, &games, &capacity);
                 api::ai_rematch(&host, &capacity.ip_hash, rec.as_ref(), saga).await?
             }
             // A move in an AI game: metered, and searched under a lease (`api::ai_move`).
