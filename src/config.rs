@@ -68,6 +68,15 @@ pub fn fault_panic(env: &Env, path: &str) -> bool {
     })
 }
 
+/// `FAULT_FETCH_TIMEOUT_MS` (tests only): the outgoing calls' timeout instead of
+/// `crate::host::FETCH_TIMEOUT`, so a test can hold a stand-in's answer for longer than
+/// its own HTTP client waits.
+#[cfg(feature = "test-hooks")]
+pub fn fetch_timeout(env: &Env) -> Option<std::time::Duration> {
+    let ms: u64 = env.var("FAULT_FETCH_TIMEOUT_MS").ok()?.to_string().trim().parse().ok()?;
+    Some(std::time::Duration::from_millis(ms))
+}
+
 /// `FAULT_D1 = "before,after"`: the fault for each game's attempt number `attempt`
 /// (0-based; attempts past the list write normally).
 #[cfg(feature = "test-hooks")]

@@ -308,10 +308,25 @@ impl Runtime for GameObject {
     }
 
     async fn changed(&self, rec: &GameRecord, indexed: bool) {
-        match WorkerHost::new(&self.env) {
+        let notices = match WorkerHost::new(&self.env) {
             Ok(host) => api::changed(&host, &DoSql(&self.sql), rec, indexed).await,
-            Err(e) => worker::console_error!("game {}: no D1 after a change: {e}", rec.id),
+            Err(e) => {
+                worker::console_error!("game {}: no D1 after a change: {e}", rec.id);
+                return;
+            }
+        };
+        if notices.is_empty() {
+            return;
         }
+        // Sent after the answer (`service::notify::send_all`): a push service or Discord,
+        // however slow, never holds up the request that made the change.
+        let (env, game) = (self.env.clone(), rec.id.clone());
+        self.state.wait_until(async move {
+            match WorkerHost::new(&env) {
+                Ok(host) => service::notify::send_all(&host, &notices, &game).await,
+                Err(e) => worker::console_error!("game {game}: notices not sent: {e}"),
+            }
+        });
     }
 
     fn log(&self, line: &str) {

@@ -2,6 +2,9 @@
 //! `fetch`, vars and secrets, the clock, `crypto.getRandomValues` and the console; and a
 //! `worker` request as the service's [`Incoming`].
 
+use std::time::Duration;
+
+use futures_util::future::Either;
 use service::api::Incoming;
 use service::host::{Host, Namespace, Outgoing, Reply};
 use service::http::{too_large, Method, MAX_BODY_BYTES};
@@ -11,6 +14,11 @@ use worker::js_sys::Uint8Array;
 use worker::{Env, Request, RequestInit};
 
 use crate::d1::D1;
+
+/// How long an outgoing call may take, its answer included. Discord and push services
+/// answer in well under a second; ten leaves room for a slow moment without letting a
+/// server that never answers keep the event open.
+pub const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Randomness from the platform (crypto.getRandomValues through getrandom).
 pub struct OsRandom;
@@ -111,7 +119,12 @@ impl Host for WorkerHost<'_> {
         sent.await.map_err(|e| e.to_string())
     }
 
+    /// An outgoing call (a push service, Discord), abandoned after [`FETCH_TIMEOUT`]
+    /// with its answer unread: a server that never answers fails the call instead of
+    /// holding the event (and with sign-in, the browser) open.
     async fn fetch(&self, out: Outgoing) -> Result<Reply, String> {
+        let controller = worker::AbortController::default();
+        let signal = controller.signal();
         let sent = async {
             let mut init = RequestInit::new();
             init.with_method(out_method(out.method));
@@ -122,10 +135,21 @@ impl Host for WorkerHost<'_> {
             for (k, v) in &out.headers {
                 req.headers().set(k, v)?;
             }
-            let mut resp = worker::Fetch::Request(req).send().await?;
+            let mut resp = worker::Fetch::Request(req).send_with_signal(&signal).await?;
             Ok::<_, worker::Error>((resp.status_code(), resp.bytes().await?))
         };
-        sent.await.map_err(|e| e.to_string())
+        #[cfg(feature = "test-hooks")]
+        let limit = crate::config::fetch_timeout(self.env).unwrap_or(FETCH_TIMEOUT);
+        #[cfg(not(feature = "test-hooks"))]
+        let limit = FETCH_TIMEOUT;
+        let (sent, timeout) = (std::pin::pin!(sent), worker::Delay::from(limit));
+        match futures_util::future::select(sent, timeout).await {
+            Either::Left((sent, _)) => sent.map_err(|e| e.to_string()),
+            Either::Right(((), _)) => {
+                controller.abort();
+                Err(format!("no answer within {} ms", limit.as_millis()))
+            }
+        }
     }
 
     fn with_network(&self) -> bool {

@@ -108,3 +108,53 @@ fn pushes_are_signed_encrypted_sent_on_turns_offers_and_results_and_410_removes(
     assert_eq!(r["unsubscribed"], true);
     assert_eq!(subscriptions(&s, endpoint_b), 0);
 }
+
+/// Regression (stop 48): notices were sent inside the request that made the change, one
+/// subscription after another, with no timeout: a player whose push endpoint never
+/// answers held up the opponent's requests (their join, move, resignation), and one
+/// unreachable endpoint (an error, not a 404/410) kept that player's other devices from
+/// every notice. Now the game's object sends them after its answer (`waitUntil`), each
+/// subscription on its own, and an outgoing call is abandoned after a timeout. (Fails
+/// with the notices sent before the answer: the join waits on the held push past the
+/// test client's 30 s; and with one failure ending the loop: no push to `a`.)
+#[test]
+fn a_slow_or_dead_push_endpoint_holds_up_no_request_and_silences_no_other_device() {
+    let push = PushService::start();
+    let (vapid_private, _) = key_pair("iron-arena test VAPID key");
+    // Outgoing calls may wait longer than this test's HTTP client (30 s): a request that
+    // waited on its notices would get no answer.
+    let s = Server::start(&[
+        ("VAPID_PRIVATE_KEY", vapid_private.as_str()),
+        ("PUSH_ALLOW_HTTP", "on"),
+        ("FAULT_FETCH_TIMEOUT_MS", "120000"),
+    ]);
+    let (mut a, mut b) = (Browser::new(), Browser::new());
+    a.me(&s);
+    b.me(&s);
+    // A's devices, oldest first: one whose address refuses connections (nothing listens
+    // on the discard port), one whose push service holds every push, then a working one.
+    let mut dead = push.subscription("dead");
+    dead["endpoint"] = json!("http://127.0.0.1:9/push/dead");
+    let held = push.subscription("held");
+    push.hold("held");
+    for sub in [dead, held, push.subscription("a")] {
+        assert_eq!(post(&mut a, &s, "/api/me/push", json!({ "subscription": sub })).0, 200);
+    }
+    let (st, c) = post(
+        &mut a,
+        &s,
+        "/api/games",
+        json!({"south": "axiom", "north": "blades", "mode": "link", "seat": "south", "days_per_move": 1}),
+    );
+    assert_eq!(st, 201, "{c}");
+    let id = c["id"].as_str().unwrap().to_owned();
+    let invite = c["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap().to_owned();
+    // B's join makes it A's move: answered while A's held push is still unanswered.
+    let (st, joined) = post(&mut b, &s, &format!("/api/games/{id}/join"), json!({ "invite": invite }));
+    assert_eq!(st, 200, "{joined}");
+    push.wait_held("held");
+    push.release("held");
+    push.wait_for("held", "your_turn", &id);
+    push.wait_for("a", "your_turn", &id);
+    assert!(push.errors().is_empty(), "{:?}", push.errors());
+}

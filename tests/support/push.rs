@@ -3,7 +3,7 @@
 //! ES256 signature with the `k` key, audience, expiry) and `Content-Encoding: aes128gcm`,
 //! decrypts the payload (RFC 8291) and keeps it; a subscription marked gone answers 410.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -21,6 +21,10 @@ struct State {
     subs: HashMap<String, Sub>,
     received: Vec<Received>,
     errors: Vec<String>,
+    /// Subscriptions whose pushes get no answer until released ([`PushService::hold`]).
+    held: HashSet<String>,
+    /// Pushes being held now, by subscription.
+    holding: HashMap<String, u32>,
 }
 
 /// A push the stand-in accepted (or answered 410 for), decrypted.
@@ -108,6 +112,13 @@ impl PushService {
                         s
                     }
                 };
+                // A held subscription's push waits for its release (a minute at most).
+                let t = Instant::now();
+                while st.lock().unwrap().held.contains(&name) && t.elapsed() < Duration::from_secs(60) {
+                    *st.lock().unwrap().holding.entry(name.clone()).or_default() = 1;
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                st.lock().unwrap().holding.remove(&name);
                 let _ = req.respond(tiny_http::Response::from_string("").with_status_code(status));
             }
         });
@@ -125,6 +136,25 @@ impl PushService {
         let private = service::push::base64url_decode(&private).unwrap();
         self.state.lock().unwrap().subs.insert(name.to_owned(), Sub { private, auth, gone: false });
         value
+    }
+
+    /// From now on, pushes to `name` get no answer until [`PushService::release`].
+    pub fn hold(&self, name: &str) {
+        self.state.lock().unwrap().held.insert(name.to_owned());
+    }
+
+    /// Answers `name`'s held push, and those after it, at once.
+    pub fn release(&self, name: &str) {
+        self.state.lock().unwrap().held.remove(name);
+    }
+
+    /// Waits (20 s at most) until a push to `name` arrived and is being held.
+    pub fn wait_held(&self, name: &str) {
+        let t = Instant::now();
+        while !self.state.lock().unwrap().holding.contains_key(name) {
+            assert!(t.elapsed() < Duration::from_secs(20), "no push to {name} held");
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// From now on, pushes to `name` are answered 410 Gone.

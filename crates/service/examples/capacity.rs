@@ -620,7 +620,8 @@ impl Runtime for Rt<'_> {
     }
 
     async fn changed(&self, rec: &GameRecord, indexed: bool) {
-        api::changed(self.bench, &self.game.storage, rec, indexed).await;
+        let notices = api::changed(self.bench, &self.game.storage, rec, indexed).await;
+        service::notify::send_all(self.bench, &notices, &rec.id).await;
     }
 
     fn log(&self, line: &str) {

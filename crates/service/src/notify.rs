@@ -46,12 +46,19 @@ pub fn discord_api(h: &impl Host) -> String {
     h.var("DISCORD_API_BASE").unwrap_or_else(|| "https://discord.com/api/v10".into())
 }
 
-/// After a change of a game (in its Durable Object, `local` its storage): works out the
-/// notifications (each change notified once, remembered in the object's storage) and
-/// sends them.
-pub async fn after_change(h: &impl Host, local: &impl LocalSql, rec: &GameRecord) {
-    for n in store::after_change(local, rec) {
-        send(h, &n, &rec.id).await;
+/// After a change of a game (in its Durable Object, `local` its storage): the
+/// notifications it owes (each change notified once, remembered in the object's storage),
+/// for [`send_all`].
+pub fn after_change(local: &impl LocalSql, rec: &GameRecord) -> Vec<Notice> {
+    store::after_change(local, rec)
+}
+
+/// Sends game `game`'s notices. The game's object runs this after it has answered (the
+/// Worker's `waitUntil`): the request that made the change never waits on a push service
+/// or on Discord, which a player can point at a slow server of their own.
+pub async fn send_all(h: &impl Host, notices: &[Notice], game: &str) {
+    for n in notices {
+        send(h, n, game).await;
     }
 }
 
@@ -68,11 +75,22 @@ pub async fn send(h: &impl Host, n: &Notice, game: &str) {
     }
 }
 
+/// Each of the player's subscriptions, oldest first. One that fails (its push service
+/// unreachable, or D1 when its answer is recorded) is logged and the rest still get the
+/// notice: a dead endpoint must not silence the player's other devices.
 async fn push_all(h: &impl Host, vapid: &Vapid, n: &Notice) -> Result<(), ApiError> {
     for sub in store::subscriptions(h.db(), &n.player).await? {
-        let status = push_one(h, vapid, &sub, &n.payload).await?;
-        if let Delivery::Refused(status) = store::answered(h.db(), &sub.endpoint, status).await? {
-            h.log(&format!("push service answered {status} ({} notice)", n.kind));
+        let answered = match push_one(h, vapid, &sub, &n.payload).await {
+            Ok(status) => store::answered(h.db(), &sub.endpoint, status).await.map_err(ApiError::from),
+            Err(e) => Err(e),
+        };
+        match answered {
+            Ok(Delivery::Refused(status)) => {
+                h.log(&format!("push service answered {status} ({} notice)", n.kind))
+            }
+            Ok(_) => {}
+            // The reason only: an endpoint is a capability URL, never logged.
+            Err(e) => h.log(&format!("push ({} notice) failed: {e}", n.kind)),
         }
     }
     Ok(())

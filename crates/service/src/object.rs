@@ -207,6 +207,12 @@ impl<R: Runtime, O: Owed> Object<'_, R, O> {
             self.flush(rec).await;
         }
         if fx.changed {
+            // The freshest record: the flush above awaited D1, and a request handled
+            // meanwhile may have changed the game and told its players; notices worked out
+            // from this request's older record would store an older "seen" and tell them
+            // again.
+            let fresh = self.store.load().ok().flatten();
+            let rec = fresh.as_ref().unwrap_or(rec);
             self.runtime.changed(rec, fx.created || fx.finished || owed).await;
         }
     }

@@ -343,7 +343,9 @@ fn faction_name(f: engine::Faction) -> String {
 /// The notifications a change of a link game calls for, and what is now seen: the side to
 /// move of a correspondence game (days per move) when its turn comes (a move, or the
 /// opponent joining), the opponent of a draw offer, both players when the game ends.
-/// AI games and games first seen now notify nothing.
+/// AI games notify nothing, nor do games first seen now, except one made with both seats
+/// taken (a correspondence rematch): its first mover's clock is running, so they hear of
+/// it as of an opponent joining.
 pub fn notices(prev: Option<Seen>, rec: &crate::model::GameRecord) -> (Vec<Notice>, Seen) {
     use crate::model::{Controller, Mode};
     let now = Seen {
@@ -352,7 +354,11 @@ pub fn notices(prev: Option<Seen>, rec: &crate::model::GameRecord) -> (Vec<Notic
         draw_offer: rec.draw_offer,
         finished: rec.result.is_some(),
     };
-    let Some(prev) = prev else { return (Vec::new(), now) };
+    let prev = match prev {
+        Some(prev) => prev,
+        None if now.seated && !now.finished => Seen { seated: false, draw_offer: None, ..now },
+        None => return (Vec::new(), now),
+    };
     if rec.mode != Mode::Link {
         return (Vec::new(), now);
     }
@@ -367,6 +373,10 @@ pub fn notices(prev: Option<Seen>, rec: &crate::model::GameRecord) -> (Vec<Notic
     if now.finished && !prev.finished {
         let text = rec.result.as_ref().map(|f| f.text.clone()).unwrap_or_default();
         for side in engine::Side::ALL {
+            // A player who sat on both sides (their own invite) is told once.
+            if side == engine::Side::North && rec.seat(side).player == rec.seat(engine::Side::South).player {
+                continue;
+            }
             to(side, "game_over", "Game over", format!("{matchup}: {text}"));
         }
         return (out, now);

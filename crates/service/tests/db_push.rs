@@ -195,6 +195,42 @@ fn a_change_is_notified_once_and_ai_games_notify_nothing() {
     assert!(query(&ai, "SELECT name FROM sqlite_master").is_empty(), "no storage for an AI game");
 }
 
+/// Regression (stop 48): a correspondence rematch is made with both seats taken and its
+/// first mover's clock running, and a game first seen notified nothing: the player who
+/// offered the rematch and went offline never heard that it was accepted and their move,
+/// and could lose on time. A game first seen seated tells its side to move.
+#[test]
+fn a_game_first_seen_with_both_seats_taken_tells_its_side_to_move() {
+    let local = Sqlite::empty().unwrap();
+    let mut rec = link_game();
+    rec.seats[1] =
+        Seat { controller: Controller::Human, token_hash: Some("h".into()), player: Some("n".into()) };
+    rec.invite_hash = None;
+    let notices = push::after_change(&local, &rec);
+    let kinds: Vec<(&str, &str)> = notices.iter().map(|n| (n.player.as_str(), n.kind)).collect();
+    assert_eq!(kinds, [("s", "your_turn")]);
+    assert!(push::after_change(&local, &rec).is_empty(), "nothing twice");
+    // Without days per move, no clock runs and no turn is told, as for any move.
+    let live = Sqlite::empty().unwrap();
+    rec.days_per_move = None;
+    assert!(push::after_change(&live, &rec).is_empty());
+}
+
+/// Regression (stop 48): a player who joined their own invite sat on both sides, and the
+/// end of the game was told to each side: twice to the same player.
+#[test]
+fn a_player_on_both_sides_is_told_of_the_end_once() {
+    let local = Sqlite::empty().unwrap();
+    let mut rec = link_game();
+    rec.seats[1] =
+        Seat { controller: Controller::Human, token_hash: Some("h2".into()), player: Some("s".into()) };
+    assert_eq!(push::after_change(&local, &rec).len(), 1, "the turn, once");
+    rec.result = Some(service::model::Finish::win(Side::North, service::model::FinishReason::Resignation, 5));
+    let notices = push::after_change(&local, &rec);
+    let kinds: Vec<(&str, &str)> = notices.iter().map(|n| (n.player.as_str(), n.kind)).collect();
+    assert_eq!(kinds, [("s", "game_over")]);
+}
+
 fn linked(id: &str) -> PlayerRef {
     PlayerRef { id: id.into(), linked: true }
 }

@@ -29,6 +29,8 @@ struct Rt {
     alarms: RefCell<Vec<Option<i64>>>,
     broadcasts: Cell<usize>,
     changed: RefCell<Vec<bool>>,
+    /// The plies of each record `changed` was given.
+    changed_plies: RefCell<Vec<usize>>,
     logs: RefCell<Vec<String>>,
 }
 
@@ -40,8 +42,9 @@ impl Runtime for Rt {
         assert!(msg.starts_with(r#"{"type":"state""#), "{msg}");
         self.broadcasts.set(self.broadcasts.get() + 1);
     }
-    async fn changed(&self, _rec: &GameRecord, indexed: bool) {
+    async fn changed(&self, rec: &GameRecord, indexed: bool) {
         self.changed.borrow_mut().push(indexed);
+        self.changed_plies.borrow_mut().push(rec.moves.len());
     }
     fn log(&self, line: &str) {
         self.logs.borrow_mut().push(line.to_owned());
@@ -200,6 +203,31 @@ fn regression_a_retried_move_whose_request_died_before_the_alarm_arms_it() {
     assert!(!retry.effects.changed);
     run(Object { store: &mut store, runtime: &rt, owed: &d1, timers: timers(), now: T0 }.after(retry));
     assert_eq!(rt.alarms.borrow().first().copied().flatten(), Some(T0 + 60_000), "the retry armed");
+}
+
+/// Regression (stop 48): the game's object told players of a change (its notices, and the
+/// "seen" state they are worked out from) from the record its request handled, after
+/// awaiting D1; a request handled meanwhile had already told them of a newer state, so
+/// the older "seen" was stored and the next change told them again. The freshest record
+/// is what `changed` gets. (Fails with `changed(rec, …)`: 0 plies.)
+#[test]
+fn regression_the_change_is_told_from_the_freshest_record() {
+    let (mut store, rt, d1) = (MemoryStore::default(), Rt::default(), d1());
+    created(&mut store, &rt, &d1);
+    let older = store.record.clone().unwrap();
+    // Another request moved meanwhile: the stored record has a ply more.
+    let mut newer = older.clone();
+    let mv = newer.replay().unwrap().legal_moves()[0];
+    newer.moves.push(service::model::MoveEntry { mv, by: engine::Side::South, at: T0 + 1 });
+    store.save(&newer).unwrap();
+    let handled = game::Handled {
+        response: service::http::ApiResponse::of(200, &service::http::Empty {}),
+        effects: game::Effects { changed: true, ..game::Effects::default() },
+        record: Some(older),
+    };
+    rt.changed_plies.borrow_mut().clear();
+    run(Object { store: &mut store, runtime: &rt, owed: &d1, timers: timers(), now: T0 }.after(handled));
+    assert_eq!(*rt.changed_plies.borrow(), [1]);
 }
 
 #[test]

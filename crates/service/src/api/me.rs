@@ -162,9 +162,9 @@ pub async fn changed(
     local: &impl crate::local::LocalSql,
     rec: &crate::model::GameRecord,
     indexed: bool,
-) {
+) -> Vec<crate::push::Notice> {
     if let Err(e) = me_games::sync(h.db(), local, rec, indexed).await {
         h.log(&format!("index write failed for {}: {e}", rec.id));
     }
-    notify::after_change(h, local, rec).await;
+    notify::after_change(local, rec)
 }

@@ -32,7 +32,7 @@ pub const UNSUBSCRIBE: &str = "DELETE FROM push_subscriptions WHERE endpoint = ?
 pub const FOR_PLAYER: &str = concat!(
     "SELECT endpoint, p256dh, auth FROM push_subscriptions WHERE player_id = ",
     super::resolved!("?1"),
-    " LIMIT 10"
+    " ORDER BY created_at, endpoint LIMIT 10"
 );
 
 /// An endpoint the push service no longer knows, deleted.
