@@ -13,7 +13,7 @@ import { confirmDialog, openModal } from "./modals.js";
 import { sfx } from "./audio.js";
 import { copyText, toast, announce, el, navigate, plural } from "./ui.js";
 import { rematchControls } from "./rematch.js";
-import { abilityChoice, pickAbilityTarget, recallSelection, abilityPrompt, fillAbilityBar } from "./ability-choice.js";
+import { abilityChoice, pickAbilityTarget, recallSelection, abilityPrompt, fillAbilityBar, clearAbilityBar } from "./ability-choice.js";
 import { pieceTip } from "./piece-tip.js";
 import { kingThreat, drawNotice, RepetitionGuard, warnings, warningsToggle } from "./traps.js";
 import * as ai from "./ai.js";
@@ -816,8 +816,10 @@ class GameView {
   }
 
   hideAbilityBar() {
+    // The keyboard's place is not lost with the buttons (Slash, Skip, Cancel, Escape): back
+    // to the board, as in the lessons and on the analysis board.
     const bar = this.$?.(".ability-bar");
-    if (bar) { bar.hidden = true; bar.innerHTML = ""; }
+    if (bar) clearAbilityBar(bar, this.board);
   }
 
   pickAbilityTarget(square) {
