@@ -264,26 +264,38 @@ class GameView {
 
   setState(s, { initial = false } = {}) {
     const prev = this.state;
-    // Fewer moves: an older snapshot, ignored; or a take-back (the game says it is assisted
-    // and its moves are the start of ours), drawn as it is now, with no slide.
-    const takenBack = prev && s.moves.length < prev.moves.length && s.assisted &&
-      s.moves.every((m, i) => prev.moves[i] === m);
-    if (prev && s.moves.length < prev.moves.length && !takenBack) return false;
-    if (prev && s.moves.length === prev.moves.length && s.status === prev.status && s.draw_offer === prev.draw_offer &&
+    // A state has no version: its moves say whether it is newer than ours. More moves after
+    // ours: newer. Fewer, the start of ours: an older snapshot (a move's answer overtaken by
+    // the live update), ignored; or a take-back (the game says it is assisted), drawn as it
+    // is now, with no slide. A line that parts from ours, as long as ours or not: our line
+    // was taken back elsewhere (another tab; a reconnect that missed the take-back's push)
+    // and played on differently, so the new line is assisted; one that is not is from
+    // before the first take-back, older than ours. Counting moves alone dropped the new
+    // line when it had as many moves as the old one.
+    const oldLen = prev ? prev.moves.length : s.moves.length;
+    const common = prev ? commonStart(prev.moves, s.moves) : oldLen;
+    const same = !!prev && common === oldLen && common === s.moves.length;
+    const extends_ = !!prev && common === oldLen && s.moves.length > oldLen;
+    const takenBack = !!prev && common === s.moves.length && s.moves.length < oldLen && s.assisted;
+    const parted = !!prev && common < oldLen && common < s.moves.length && s.assisted;
+    if (prev && !same && !extends_ && !takenBack && !parted) return false;
+    if (same && s.status === prev.status && s.draw_offer === prev.draw_offer &&
         s.south.claimed === prev.south.claimed && s.north.claimed === prev.north.claimed && s.deadline === prev.deadline &&
         JSON.stringify(s.rematch ?? null) === JSON.stringify(prev.rematch ?? null)) {
       return false; // nothing new
     }
+    // Two assisted lines cannot be ordered by their moves (a late answer from before the
+    // last take-back looks like a newer line): the server's current state, asked for on the
+    // socket, settles it (it is the same as this one, or replaces it).
+    if (parted && prev.assisted) this.live?.poke();
     // The server has moved on from the position the pending move was drawn on.
-    if (this.pendingMove && prev && s.moves.length !== prev.moves.length) this.pendingMove = null;
-    const oldLen = prev ? prev.moves.length : s.moves.length;
-    const extends_ = prev && s.moves.length > oldLen && prev.moves.every((m, i) => s.moves[i] === m);
+    if (this.pendingMove && prev && !same) this.pendingMove = null;
     this.state = s;
     this.history = replay(s.start, s.moves);
     const last = this.history[this.history.length - 1];
     this.replayExact = this.history.length === s.moves.length + 1 && formatOk(last.pos, s.position);
-    if (prev && prev.ply !== s.ply) { this.sel = null; this.hideAbilityBar(); }
-    if (this.viewPly !== null && this.viewPly > s.moves.length) this.viewPly = null;
+    if (prev && !same) { this.sel = null; this.hideAbilityBar(); }
+    if (this.viewPly !== null && this.viewPly > common) this.viewPly = null;
     // New moves are played on the board one after the other; until the last has finished
     // sliding, the panel keeps saying what it said (no "Your turn", no result yet).
     const play = !initial && extends_ && this.viewPly === null;
@@ -296,7 +308,7 @@ class GameView {
       toast("Draw declined.");
     }
     if (prev && !prev.result && s.result) this.ended = s; // told once the board shows the end
-    if (takenBack) {
+    if (takenBack || parted) {
       // The slides of moves now taken back stop (a reply may still be sliding in).
       this.animToken = {};
       this.catchingUp = false;
@@ -859,7 +871,7 @@ class GameView {
       announce("Move not played.");
       return;
     }
-    if (this.pending || !this.myTurn || this.state.moves.length !== s.moves.length) return; // the game moved on meanwhile
+    if (this.pending || !this.myTurn || this.state.moves.join(" ") !== s.moves.join(" ")) return; // the game moved on meanwhile
     this.pending = true;
     this.sel = null;
     this.hideAbilityBar();
@@ -1188,6 +1200,13 @@ export function moveWords(pos, moveText) {
     else text += `, ${name}`;
   }
   return { side: p?.side || null, text, icon: p ? pieceSVG({ ...p, charged: false }, { title: false }).replace('role="img"', 'aria-hidden="true"').replace(/ aria-label="[^"]*"/, "") : "" };
+}
+
+/** How many moves `a` and `b` share from the start. */
+function commonStart(a, b) {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
 }
 
 function formatOk(pos, text) {

@@ -1,6 +1,7 @@
 // End-to-end checks of the game screen around a move, in headless Chromium against the
-// real runtime: an ability choice gives the keyboard focus back to the board. No fixed
-// sleeps: every wait is on a state the page exposes (data-ply, data-pending,
+// real runtime: a line played after a take-back elsewhere (as many moves as the old one)
+// replaces the board's; an ability choice gives the keyboard focus back to the board. No
+// fixed sleeps: every wait is on a state the page exposes (data-ply, data-pending,
 // data-animating, an element, the focus).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -51,6 +52,47 @@ async function clickMove(page, move) {
   await page.waitForSelector(`.board [data-sq="${move.slice(2, 4)}"].target`);
   await page.click(`.board [data-sq="${move.slice(2, 4)}"]`);
 }
+
+const plainMoves = (s) => s.legal_moves.filter((m) => !s.legal_moves.some((x) => x !== m && x.startsWith(m.slice(0, 4))));
+const listed = (page) => page.$$eval(".move-list .mv", (els) => els.map((e) => e.title));
+
+test("a line played after a take-back elsewhere replaces the board's, though it has as many moves", T, async () => {
+  const c = await api(server.base, "POST", "/api/games", { south: "clockwork", north: "axiom", mode: "ai", seat: "south", level: 1 });
+  const { id, token } = c.json;
+  // A second tab of the game (a spectator here): its socket is dropped and kept down while
+  // the player takes back and plays another move elsewhere.
+  const page = await newPage(browser, server.base);
+  const sockets = [];
+  let allow = true;
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    sockets.push(ws);
+    if (allow) ws.connectToServer();
+    else ws.close();
+  });
+  await page.goto(`/g/${id}`);
+  await page.waitForSelector(".conn.live");
+  let s = await getState(id);
+  const [m1, m2] = plainMoves(s);
+  assert.equal((await api(server.base, "POST", `/api/games/${id}/moves`, { move: m1, ply: 0 }, token)).status, 200);
+  await page.waitForFunction(() => document.querySelectorAll(".move-list .mv").length === 2, null, { timeout: WAIT_MS });
+  const old = await listed(page);
+  allow = false;
+  await sockets.at(-1).close();
+  await page.waitForSelector(".conn.offline");
+  assert.equal((await api(server.base, "POST", `/api/games/${id}/takeback`, {}, token)).status, 200);
+  assert.equal((await api(server.base, "POST", `/api/games/${id}/moves`, { move: m2, ply: 0 }, token)).status, 200);
+  s = await getState(id);
+  assert.equal(s.moves.length, old.length, "as many moves as before the take-back");
+  assert.notDeepEqual(s.moves, old);
+  // Back: the state the server sends at once is the new line, and it is drawn.
+  allow = true;
+  await page.waitForSelector(".conn.live");
+  await page.waitForFunction((want) => JSON.stringify([...document.querySelectorAll(".move-list .mv")].map((e) => e.title)) === want,
+    JSON.stringify(s.moves), { timeout: WAIT_MS });
+  const dest = m2.slice(2, 4);
+  assert.doesNotMatch(await page.getAttribute(`.board [data-sq="${dest}"]`, "aria-label"), /empty/, `the new move's piece on ${dest}`);
+  assert.deepEqual(page.errors, []);
+});
 
 test("after an ability choice (Escape, Cancel, Skip) the keyboard focus is back on the board", T, async () => {
   const page = await newPage(browser, server.base);
