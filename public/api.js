@@ -23,6 +23,9 @@ async function call(method, path, { body, token, signal } = {}) {
   try {
     r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store", signal });
   } catch (e) {
+    // A request given up by its caller's time limit (its signal aborted with a TimeoutError):
+    // the server may still have done it, unlike a cancelled one.
+    if (e?.name === "TimeoutError") throw new ApiError(0, { error: "timeout", message: "The server did not answer in time." });
     if (e?.name === "AbortError") throw new ApiError(0, { error: "aborted", message: "The request was cancelled." });
     throw new ApiError(0, { error: "network", message: "Could not reach the server. Check your connection and try again." });
   }
@@ -30,7 +33,10 @@ async function call(method, path, { body, token, signal } = {}) {
   let json = null;
   try { json = JSON.parse(text); } catch { /* not JSON */ }
   if (!r.ok) {
-    const err = new ApiError(r.status, json || { message: text || `HTTP ${r.status}` });
+    // An answer that is not the API's JSON (a proxy's or the platform's error page) is
+    // never shown as it is: its text may be a whole HTML page.
+    const err = new ApiError(r.status, json || { message: `The server answered with an error (HTTP ${r.status}).` });
+    err.unreadable = !json;
     const ra = r.headers.get("retry-after");
     if (ra && /^\d+$/.test(ra.trim())) err.retryAfter = Number(ra);
     else if (ra && !Number.isNaN(Date.parse(ra))) err.retryAfter = Math.max(0, Math.round((Date.parse(ra) - Date.now()) / 1000));
@@ -43,7 +49,7 @@ export const api = {
   create: (req) => call("POST", "/api/games", { body: req }),
   join: (id, invite) => call("POST", `/api/games/${id}/join`, { body: { invite } }),
   state: (id, signal) => call("GET", `/api/games/${id}`, { signal }),
-  move: (id, token, move, ply) => call("POST", `/api/games/${id}/moves`, { token, body: { move, ply } }),
+  move: (id, token, move, ply, signal) => call("POST", `/api/games/${id}/moves`, { token, body: { move, ply }, signal }),
   resign: (id, token) => call("POST", `/api/games/${id}/resign`, { token }),
   // Issue 31: a casual game against the AI, the player's last move and the AI's answer undone.
   takeback: (id, token) => call("POST", `/api/games/${id}/takeback`, { token }),

@@ -9,7 +9,7 @@ import { stageFinished, plyNote } from "./story.js";
 import { BoardView } from "./board.js";
 import { parsePosition, parseMove, replay, applyMove, previewBase, describeMove, ABILITY_NAMES, FACTION_NAMES, idx } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
-import { confirmDialog, openModal } from "./modals.js";
+import { confirmDialog, openModal, showServerBusy } from "./modals.js";
 import { sfx } from "./audio.js";
 import { copyText, toast, announce, el, navigate, plural } from "./ui.js";
 import { rematchControls } from "./rematch.js";
@@ -26,6 +26,11 @@ import { AnalysisBoard } from "./analysis-board.js";
 const HINT_LEVEL = 4;
 /** Moves of the engine's expected line said in words after the hinted one. */
 const HINT_LINE = 3;
+
+/** How long a move's request (and the read that checks its outcome) may take before it is
+ * given up: a request that never ends would hold the board closed for good. The slowest
+ * AI level answers in about a second. */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 const SIDE = { south: "South", north: "North" };
 const other = (s) => (s === "south" ? "north" : "south");
@@ -288,6 +293,10 @@ class GameView {
     // last take-back looks like a newer line): the server's current state, asked for on the
     // socket, settles it (it is the same as this one, or replaces it).
     if (parted && prev.assisted) this.live?.poke();
+    // The player's own move is in this state: it was made, whether or not its answer comes
+    // (a live update came first, or the answer is lost or late). The board opens.
+    const sent = this.moveReq ?? this.unsure;
+    if (sent && madeIn(s, sent)) this.moveSettled(sent);
     // The server has moved on from the position the pending move was drawn on.
     if (this.pendingMove && prev && !same) this.pendingMove = null;
     this.state = s;
@@ -591,6 +600,7 @@ class GameView {
     this.$(".open-board").hidden = !this.analysisAllowed() || !!this.analysisBoard;
     // Hint (issue 31): the same games only (never against a human), on the player's turn.
     this.$(".ask-hint").hidden = !this.hintAllowed();
+    this.renderBusy();
     const hint = this.currentHint();
     const hintLine = this.$(".hint-line");
     hintLine.hidden = !hint;
@@ -872,10 +882,16 @@ class GameView {
       return;
     }
     if (this.pending || !this.myTurn || this.state.moves.join(" ") !== s.moves.join(" ")) return; // the game moved on meanwhile
+    // The request, until its outcome is known: from its answer, from a state that holds
+    // the move (moveSettled), or from the game's state read after a lost answer (settleMove).
+    const req = { move, before: s.moves.slice() };
+    this.moveReq = req;
     this.pending = true;
+    this.unsure = null;
     this.sel = null;
     this.hideAbilityBar();
     this.clearMsg();
+    this.renderBusy();
     try {
       this.pendingMove = applyMove(this.livePos(), move);
       this.shownMove = move;
@@ -889,28 +905,109 @@ class GameView {
     }
     const ai = s[other(s.turn)].player === "ai";
     this.$(".turn").textContent = ai ? "The AI is thinking…" : "Sending your move…";
+    let r;
     try {
-      const r = await api.move(this.id, this.seat.token, move, s.ply);
-      this.pending = false;
-      this.pendingMove = null;
-      const changed = this.setState(r.state);
-      // Already shown from the live update: the panel and the board once more, now that
-      // input is open again (during a slide, its end does that).
-      if (!changed && !this.catchingUp) { this.renderPanel(); this.draw(); }
+      r = await bounded((signal) => api.move(this.id, this.seat.token, move, s.ply, signal));
+      // A success whose body is not a game (something between us and the server answered)
+      // says nothing about the move.
+      if (!r?.state) throw Object.assign(new Error("no state"), { code: "unreadable" });
     } catch (e) {
+      if (this.moveReq !== req || this.destroyed) { if (e.state && !this.destroyed) this.setState(e.state); return; } // settled meanwhile
+      // No answer (the network failed, or none came in time), the server's own failure, or
+      // an answer that is not the API's: the move may have been made all the same. The
+      // game's state says (its answer may be all that was lost).
+      if (["network", "timeout", "unreadable"].includes(e.code) || (e.status >= 500 && e.code !== "server_busy")) {
+        this.settleMove(req, e);
+        return;
+      }
+      this.moveReq = null;
+      this.rollBack(e.state);
+      if (e.code === "server_busy") {
+        // Refused before it was looked at (the limits): nothing was played.
+        this.msg("Your move was not played: the server is busy. Play it again in a moment.");
+        showServerBusy(e.retryAfter, "to take your move");
+      } else {
+        // An answer that is not the API's (a proxy's error page) is not shown as it is.
+        this.msg(e.unreadable ? `Your move was not played: the server answered with an error (HTTP ${e.status}).` : `Move refused: ${e.message}`);
+      }
+      return;
+    }
+    if (this.moveReq === req) this.moveSettled(req);
+    const changed = this.setState(r.state);
+    // Already shown from the live update: the panel and the board once more, now that
+    // input is open again (during a slide, its end does that).
+    if (!changed && !this.catchingUp) { this.renderPanel(); this.draw(); }
+  }
+
+  /** The player's move `req` is known to be made: the board opens again (the move stays
+   * as drawn: the state that holds it slides only what came after it). */
+  moveSettled(req) {
+    if (this.moveReq === req) {
+      this.moveReq = null;
       this.pending = false;
       this.pendingMove = null;
-      this.shownMove = null;
-      this.board.finish(); // the refused move's slide: the server's position follows at once
-      sfx.error();
-      if (e.state) this.setState(e.state);
-      this.renderPanel();
-      this.draw();
-      this.msg(e.code === "network"
-        ? "Your move was not sent: the server could not be reached. The board shows the last position the server confirmed."
-        : `Move refused: ${e.message}`);
-      this.notSent = e.code === "network";
-      if (e.code === "network") this.live?.reconnectNow();
+      this.renderBusy();
+    }
+    // Its answer was lost: the message that said so (checking, or not played) is over.
+    if (this.unsure === req) {
+      this.unsure = null;
+      this.notSent = false;
+      this.clearMsg();
+      announce("Your move was played.");
+    }
+  }
+
+  /** A refused (or not made) move is taken off the board: the server's position, `state`
+   * when the refusal brought one, is shown and the board opens again. */
+  rollBack(state) {
+    this.pending = false;
+    this.pendingMove = null;
+    this.shownMove = null;
+    this.board.finish(); // the refused move's slide: the server's position follows at once
+    sfx.error();
+    if (state) this.setState(state);
+    this.renderPanel();
+    this.draw();
+  }
+
+  /**
+   * The answer to move `req` was lost (`error`: no answer, a failure on the server's side,
+   * or an answer that was not the API's): the server may have made the move. The board
+   * keeps it drawn and closed while the game's state is read; the move is in it (played:
+   * the board goes on from there) or not (taken off the board, to be played again).
+   * Meanwhile a pushed state that holds the move settles it as well.
+   */
+  async settleMove(req, error) {
+    const lost = error.code === "network" || error.code === "timeout";
+    this.unsure = req;
+    this.$(".turn").textContent = "Checking whether your move was played…";
+    this.msg(lost
+      ? "The server's answer did not arrive: checking whether your move was played…"
+      : "The server had a problem with your move: checking whether it was played…");
+    let s = null;
+    try { s = await bounded((signal) => api.state(this.id, signal)); } catch { /* unreachable: said below */ }
+    if (this.destroyed || this.moveReq !== req) return; // a pushed state settled it
+    if (s && madeIn(s, req)) {
+      this.moveSettled(req);
+      const changed = this.setState(s);
+      if (!changed && !this.catchingUp) { this.renderPanel(); this.draw(); }
+      return;
+    }
+    // Not made (as far as the server says now: a move it was still working on when the
+    // request was given up may come after all, and then clears this message).
+    this.moveReq = null;
+    this.rollBack(s);
+    if (s) {
+      // The server's own words when it answered with them (its 5xx messages are generic).
+      const why = error.code === "network" ? "it did not reach the server" : error.code === "timeout" ? "the server did not answer in time"
+        : error.status >= 500 && !error.unreadable ? error.message.replace(/\.?$/, "") : "the server had a problem";
+      this.msg(`Your move was not played: ${why}. The board shows the server's position: play it again.`);
+    } else {
+      // Still unknown: the live connection brings the server's state when it can (and a
+      // state that holds the move clears this message: madeIn in setState).
+      this.msg("Your move was not sent, or its answer was lost: the server cannot be reached. The board shows the last position the server confirmed, and follows the server's once it can be reached again.");
+      this.notSent = true;
+      this.live?.reconnectNow();
     }
   }
 
@@ -925,6 +1022,17 @@ class GameView {
       if (e.state) this.setState(e.state);
       this.msg(e.message);
     }
+  }
+
+  /** Take back and Hint wait while the player's move is on its way: a take-back sent then
+   * would race the move (the server could undo the moves before it, and the move then be
+   * refused or played on the position taken back to), and a hint would be for a position
+   * about to change. Each is disabled during its own request too. */
+  renderBusy() {
+    const tb = this.$?.(".takeback");
+    if (!tb) return;
+    tb.disabled = this.pending || !!this.takingBack;
+    this.$(".ask-hint").disabled = this.pending || !!this.hinting;
   }
 
   /** Whether this player may ask for a hint now: their turn in their own casual game
@@ -946,10 +1054,11 @@ class GameView {
    * engine expects after it. */
   async showHint() {
     const s = this.state;
-    if (!this.hintAllowed()) return;
+    if (!this.hintAllowed() || this.pending || this.hinting) return;
     const btn = this.$(".ask-hint");
     const after = s.moves.join(" ");
-    btn.disabled = true;
+    this.hinting = true;
+    this.renderBusy();
     btn.textContent = "Thinking…";
     try {
       // Seed 0: the same position always gets the same hint.
@@ -972,7 +1081,8 @@ class GameView {
     } catch (e) {
       this.msg(`No hint: ${e.message}`);
     } finally {
-      btn.disabled = false;
+      this.hinting = false;
+      this.renderBusy();
       btn.textContent = "Hint";
     }
   }
@@ -1102,8 +1212,9 @@ class GameView {
   /** Undoes the player's last move and the AI's answer (the server replays the game without
    * them); the game is marked assisted. */
   async takeback() {
-    const btn = this.$(".takeback");
-    btn.disabled = true;
+    if (this.pending || this.takingBack) return; // the move on its way first (renderBusy)
+    this.takingBack = true;
+    this.renderBusy();
     try {
       const r = await api.takeback(this.id, this.seat.token);
       this.setState(r.state);
@@ -1112,7 +1223,8 @@ class GameView {
       if (e.state) this.setState(e.state);
       this.msg(e.message);
     } finally {
-      btn.disabled = false;
+      this.takingBack = false;
+      this.renderBusy();
     }
   }
 
@@ -1207,6 +1319,23 @@ function commonStart(a, b) {
   let n = 0;
   while (n < a.length && n < b.length && a[n] === b[n]) n++;
   return n;
+}
+
+/** Whether game state `s` holds the move request `req` (its move, played after its moves). */
+function madeIn(s, req) {
+  const n = req.before.length;
+  return s.moves.length > n && s.moves[n] === req.move && commonStart(s.moves, req.before) === n;
+}
+
+/** `request(signal)`, given up after REQUEST_TIMEOUT_MS (an ApiError "timeout"). */
+async function bounded(request) {
+  const ctrl = new AbortController();
+  const timer = setTimeout(() => ctrl.abort(new DOMException("The server did not answer in time.", "TimeoutError")), REQUEST_TIMEOUT_MS);
+  try {
+    return await request(ctrl.signal);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function formatOk(pos, text) {

@@ -353,12 +353,14 @@ export function waitWords(seconds) {
   return `${m} minute${m === 1 ? "" : "s"}`;
 }
 
-export function showServerBusy(retryAfter) {
+/** The original's Server Busy modal; `what` the server is too busy for (the original's
+ * "to set up new games" unless a move was refused: "to take your move"). */
+export function showServerBusy(retryAfter, what = "to set up new games") {
   const extra = Number.isFinite(retryAfter) && retryAfter !== null
     ? `<p class="busy-wait">You can try again in about ${waitWords(retryAfter)}.</p>` : "";
   return openModal({
     title: "Server Busy", id: "busy-dialog",
-    body: `<p>Sorry, the server is too busy to set up new games - please try again later. We are working on
+    body: `<p>Sorry, the server is too busy ${what} - please try again later. We are working on
       expanding capacity ASAP.</p>${extra}`,
   });
 }

@@ -608,15 +608,18 @@ test("small things: no Discord button without Discord, the offline message clear
   assert.equal(await page.locator("#player-dialog .sign-in").count(), 0, "no Sign in with Discord on a server without it");
   await page.keyboard.press("Escape");
   assert.equal(await page.locator(".link-form #rated-note button").count(), 0);
-  // Offline: the move is not sent; once the live connection is back, the message goes.
+  // Offline: the move is not sent, and the game's state, read to see whether it was,
+  // cannot be read either; once the live connection is back, the message goes.
   const id = await startAiGame(page);
   await page.waitForSelector(".conn.live");
   const s = await getState(id);
-  await page.route("**/api/games/*/moves", (route) => route.abort("internetdisconnected"));
+  const offline = (route) => route.abort("internetdisconnected");
+  await page.route("**/api/games/*/moves", offline);
+  await page.route(`**/api/games/${id}`, offline);
   await clickMove(page, s.legal_moves.find((m) => !m.includes("/")));
-  await page.waitForSelector(".msg:not([hidden])");
-  assert.match(await page.textContent(".msg"), /not sent/);
+  await page.waitForFunction(() => /not sent/.test(document.querySelector(".msg").textContent), null, { timeout: WAIT_MS });
   await page.unroute("**/api/games/*/moves");
+  await page.unroute(`**/api/games/${id}`);
   await wsRoute.close(); // the connection drops ...
   await page.waitForSelector(".conn.offline, .conn.connecting");
   await page.waitForSelector(".conn.live"); // ... and comes back by itself
