@@ -55,6 +55,16 @@ pub async fn admit<H: SocketHost>(
     admission::socket_caps(open, mine, limits.ws_per_game, limits.ws_per_ip_per_game, "this game")?;
     let have = u32::try_from(mine).unwrap_or(u32::MAX);
     host.lease(&tag, have, limits.ws_per_ip).await?;
+    // The lease waited on another object, and this one may have admitted other sockets
+    // meanwhile (parallel upgrades all passed the check above on the same counts): the
+    // caps again, on the counts as they are now, with nothing awaited before the accept.
+    let (open, mine) = host.open(&tag);
+    if let Err(e) =
+        admission::socket_caps(open, mine, limits.ws_per_game, limits.ws_per_ip_per_game, "this game")
+    {
+        host.unlease(&tag, have).await;
+        return Err(e);
+    }
     let mut id = [0u8; 12];
     if let Err(e) = rng.fill(&mut id) {
         host.unlease(&tag, have).await;

@@ -40,7 +40,7 @@ impl GameStore for Shared {
 #[derive(Default)]
 struct Host {
     /// Open sockets: in all, and from the bucket asked about.
-    open: (usize, usize),
+    open: Cell<(usize, usize)>,
     refuse_lease: bool,
     /// Another event of the object, run while the lease is awaited.
     meanwhile: RefCell<Option<Box<dyn FnOnce()>>>,
@@ -55,11 +55,11 @@ impl SocketHost for Host {
 
     fn open(&self, tag: &str) -> (usize, usize) {
         assert!(tag.starts_with("ip:"), "{tag}");
-        self.open
+        self.open.get()
     }
 
     async fn lease(&self, _tag: &str, have: u32, cap: u32) -> Result<(), ApiError> {
-        assert_eq!((have, cap), (self.open.1 as u32, Limits::default().ws_per_ip));
+        assert_eq!((have, cap), (self.open.get().1 as u32, Limits::default().ws_per_ip));
         self.leases.set(self.leases.get() + 1);
         if let Some(event) = self.meanwhile.borrow_mut().take() {
             event();
@@ -157,7 +157,7 @@ fn a_join_while_the_socket_waits_for_its_lease_is_in_the_state_it_is_sent() {
 fn an_admitted_socket_carries_its_buckets_tag_and_its_own() {
     let store = Shared::default();
     waiting_game(&store);
-    let host = Host { open: (3, 2), ..Host::default() };
+    let host = Host { open: Cell::new((3, 2)), ..Host::default() };
     let mut rng = SeededRng(9);
     let socket = admit(&host, &store, &mut rng).unwrap();
     let tags = host.accepted.borrow()[socket].clone();
@@ -178,13 +178,36 @@ fn a_socket_over_the_caps_is_refused_before_any_lease() {
     waiting_game(&store);
     let limits = Limits::default();
     for open in [(limits.ws_per_game as usize, 0), (10, limits.ws_per_ip_per_game as usize)] {
-        let host = Host { open, ..Host::default() };
+        let host = Host { open: Cell::new(open), ..Host::default() };
         let e = admit(&host, &store, &mut SeededRng(9)).unwrap_err();
         assert_eq!(e.code, ErrorCode::ServerBusy, "{open:?}");
         assert!(e.message.contains("this game"), "{}", e.message);
         assert_eq!(host.leases.get(), 0);
         assert!(host.accepted.borrow().is_empty() && host.sent.borrow().is_empty());
     }
+}
+
+/// Regression (stop 48): the caps were checked before the lease only; parallel upgrades
+/// all passed that check on the same counts, and each was accepted once its lease came
+/// back, past the per-game and per-address caps. Checked again after the lease: the
+/// socket admitted meanwhile fills the game's last place, and this one hands its lease
+/// back. (Fails without the second check: accepted.)
+#[test]
+fn regression_a_socket_admitted_while_the_lease_is_awaited_counts_against_the_caps() {
+    let store = Shared::default();
+    waiting_game(&store);
+    let limits = Limits::default();
+    let host = Rc::new(Host { open: Cell::new((limits.ws_per_game as usize - 1, 0)), ..Host::default() });
+    let other = host.clone();
+    *host.meanwhile.borrow_mut() = Some(Box::new(move || {
+        let (all, mine) = other.open.get();
+        other.open.set((all + 1, mine));
+    }));
+    let e = admit(&host, &store, &mut SeededRng(9)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::ServerBusy);
+    assert!(e.message.contains("this game"), "{}", e.message);
+    assert!(host.accepted.borrow().is_empty() && host.sent.borrow().is_empty());
+    assert_eq!(*host.unleases.borrow(), vec![0], "the lease handed back");
 }
 
 #[test]
@@ -211,7 +234,7 @@ impl service::tokens::Random for NoRandom {
 fn a_socket_that_cannot_be_named_hands_its_lease_back() {
     let store = Shared::default();
     waiting_game(&store);
-    let host = Host { open: (5, 1), ..Host::default() };
+    let host = Host { open: Cell::new((5, 1)), ..Host::default() };
     let e = admit(&host, &store, &mut NoRandom).unwrap_err();
     assert_eq!(e.code, ErrorCode::Internal);
     assert_eq!(*host.unleases.borrow(), vec![1], "the count of the bucket's sockets still open");
