@@ -56,13 +56,15 @@ impl DurableObject for Lobby {
 
     async fn websocket_message(&self, ws: WebSocket, message: WebSocketIncomingMessage) -> Result<()> {
         // Clients may ask for the list again ("list"): from memory while no change was
-        // announced since it was read (`service::lobby::Reads::cached`); anything else is
-        // ignored.
+        // announced since it was read (`service::lobby::Reads::cached`), not at all while
+        // a push to all is under way (it brings the list: `Reads::read_for_frame`), else
+        // from D1; anything else is ignored.
         if matches!(message, WebSocketIncomingMessage::String(ref s) if s.trim() == "list") {
             let kept = self.reads.borrow().cached(crate::host::now_ms()).map(str::to_owned);
             match kept {
                 Some(msg) => drop(ws.send_with_str(msg)),
-                None => self.send_to(&ws).await,
+                None if self.reads.borrow().read_for_frame() => self.send_to(&ws).await,
+                None => {}
             }
         }
         Ok(())

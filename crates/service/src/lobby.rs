@@ -58,6 +58,14 @@ impl Reads {
         self.latest.as_ref().filter(|(_, until)| now < *until).map(|(m, _)| m.as_str())
     }
 
+    /// Whether a `list` frame that memory cannot answer is read from D1 for its socket:
+    /// not while a push to all is under way, whose list reaches that socket too. (Read
+    /// then, each frame was a D1 query, and each such read ending before the push went to
+    /// every socket: a client repeating `list` after a change made the lobby broadcast.)
+    pub fn read_for_frame(&self) -> bool {
+        self.pushing.is_empty()
+    }
+
     /// A read for one socket begins: its number.
     pub fn begin_one(&mut self) -> u64 {
         self.began += 1;
@@ -123,6 +131,21 @@ mod tests {
         assert_eq!(r.cached(0), None, "a newer change was announced since the older push began");
         r.remember(b, "newer-push", 1_000);
         assert_eq!(r.cached(0), Some("newer-push"));
+    }
+
+    /// Regression (stop 48): `list` frames during a push each read D1, and each such read
+    /// that ended before the push went to every socket.
+    #[test]
+    fn a_list_frame_is_not_read_again_while_a_push_is_under_way() {
+        let mut r = Reads::default();
+        assert!(r.read_for_frame());
+        let push = r.begin_push();
+        assert!(!r.read_for_frame(), "the push brings the list");
+        assert_eq!(r.end_push(push), Deliver::All);
+        assert!(r.read_for_frame());
+        let failed = r.begin_push();
+        r.abandon_push(failed);
+        assert!(r.read_for_frame(), "a failed push holds nothing back");
     }
 
     #[test]
