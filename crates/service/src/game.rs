@@ -718,28 +718,27 @@ pub fn abandon_as(store: &mut dyn GameStore, players: &[&str], ctx: &mut Ctx) ->
     })
 }
 
-/// The Worker withdraws a story stage game it created and never handed out: the player
-/// asked to (re)start a stage, the new game was made first, and the stage game being
-/// played could not be ended, so the answer is an error and this game must not stay open
-/// (counted against the creation limits until it idled out). It ends aborted, as the
-/// player's call ("aborted: by a player"): nobody's win or loss, no stage result.
+/// The Worker withdraws a game it created and never handed out, so that it does not stay
+/// open (counted against the creation limits until it idled out): a story stage game
+/// made first when the stage being played could not then be ended, or an accepted
+/// challenge's game whose join failed or went unanswered (it may have seated the
+/// accepter, who was told it failed: the challenge is offered again). It ends aborted
+/// ("aborted: by a player"): nobody's win or loss, no stage result, no statistics.
 /// Idempotent: an already finished game is left as it is.
 pub fn withdraw(store: &mut dyn GameStore, ctx: &mut Ctx) -> Handled {
-    end_stage(store, ctx, None, |_, now| Finish::aborted(FinishReason::ByAPlayer, now))
+    end_game(store, ctx, |_, now| Ok(Finish::aborted(FinishReason::ByAPlayer, now)))
 }
 
-/// Ends a story stage game with `result` ([`abandon_as`], [`withdraw`]), checked to be the
-/// stage of one of `players` when given. Idempotent: a finished game is left as it is.
+/// Ends a story stage game with `result` ([`abandon_as`]), checked to be the stage of one
+/// of `players` when given. Idempotent: a finished game is left as it is.
 fn end_stage(
     store: &mut dyn GameStore,
     ctx: &mut Ctx,
     players: Option<&[&str]>,
     result: impl FnOnce(&StageRef, i64) -> Finish,
 ) -> Handled {
-    let result = (|| {
-        let (mut rec, game) = load(store)?;
-        let was_finished = rec.result.is_some();
-        let Some(st) = rec.stage.clone() else {
+    end_game(store, ctx, |rec, now| {
+        let Some(st) = rec.stage.as_ref() else {
             return Err(ApiError::new(ErrorCode::NotAStage, "this game is not a story stage"));
         };
         if let Some(players) = players {
@@ -747,10 +746,25 @@ fn end_stage(
                 return Err(ApiError::new(ErrorCode::Forbidden, "this stage is another player's"));
             }
         }
+        Ok(result(st, now))
+    })
+}
+
+/// Ends the game with the result `decide` gives (or its refusal, checked first, even for
+/// a finished game). Idempotent: a finished game is left as it is.
+fn end_game(
+    store: &mut dyn GameStore,
+    ctx: &mut Ctx,
+    decide: impl FnOnce(&GameRecord, i64) -> Result<Finish, ApiError>,
+) -> Handled {
+    let result = (|| {
+        let (mut rec, game) = load(store)?;
+        let was_finished = rec.result.is_some();
+        let finish = decide(&rec, ctx.now)?;
         if was_finished {
             return Ok((envelope(rec.view(&game)), Effects::default(), rec));
         }
-        rec.result = Some(result(&st, ctx.now));
+        rec.result = Some(finish);
         settle(&mut rec, &game, ctx.now, ctx.day_ms);
         owe_result(&mut rec, was_finished, ctx.now);
         save(store, &rec)?;

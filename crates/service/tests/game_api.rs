@@ -1382,9 +1382,10 @@ fn exit_stage_ends_only_the_players_own_stage_game_once() {
 }
 
 /// A stage restart whose old game could not be ended withdraws the new one, never handed
-/// out: aborted, nobody's win; once.
+/// out: aborted, nobody's win; once. So does an accepted challenge whose join failed
+/// (stop 48: any game the Worker made can be withdrawn; the path is internal).
 #[test]
-fn a_withdrawn_stage_game_ends_aborted_once_and_only_a_stage_game_can_be() {
+fn a_withdrawn_game_ends_aborted_once() {
     let mut env = Env::new();
     let me = player("a1", false);
     env.create_stage(service::story::Goal::Win, &me);
@@ -1400,9 +1401,10 @@ fn a_withdrawn_stage_game_ends_aborted_once_and_only_a_stage_game_can_be() {
     assert_eq!(h.effects, Effects::default());
     assert_eq!(env.store.saves, saves);
 
-    let mut plain = Env::new();
-    plain.create(&req(Mode::Ai, SeatChoice::South, None));
-    plain.rejected(409, "not_a_stage", |e| e.withdraw());
+    let mut link = Env::new();
+    link.create(&req(Mode::Link, SeatChoice::South, Some(1)));
+    let b = ok(&link.withdraw()).clone();
+    assert_eq!(b["state"]["result"]["text"], "aborted: by a player", "{b}");
 }
 
 #[test]

@@ -295,6 +295,7 @@ fn a_challenge_whose_game_fails_at_any_step_is_released_and_can_be_accepted_agai
         (Op::Create, Fault::AnswerLost),
         (Op::Join, Fault::Refuse),
         (Op::Join, Fault::NotSent),
+        (Op::Join, Fault::AnswerLost),
     ] {
         let db = db_with(&[(&pid(1), "Ann"), (&pid(2), "Bob")]);
         let (games, gate, told, mut rng) = (Objects::new(), Gate::default(), Told::default(), SeededRng(7));
@@ -307,6 +308,17 @@ fn a_challenge_whose_game_fails_at_any_step_is_released_and_can_be_accepted_agai
         // The next accept makes a game of its own (another id), which both can play.
         let a = accept(&db, &games, &gate, &told, &mut rng, &id, &who(2)).unwrap();
         assert!(games.record(&a.game).unwrap().seats.iter().all(|s| s.token_hash.is_some()));
+        // Regression (stop 48): a game made by the failed accept stayed open; with the
+        // join's answer lost, both players sat in it, and the challenge had two live
+        // games. It is withdrawn: the new game is the challenge's only live one.
+        let live: Vec<String> = games
+            .games
+            .borrow()
+            .iter()
+            .filter(|(_, s)| s.record.as_ref().is_some_and(|r| r.result.is_none()))
+            .map(|(g, _)| g.clone())
+            .collect();
+        assert_eq!(live, std::slice::from_ref(&a.game), "{op:?} {fault:?}");
     }
 }
 

@@ -132,7 +132,8 @@ pub struct AcceptPorts<'a, G, C, N> {
 ///    stays open, nothing written);
 /// 3. the claim, atomic: of two accepters one wins, the other is told it is gone;
 /// 4. the link game, made for the poster, then joined for the accepter (either fails:
-///    the claim is released, and the challenge can be accepted again);
+///    the game, if it was made, is withdrawn, the claim released, and the challenge can
+///    be accepted again);
 /// 5. the poster is notified (best effort).
 pub async fn accept<G: Games, C: Capacity, N: Notifier>(
     db: &impl Sql,
@@ -160,6 +161,10 @@ pub async fn accept<G: Games, C: Capacity, N: Notifier>(
             Ok(joined)
         }
         Err(e) => {
+            // The game may exist (its creation or join went unanswered, or the join was
+            // refused): withdrawn first, so the challenge offered again never leaves two
+            // live games. Best effort: a game left open idles out.
+            let _ = ports.games.withdraw(&game_id).await;
             // Best effort: a release that fails too leaves the challenge claimed by a game
             // that never started, which expires with it (and the place is swept).
             let _ = db::release(db, id, &game_id).await;
