@@ -17,7 +17,11 @@ OUT=${OUT:-models/ladder/shipped}
 export IRON_ARENA_MODELS=${IRON_ARENA_MODELS:-models}
 mkdir -p "$OUT"
 lower="random alphabeta:1 alphabeta:2 alphabeta:3 alphabeta:4 level:1 level:2 level:3 level:4"
-for part in "${@:-lower upper top}"; do
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(lower upper top)
+# The players include the network levels: the CLI with tract.
+[ -x "$BIN" ] || cargo build --release --locked -p cli --features onnx
+for part in "${parts[@]}"; do
     case $part in
     lower) "$BIN" ladder $lower --games 36 --seed 330 --anchor random \
         --out "$OUT/lower.jsonl" >"$OUT/lower.txt" ;;

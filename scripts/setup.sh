@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what the project needs on a fresh machine (`--tests`: also what only the tests
-# need beyond that, the training venv). Idempotent and quick once done;
+# Installs what the project needs on a fresh machine to run the game (`scripts/run.sh`);
+# with `--tests`, also what only the tests need: the API fuzzer's and the training smoke's
+# Python environments, Chromium's headless shell and curl (Debian packages: apt-get, as
+# root or through sudo). Idempotent and quick once done;
 # only the registries this machine reaches (rustup's dist server, crates.io, PyPI, npm,
 # Debian). The downloads (Python venvs, npm packages, Chromium) run in the background
 # while wasm-bindgen compiles, the one install that needs the CPU.
@@ -27,17 +29,30 @@ install_test_venv() {
     .tools/venv/bin/pip install --quiet --disable-pip-version-check -r tests/requirements.txt
     cp tests/requirements.txt .tools/venv/requirements.txt
 }
-cmp -s tests/requirements.txt .tools/venv/requirements.txt 2>/dev/null || background test-venv install_test_venv
-
-# The training stack (JAX, for the tests' training smoke; a large download), pinned, only
-# for the tests (`scripts/setup.sh --tests`, as test.sh calls it): training/smoke.sh makes it.
-[ "${1:-}" != --tests ] || background train-venv training/smoke.sh --venv-only
+tests=false
+[ "${1:-}" != --tests ] || tests=true
+if $tests; then
+    cmp -s tests/requirements.txt .tools/venv/requirements.txt 2>/dev/null || background test-venv install_test_venv
+    # The training stack (JAX, for the tests' training smoke; a large download), pinned:
+    # training/smoke.sh makes it.
+    background train-venv training/smoke.sh --venv-only
+fi
 
 # Debian's Chromium headless shell for the browser tests (driven by playwright-core from
 # npm): the same Blink and V8 as the full browser without its UI layers; the browser files
 # took 270-284 CPU-s with it against 437 with the full browser (tests/e2e/support.mjs).
-[ -x /usr/bin/chromium-headless-shell ] || background chromium bash -c \
-    'apt-get update -qq && apt-get install -y -qq chromium-headless-shell >/dev/null'
+# curl: the load benchmark's smoke and the AI benchmark talk HTTP with it.
+apt_packages=()
+if $tests; then
+    [ -x /usr/bin/chromium-headless-shell ] || apt_packages+=(chromium-headless-shell)
+    command -v curl >/dev/null || apt_packages+=(curl)
+fi
+if [ ${#apt_packages[@]} -gt 0 ]; then
+    sudo=()
+    [ "$(id -u)" = 0 ] || sudo=(sudo)
+    background apt "${sudo[@]}" bash -c \
+        "apt-get update -qq && apt-get install -y -qq ${apt_packages[*]} >/dev/null"
+fi
 
 # wrangler and, on Linux x64/arm64, a Node 22 (wrangler needs >= 22.12; the machine has 20),
 # from package-lock (the Node packages are optional dependencies: elsewhere npm skips them

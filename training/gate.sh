@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The gating match (issue 4): a new network must beat the current best network at an
 # equal search budget (score >= 55%, AlphaZero's threshold) before it replaces it as the
-# network the --net Worker embeds; and it is only worth making the Worker's default AI if
-# it also beats the heuristic evaluator at an equal CPU time (budgets converted with
-# speeds measured in this same run).
+# network the Worker serves (levels 1-2's MCTS); the second gate reports whether it also
+# beats the heuristic evaluator at an equal CPU time (budgets converted with speeds
+# measured in this same run).
 #   training/gate.sh NEW.onnx [--games G] [--evals N] [--promote]
-# --promote (on passing the first gate): NEW becomes the Worker's network (src/net.rs)
-# and the manifest records it. Making the network the default AI (AI_ENGINE in
-# wrangler.toml) stays a reviewed change, backed by the second gate's result.
+# --promote (on passing the first gate): NEW is copied into models/, becomes the Worker's
+# network (src/net.rs: MODEL_FILE and MODEL_SHA256) and the manifest's `worker_network`
+# entry (added if new, with its sha256 and size), so scripts/build-worker.sh's check
+# passes. The levels it plays then need their ladder measured again (scripts/ladder.sh,
+# models/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 new=$1; shift
@@ -44,18 +46,24 @@ pass2=$(python3 -c "print(int($s2 >= 50.0))")
 echo "== result: gate 1 (>= 55% vs best) $( [ "$pass1" = 1 ] && echo PASSED || echo FAILED ) at $s1%;" \
      "gate 2 (>= 50% vs heuristic per CPU time) $( [ "$pass2" = 1 ] && echo PASSED || echo FAILED ) at $s2%"
 if [ "$pass1" = 1 ] && [ "$promote" = 1 ]; then
-    cp "$new" "models/$(basename "$new")"
-    sed -i "s|^pub const MODEL_FILE: &str = \".*\";|pub const MODEL_FILE: \&str = \"$(basename "$new")\";|; s|include_bytes!(\"../models/[^\"]*\")|include_bytes!(\"../models/$(basename "$new")\")|" src/net.rs
-    python3 - "$(basename "$new")" "$s1" "$s2" <<'PY'
+    name=$(basename "$new")
+    [ "$new" -ef "models/$name" ] || cp "$new" "models/$name"
+    sha=$(sha256sum "models/$name" | cut -d' ' -f1)
+    sed -i "s|^pub const MODEL_FILE: &str = \".*\";|pub const MODEL_FILE: \&str = \"$name\";|; s|^pub const MODEL_SHA256: &str = \".*\";|pub const MODEL_SHA256: \&str = \"$sha\";|" src/net.rs
+    python3 - "$name" "$sha" "$(stat -c %s "models/$name")" "$s1" "$s2" <<'PY'
 import json, sys
-name, s1, s2 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+name, sha, size, s1, s2 = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
 m = json.load(open("models/manifest.json"))
+if not any(e["file"] == name for e in m["models"]):
+    m["models"].append({"file": name})
 for e in m["models"]:
-    e["worker_network"] = e["file"] == name
     if e["file"] == name:
-        e["gating_result"] = {"vs_best_score": s1, "vs_heuristic_equal_cpu_score": s2}
-json.dump(m, open("models/manifest.json", "w"), indent=2)
+        e.update(sha256=sha, bytes=size, worker_network=True,
+                 gating_result={"vs_best_score": s1, "vs_heuristic_equal_cpu_score": s2})
+    elif "worker_network" in e:
+        e["worker_network"] = False
+open("models/manifest.json", "w").write(json.dumps(m, indent=2, ensure_ascii=False) + "\n")
 PY
-    echo "promoted: src/net.rs now embeds $(basename "$new")"
+    echo "promoted: the Worker serves models/$name (src/net.rs, models/manifest.json); measure its levels' ladder again"
 fi
 [ "$pass1" = 1 ]
