@@ -22,10 +22,16 @@ import { setRouter, navigate, toast, notice, h } from "./ui.js";
 
 const main = document.getElementById("main");
 let teardown = null;
+/** The route being shown: each call of route() takes the next number. A page that awaits
+ * (a game loading, its join dialog, a lesson's files) may finish after the player has gone
+ * elsewhere; compared after each await, the number says whether it is still wanted. */
+let routeSeq = 0;
 
 async function route() {
   teardown?.();
   teardown = null;
+  const token = ++routeSeq;
+  const stale = () => token !== routeSeq;
   const path = location.pathname;
   const m = /^\/g\/([0-9a-f]{24})\/?$/.exec(path);
   const player = /^\/p\/([0-9a-f]{24})\/?$/.exec(path);
@@ -35,7 +41,11 @@ async function route() {
   if (m) {
     document.title = "Iron Arena — game";
     // A cut or damaged invite says so (the game is still shown, to watch).
-    teardown = await showGame(main, m[1], invite, { badInvite: hasInvite && !invite });
+    // Its teardown is held from the start: leaving while it loads (or while its join
+    // dialog is open) ends it there, before it can draw over the next page.
+    const game = showGame(main, m[1], invite, { badInvite: hasInvite && !invite });
+    teardown = game.stop;
+    await game.ready;
   } else if (/^\/[gp]\//.test(path) && !player) {
     const game = path.startsWith("/g/");
     document.title = `Iron Arena — ${game ? "game" : "player"} not found`;
@@ -50,7 +60,9 @@ async function route() {
     await showLearn(main);
   } else if (lesson) {
     document.title = "Iron Arena — lesson";
-    teardown = await showLesson(main, lesson[1]);
+    const stop = await showLesson(main, lesson[1], { stale });
+    if (stale()) { stop?.(); return; } // left while it loaded: not this route's teardown
+    teardown = stop;
   } else if (/^\/analyse\/?$/.test(path)) {
     document.title = "Iron Arena — Analyse a record";
     teardown = showRecord(main);
@@ -74,6 +86,7 @@ async function route() {
     document.title = "Iron Arena — v2.3";
     teardown = showHome(main);
   }
+  if (stale()) return; // another page has been shown meanwhile: its focus is its own
   main.focus({ preventScroll: true });
 }
 /** A page for an address that leads nowhere: says so, with the way home. */

@@ -35,10 +35,17 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const SIDE = { south: "South", north: "North" };
 const other = (s) => (s === "south" ? "north" : "south");
 
-export async function showGame(main, id, inviteToken, { badInvite = false } = {}) {
+/**
+ * Opens game `id` in `main`. Returns `{ stop, ready }` at once: `stop` ends the view (its
+ * socket, its timers, an open join dialog) even while it is still loading, and `ready`
+ * resolves once it is shown (or has given up). The router holds `stop` from the start, so
+ * leaving during "Loading the game…" or with the join dialog open ends this view: it
+ * checks after each await that it is still wanted, and never replaces the page the player
+ * went to or opens a socket for a game no longer shown.
+ */
+export function showGame(main, id, inviteToken, { badInvite = false } = {}) {
   const view = new GameView(main, id);
-  await view.start(inviteToken, badInvite);
-  return () => view.destroy();
+  return { stop: () => view.destroy(), ready: view.start(inviteToken, badInvite) };
 }
 
 class GameView {
@@ -58,6 +65,8 @@ class GameView {
 
   destroy() {
     this.destroyed = true;
+    // The join dialog belongs to this game: left open, it would stand over the next page.
+    document.getElementById("join-dialog")?.close();
     this.offAccount?.();
     this.live?.close();
     this.board?.destroy();
@@ -67,24 +76,27 @@ class GameView {
   }
 
   async start(inviteToken, badInvite = false) {
+    // The invite this viewer holds: kept (and in the address, so that a reload offers it
+    // again) until a join succeeds or the server says it cannot seat them. A viewer who
+    // chose to watch, or whose join failed on the way, can still join (the panel's Join).
+    this.invite = inviteToken || null;
     this.main.innerHTML = `<section class="game" aria-label="Game"><p class="loading">Loading the game…</p></section>`;
     let state;
     try {
       state = fresh.take(this.id) ?? await api.state(this.id);
     } catch (e) {
-      this.main.innerHTML = "";
-      this.main.append(el(`<section class="panel-card notfound"><h1>Game not found</h1><p></p><p><a href="/" data-link>Back to the home page</a></p></section>`));
-      this.main.querySelector("p").textContent = e.code === "not_found"
-        ? `There is no game at this address${badInvite || inviteToken ? " (the invite link may be cut short or mistyped: ask for it again)" : ""}. Check the link, or start a new game.`
-        : e.message;
+      if (this.destroyed) return; // the player has gone elsewhere meanwhile
+      this.loadFailed(e, inviteToken, badInvite);
       return;
     }
+    if (this.destroyed) return;
     if (badInvite) history.replaceState(null, "", `/g/${this.id}`);
     // A seat this browser holds no token for but whose player is this session's (the game
     // was made or joined on another device, or before a sign-in): played by the session.
     // The server decides; this only says which side to offer.
     if (!this.seat && !inviteToken) {
       const me = await account.ready();
+      if (this.destroyed) return;
       const side = me?.id ? ["south", "north"].find((k) => state[k]?.player_id === me.id) : null;
       if (side) {
         this.seat = { seat: side, token: null, session: true, mode: state.mode, south: state.south.faction, north: state.north.faction, created: Date.now() };
@@ -92,10 +104,11 @@ class GameView {
       }
     }
     if (inviteToken && !this.seat) {
-      const joined = await this.offerJoin(state, inviteToken);
+      const joined = await this.offerJoin(state);
+      if (this.destroyed) return;
       if (joined) state = joined;
     } else if (inviteToken) {
-      history.replaceState(null, "", `/g/${this.id}`);
+      this.dropInvite(); // this browser already holds a seat here
     }
     this.layout();
     this.setState(state, { initial: true });
@@ -111,16 +124,46 @@ class GameView {
     document.addEventListener("keydown", this.globalKey);
   }
 
-  async offerJoin(state, invite) {
+  /** The game could not be read. Only a 404 means there is no such game; a network failure
+   * or a server error says so and offers Retry (the game is most likely there). */
+  loadFailed(e, inviteToken, badInvite) {
+    this.main.innerHTML = "";
+    if (e.code === "not_found") {
+      this.main.append(el(`<section class="panel-card notfound"><h1>Game not found</h1><p></p><p><a href="/" data-link>Back to the home page</a></p></section>`));
+      this.main.querySelector("p").textContent = `There is no game at this address${badInvite || inviteToken ? " (the invite link may be cut short or mistyped: ask for it again)" : ""}. Check the link, or start a new game.`;
+      return;
+    }
+    const box = el(`<section class="panel-card notfound load-failed"><h1>The game could not be loaded</h1><p role="alert"></p>
+      <p class="row"><button type="button" class="primary retry-load">Retry</button><a class="button" href="/" data-link>Back to the home page</a></p></section>`);
+    box.querySelector("p").textContent = e.code === "network" || e.code === "timeout"
+      ? "The server could not be reached. Check your connection, then try again."
+      : `The server had a problem (${e.status ? `HTTP ${e.status}` : e.code}). Please try again in a moment.`;
+    box.querySelector(".retry-load").addEventListener("click", () => { if (!this.destroyed) this.start(inviteToken, badInvite); });
+    this.main.append(box);
+    box.querySelector(".retry-load").focus();
+  }
+
+  /** The invite is spent or no longer needed: forgotten, and taken off the address. */
+  dropInvite() {
+    this.invite = null;
+    if (!this.destroyed && location.pathname === `/g/${this.id}` && /^#invite/.test(location.hash)) {
+      history.replaceState(null, "", `/g/${this.id}`);
+    }
+  }
+
+  /** The "You are invited" dialog. Watching (or closing it) keeps the invite: the panel's
+   * Join still offers the seat. Resolves with the joined game's state, or null. */
+  async offerJoin(state) {
     const openSide = !state.south.claimed ? "south" : !state.north.claimed ? "north" : null;
     if (!openSide) {
-      history.replaceState(null, "", `/g/${this.id}`);
+      this.dropInvite();
       toast("This invitation has already been used: you are watching the game.");
       return null;
     }
     const mine = state[openSide].faction;
     const theirs = state[other(openSide)].faction;
     const me = state.rated ? await account.ready() : null;
+    if (this.destroyed) return null;
     const ratedNote = !state.rated ? "" : me?.discord_linked
       ? `<p>This is a <strong>rated</strong> game: the result updates both players' ratings.</p>`
       : `<p>This is a <strong>rated</strong> game: joining it needs you to be signed in with Discord (Player Info, at the bottom of the page).</p>`;
@@ -131,25 +174,57 @@ class GameView {
         ${FACTION_NAMES[theirs]}${state.days_per_move ? `, ${plural(state.days_per_move, "day")} per move` : ""}.</p>${ratedNote}`,
       actions: [{ label: "Just watch", value: false }, { label: "Join the game", value: true, kind: "primary" }],
     });
-    history.replaceState(null, "", `/g/${this.id}`);
-    if (!ok) return null;
+    if (!ok || this.destroyed) return null;
+    return this.join();
+  }
+
+  /**
+   * Takes the open seat with the held invite. The invite goes (from the address too) once
+   * the seat is ours, or when the server says it cannot seat this viewer (taken, not this
+   * game's, a rated game against oneself, over); after a failure on the way (the network,
+   * a busy server) or a refusal that a sign-in cures, it stays for the panel's Join.
+   * Resolves with the state to show, or null.
+   */
+  async join() {
+    if (this.joining || !this.invite) return null;
+    this.joining = true;
+    const btn = this.$?.(".join-game");
+    if (btn) btn.disabled = true;
     try {
       await account.session(); // the session, so that the seat is linked to this player
-      const r = await api.join(this.id, invite);
+      const r = await api.join(this.id, this.invite);
+      // Kept even if the player has left meanwhile: the seat is theirs on the server.
       this.seat = { seat: r.seat, token: r.token, mode: "link", south: r.state.south.faction, north: r.state.north.faction, created: Date.now() };
       seats.put(this.id, this.seat);
+      this.dropInvite();
+      if (this.destroyed) return null;
       toast(`You joined as ${SIDE[r.seat]}.`);
       return r.state;
     } catch (e) {
+      if (["seat_taken", "same_player", "bad_invite", "game_over"].includes(e.code)) this.dropInvite();
+      if (this.destroyed) return null;
       const why = {
         seat_taken: "Someone has already taken this seat: you are watching.",
-        sign_in_required: "This rated game is for players signed in with Discord: sign in (Player Info), then open the invite link again. You are watching.",
+        sign_in_required: "This rated game is for players signed in with Discord: sign in (Player Info), then join again. You are watching.",
         same_player: "You cannot play both seats of a rated game: you are watching.",
         bad_invite: "This invite link is not valid (it may be cut short or mistyped): ask for the whole link again. You are watching.",
       }[e.code];
-      toast(why || e.message, "error");
+      toast(why || `You could not join: ${e.message} You are watching; Join is still offered.`, "error");
       return e.state || null;
+    } finally {
+      this.joining = false;
+      if (btn) btn.disabled = false;
     }
+  }
+
+  /** The panel's Join (the invited viewer watching the game). */
+  async joinFromPanel() {
+    const s = await this.join();
+    if (this.destroyed) return;
+    // A new state draws the panel and the board from the new seat; otherwise the panel
+    // still says whether Join is offered.
+    if (!s || !this.setState(s)) this.renderPanel();
+    if (this.seat) this.board.grid.querySelector(".sq[tabindex='0']")?.focus();
   }
 
   layout() {
@@ -194,6 +269,10 @@ class GameView {
           <p class="invite-terms muted small"></p>
           <div class="copy-row"><input class="invite-url" readonly aria-label="Invite link"><button type="button" class="copy-invite primary">Copy invite link</button></div>
         </div>
+        <div class="join-offer" hidden>
+          <p><strong>You are invited</strong>: <span class="join-terms"></span></p>
+          <div class="row"><button type="button" class="join-game primary">Join the game</button></div>
+        </div>
         <div class="draw-offer" hidden role="status"></div>
         <div class="moves-card">
           <div class="moves-head"><h2>Moves</h2>
@@ -235,6 +314,7 @@ class GameView {
     this.$(".copy-spectate").addEventListener("click", () => copyText(`${location.origin}/g/${this.id}`, "Spectator link copied"));
     this.$(".copy-record").addEventListener("click", () => this.copyRecord());
     this.$(".resign").addEventListener("click", () => this.resign());
+    this.$(".join-game").addEventListener("click", () => this.joinFromPanel());
     this.$(".takeback").addEventListener("click", () => this.takeback());
     this.$(".ask-hint").addEventListener("click", () => this.showHint());
     this.$(".analyse").addEventListener("click", () => this.analyseGame());
@@ -554,6 +634,16 @@ class GameView {
       const f = (side) => FACTION_NAMES[s[side].faction];
       this.$(".invite-terms").textContent = `${s.days_per_move ? `${s.days_per_move} day${s.days_per_move === 1 ? "" : "s"} per move` : "No time limit"}` +
         ` · ${f("south")} (South) vs ${f("north")} (North)${s.rated ? " · rated" : ""}.`;
+    }
+    // Join: the invited viewer who chose to watch, or whose join failed on the way, is
+    // still offered the seat while it is open. Once it is taken the invite is spent.
+    const openSide = s.status === "waiting" ? (!s.south.claimed ? "south" : !s.north.claimed ? "north" : null) : null;
+    if (this.invite && !me && !openSide) this.dropInvite();
+    const join = this.$(".join-offer");
+    join.hidden = !(this.invite && !me);
+    if (!join.hidden) {
+      this.$(".join-terms").textContent = `play ${FACTION_NAMES[s[openSide].faction]} as ${SIDE[openSide]} against ${FACTION_NAMES[s[other(openSide)].faction]}` +
+        `${s.days_per_move ? `, ${plural(s.days_per_move, "day")} per move` : ""}${s.rated ? " (rated)" : ""}.`;
     }
     // Draw offer.
     const d = this.$(".draw-offer");

@@ -159,14 +159,16 @@ export async function showLearn(main) {
 }
 
 /** `/learn/<id>`: one lesson. Returns its teardown. */
-export async function showLesson(main, id) {
+export async function showLesson(main, id, { stale = () => false } = {}) {
   let all, done;
   try {
     [all, done] = await Promise.all([lessons(), progress()]);
   } catch {
+    if (stale()) return null; // the player has gone elsewhere: their page stays
     main.replaceChildren(h("p", { text: "The lessons could not be loaded. Please try again." }));
     return null;
   }
+  if (stale()) return null;
   const lesson = all.find((l) => l.id === id);
   if (!lesson) {
     main.replaceChildren(h("section", { class: "panel-card notfound" }, h("h1", { text: "Lesson not found" }),

@@ -1,0 +1,150 @@
+// End-to-end checks of how a game's page is reached and left, in headless Chromium against
+// the real runtime: an invite that stays until its seat is taken (watching first, or a
+// join that failed on the way), Cancel game for a link game nobody joined, leaving a game
+// while it loads or while its join dialog is open, a game that cannot be read for a reason
+// other than "there is none" (Retry), and "Forget this game" in My games. Failures are
+// injected with page.route while the real server runs. No fixed sleeps: every wait is on a
+// state the page or the API exposes.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { api, launchBrowser, newPage, startServer, TEST_TIMEOUT } from "./support.mjs";
+
+const T = TEST_TIMEOUT;
+let server;
+let browser;
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const getState = async (id) => (await api(server.base, "GET", `/api/games/${id}`)).json;
+
+/** A link game made by someone else (no browser): its id and the invite's path. */
+async function linkGame() {
+  const c = await api(server.base, "POST", "/api/games", { south: "clockwork", north: "axiom", mode: "link", seat: "south" });
+  assert.equal(c.status, 201);
+  const u = new URL(c.json.invite_url);
+  return { id: c.json.id, token: c.json.token, invitePath: u.pathname + u.hash, invite_url: c.json.invite_url };
+}
+
+/** A request from the page (its session cookie goes with it). */
+const fetchIn = (page, method, path, body) => page.evaluate(async ([m, p, b]) => {
+  const r = await fetch(p, { method: m, headers: { "content-type": "application/json" }, body: b === null ? undefined : JSON.stringify(b) });
+  return { status: r.status, json: await r.json().catch(() => null) };
+}, [method, path, body ?? null]);
+
+/** Navigates inside the app (no reload), as a link does. */
+const goInApp = (page, path) => page.evaluate(async (p) => (await import("/ui.js")).navigate(p), path);
+
+test("an invited friend who watches, or whose join fails, is still offered the seat: the invite stays until it is taken", T, async () => {
+  const g = await linkGame();
+  const page = await newPage(browser, server.base);
+  await page.goto(g.invitePath);
+  await page.waitForSelector("#join-dialog[open]");
+  // A tap outside the dialog counts as "Just watch".
+  await page.mouse.click(4, 4);
+  await page.waitForSelector("#join-dialog", { state: "detached" });
+  await page.waitForSelector(".game .board .sq");
+  assert.match(new URL(page.url()).hash, /^#invite=[0-9a-f]{64}$/, "the invite stays in the address: a reload offers it again");
+  await page.waitForSelector(".join-offer:not([hidden]) .join-game");
+  assert.match(await page.textContent(".join-offer"), /You are invited: play Axiom as North against Clockwork/);
+
+  // A reload offers it again; this time the join's request fails on the way.
+  await page.reload();
+  await page.waitForSelector("#join-dialog[open]");
+  await page.route("**/api/games/*/join", (route) => route.abort("internetdisconnected"));
+  await page.click("#join-dialog .primary");
+  await page.waitForSelector(".toast:has-text('You could not join')");
+  await page.waitForSelector(".join-offer:not([hidden]) .join-game:not([disabled])");
+  assert.match(new URL(page.url()).hash, /^#invite=/);
+  assert.equal((await getState(g.id)).north.claimed, false);
+
+  // The panel's Join takes the seat; then the invite goes from the address.
+  await page.unroute("**/api/games/*/join");
+  await page.click(".join-game");
+  await page.waitForSelector(".join-offer[hidden]", { state: "attached" });
+  await page.waitForFunction(() => location.hash === "");
+  assert.equal((await getState(g.id)).north.claimed, true);
+  const seat = await page.evaluate((id) => JSON.parse(localStorage.getItem("ironarena.seats.v1"))[id], g.id);
+  assert.equal(seat.seat, "north");
+  await page.waitForSelector(".turn:has-text('You play North')");
+  assert.deepEqual(page.errors.filter((e) => !/Failed to load resource/.test(e)), []);
+});
+
+test("leaving a game while it loads: the game left never replaces the page the player went to", T, async () => {
+  const page = await newPage(browser, server.base);
+  const sockets = [];
+  page.on("websocket", (ws) => sockets.push(ws.url()));
+  await page.goto("/");
+  await page.waitForSelector(".home .hero");
+  // "Loading the game…": the game's state is held until the player has gone back home.
+  const g = await linkGame();
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route(`**/api/games/${g.id}`, async (route) => { await held; await route.continue(); });
+  await goInApp(page, `/g/${g.id}`);
+  await page.waitForSelector(".game .loading");
+  await page.evaluate(() => history.back());
+  await page.waitForSelector(".home .hero");
+  const done = page.waitForEvent("requestfinished", (r) => new URL(r.url()).pathname === `/api/games/${g.id}`);
+  release();
+  await done;
+  // A round trip from the page after the held answer: the old view has had its turn.
+  assert.equal(await page.evaluate(async (id) => (await fetch(`/api/games/${id}`)).status, g.id), 200);
+  assert.equal(await page.locator(".game").count(), 0, "the game left while loading replaced the home page");
+  assert.equal(await page.locator(".home .hero").count(), 1);
+  assert.deepEqual(sockets.filter((u) => u.includes(`/api/games/${g.id}/ws`)), [], "no socket for a game no longer shown");
+  assert.equal(await page.evaluate(() => location.pathname), "/");
+  assert.deepEqual(page.errors, []);
+});
+
+test("leaving a game while its join dialog is open: the dialog goes with it", T, async () => {
+  const page = await newPage(browser, server.base);
+  const sockets = [];
+  page.on("websocket", (ws) => sockets.push(ws.url()));
+  await page.goto("/");
+  await page.waitForSelector(".home .hero");
+  const g = await linkGame();
+  await goInApp(page, g.invitePath);
+  await page.waitForSelector("#join-dialog[open]");
+  await page.evaluate(() => history.back());
+  await page.waitForSelector(".home .hero");
+  assert.equal(await page.locator("#join-dialog").count(), 0, "the join dialog was left over the home page");
+  assert.equal(await page.locator(".game").count(), 0);
+  assert.deepEqual(sockets.filter((u) => u.includes(`/api/games/${g.id}/ws`)), [], "no socket for a game no longer shown");
+  assert.equal((await getState(g.id)).north.claimed, false);
+  assert.deepEqual(page.errors, []);
+});
+
+test("a game that cannot be read for a network or server failure is not 'not found', and Retry loads it", T, async () => {
+  const g = await linkGame();
+  const page = await newPage(browser, server.base);
+  let mode = "502";
+  await page.route(`**/api/games/${g.id}`, (route) => (mode === "502"
+    ? route.fulfill({ status: 502, contentType: "text/html", body: "<html><body><h1>502 Bad Gateway</h1></body></html>" })
+    : mode === "network" ? route.abort("internetdisconnected") : route.continue()));
+  await page.goto(`/g/${g.id}`);
+  await page.waitForSelector(".notfound h1");
+  assert.equal((await page.textContent(".notfound h1")).trim(), "The game could not be loaded");
+  assert.equal(await page.locator("h1:has-text('Game not found')").count(), 0);
+  const text = await page.textContent(".load-failed");
+  assert.match(text, /server had a problem \(HTTP 502\)/);
+  assert.doesNotMatch(text, /Bad Gateway|<html/, "an error page's text is never shown");
+  // Retry, with the network down: it says so.
+  mode = "network";
+  await page.click(".retry-load");
+  await page.waitForSelector(".load-failed p:has-text('could not be reached')");
+  // Retry once the server answers: the game.
+  mode = "pass";
+  await page.click(".retry-load");
+  await page.waitForSelector(".game .board .sq");
+  await page.waitForSelector(".turn:has-text('Waiting for the invited player')");
+  // An unknown game is still "Game not found" (a 404), with no Retry.
+  await page.goto("/g/0123456789abcdef01234567");
+  await page.waitForSelector("h1:has-text('Game not found')");
+  assert.equal(await page.locator(".retry-load").count(), 0);
+});
