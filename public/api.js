@@ -51,6 +51,8 @@ export const api = {
   state: (id, signal) => call("GET", `/api/games/${id}`, { signal }),
   move: (id, token, move, ply, signal) => call("POST", `/api/games/${id}/moves`, { token, body: { move, ply }, signal }),
   resign: (id, token) => call("POST", `/api/games/${id}/resign`, { token }),
+  // Ends a game before it began (here: a link game nobody has joined), counting for nothing.
+  abort: (id, token) => call("POST", `/api/games/${id}/abort`, { token }),
   // Issue 31: a casual game against the AI, the player's last move and the AI's answer undone.
   takeback: (id, token) => call("POST", `/api/games/${id}/takeback`, { token }),
   draw: (id, token, action) => call("POST", `/api/games/${id}/draw`, { token, body: { action } }),

@@ -227,6 +227,30 @@ class GameView {
     if (this.seat) this.board.grid.querySelector(".sq[tabindex='0']")?.focus();
   }
 
+  /** Cancels a link game nobody has joined yet (POST …/abort): it ends "aborted: by a
+   * player", counts for nothing, and the invite stops working. */
+  async cancelGame() {
+    if (!(await confirmDialog("Cancel this game?", "Nobody has joined yet. Cancelling ends the game and the invite link stops working; it counts for nothing.", "Cancel game", { danger: true, cancelLabel: "Keep waiting" }))) return;
+    if (this.destroyed) return;
+    const btn = this.$(".cancel-game");
+    btn.disabled = true;
+    try {
+      // The friend may have joined while the dialog was open: their game is not ended.
+      if (this.state.status !== "waiting") {
+        this.msg("Your opponent joined meanwhile: the game was not cancelled.");
+        return;
+      }
+      const r = await api.abort(this.id, this.seat.token);
+      if (!this.destroyed) this.setState(r.state);
+    } catch (e) {
+      if (this.destroyed) return;
+      if (e.state) this.setState(e.state);
+      this.msg(`The game could not be cancelled: ${e.message}`);
+    } finally {
+      btn.disabled = false;
+    }
+  }
+
   layout() {
     this.main.innerHTML = "";
     const root = el(`<section class="game" aria-label="Game">
@@ -292,6 +316,7 @@ class GameView {
           <button type="button" class="open-board" hidden>Analysis board</button>
           <button type="button" class="takeback" hidden>Take back</button>
           <button type="button" class="resign danger">Resign</button>
+          <button type="button" class="cancel-game danger" hidden>Cancel game</button>
           <button type="button" class="offer-draw">Offer draw</button>
           <button type="button" class="copy-record">Copy game record</button>
           <button type="button" class="copy-spectate">Copy spectator link</button>
@@ -314,6 +339,7 @@ class GameView {
     this.$(".copy-spectate").addEventListener("click", () => copyText(`${location.origin}/g/${this.id}`, "Spectator link copied"));
     this.$(".copy-record").addEventListener("click", () => this.copyRecord());
     this.$(".resign").addEventListener("click", () => this.resign());
+    this.$(".cancel-game").addEventListener("click", () => this.cancelGame());
     this.$(".join-game").addEventListener("click", () => this.joinFromPanel());
     this.$(".takeback").addEventListener("click", () => this.takeback());
     this.$(".ask-hint").addEventListener("click", () => this.showHint());
@@ -679,6 +705,9 @@ class GameView {
     // Actions (in a story stage, Exit Stage takes the place of Resign).
     const playing = !!me && s.status !== "finished";
     this.$(".resign").hidden = !playing || s.status === "waiting" || !!st;
+    // While nobody has joined, the creator may call the game off (abort): Resign is hidden
+    // then, and the game would otherwise wait for good.
+    this.$(".cancel-game").hidden = !playing || s.status !== "waiting" || s.mode !== "link" || !(this.seat?.token || this.seat?.session);
     // Take back (issue 31): a casual game against the AI, a move of ours answered.
     const answered = s.moves.length >= (me === "south" ? 2 : 3);
     this.$(".takeback").hidden = !playing || s.mode !== "ai" || s.rated || !!st || !answered || s.turn !== me;
@@ -702,9 +731,12 @@ class GameView {
     const banner = this.$(".result-banner");
     if (s.result) {
       const r = s.result;
-      let head = r.winner ? `${SIDE[r.winner]} wins` : "Draw";
-      if (me) head = r.winner === me ? "You win!" : r.winner ? "You lose" : "Draw";
-      let kind = me ? (r.winner === me ? "win" : r.winner ? "loss" : "draw") : "neutral";
+      // An aborted game ("aborted: by a player", "aborted: never joined") has no winner and
+      // is no draw: it never began.
+      const aborted = /^aborted\b/.test(r.text);
+      let head = aborted ? "Game cancelled" : r.winner ? `${SIDE[r.winner]} wins` : "Draw";
+      if (me && !aborted) head = r.winner === me ? "You win!" : r.winner ? "You lose" : "Draw";
+      let kind = me && !aborted ? (r.winner === me ? "win" : r.winner ? "loss" : "draw") : "neutral";
       if (st && st.verdict !== "pending" && me === st.player) {
         head = st.verdict === "won" ? "Stage complete!" : "Stage failed";
         kind = st.verdict === "won" ? "win" : "loss";

@@ -358,6 +358,7 @@ async function renderMyGames(ul, signal) {
       let text;
       let cls = "";
       if (s.status === "waiting") text = "Waiting for your opponent to join";
+      else if (s.status === "finished" && /^aborted\b/.test(s.result.text)) text = "Cancelled before it began"; // no draw: it never began
       else if (s.status === "finished") text = s.result.winner === seat.seat ? "Finished: you won" : s.result.winner ? "Finished: you lost" : "Finished: draw";
       else if (s.turn === seat.seat) { text = "Your turn"; cls = "yours"; }
       else text = s[s.turn].player === "ai" ? "AI's turn" : "Opponent's turn";

@@ -63,13 +63,14 @@ export function openModal({ title, body, actions = [{ label: "Close", value: nul
   });
 }
 
-/** A yes/no confirmation; resolves true only on the confirming button. */
-export async function confirmDialog(title, text, okLabel = "Yes", { danger = false } = {}) {
+/** A yes/no confirmation; resolves true only on the confirming button. `cancelLabel`
+ * names the other one where "Cancel" would be ambiguous (cancelling a game). */
+export async function confirmDialog(title, text, okLabel = "Yes", { danger = false, cancelLabel = "Cancel" } = {}) {
   const p = document.createElement("p");
   p.textContent = text;
   const v = await openModal({
     title, body: p, id: "confirm-dialog",
-    actions: [{ label: "Cancel", value: false }, { label: okLabel, value: true, kind: danger ? "danger" : "primary" }],
+    actions: [{ label: cancelLabel, value: false }, { label: okLabel, value: true, kind: danger ? "danger" : "primary" }],
   });
   return v === true;
 }

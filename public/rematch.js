@@ -56,6 +56,9 @@ export function rematchControls(view) {
   const me = view.mySide;
   const frag = document.createDocumentFragment();
   if (!s?.result || !me || s.stage || !view.seat) return frag;
+  // A link game that ended before anyone joined (cancelled): there is nobody to play again.
+  const them = s[me === "south" ? "north" : "south"];
+  if (them && them.player !== "ai" && !them.claimed) return frag;
   const r = s.rematch || {};
   const button = (text, cls, action, keepFaction = false) => {
     const b = el(`<button type="button" class="${cls}"></button>`);

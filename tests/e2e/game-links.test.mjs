@@ -75,6 +75,42 @@ test("an invited friend who watches, or whose join fails, is still offered the s
   assert.deepEqual(page.errors.filter((e) => !/Failed to load resource/.test(e)), []);
 });
 
+test("the creator can cancel a link game nobody joined, after a confirmation", T, async () => {
+  const g = await linkGame();
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  await page.evaluate(([id, token, url]) => {
+    const all = JSON.parse(localStorage.getItem("ironarena.seats.v1") || "{}");
+    all[id] = { seat: "south", token, mode: "link", south: "clockwork", north: "axiom", invite_url: url, created: Date.now() };
+    localStorage.setItem("ironarena.seats.v1", JSON.stringify(all));
+  }, [g.id, g.token, g.invite_url]);
+  await page.goto(`/g/${g.id}`);
+  await page.waitForSelector(".invite:not([hidden]) .invite-url");
+  assert.equal(await page.locator(".actions .resign").isHidden(), true, "nothing to resign: nobody has joined");
+  assert.equal(await page.locator(".actions .cancel-game:visible").count(), 1, "Cancel game is offered while the game waits");
+  // "Keep waiting" changes nothing.
+  await page.click(".actions .cancel-game");
+  await page.waitForSelector("#confirm-dialog[open]");
+  await page.click("#confirm-dialog button:has-text('Keep waiting')");
+  await page.waitForSelector("#confirm-dialog", { state: "detached" });
+  assert.equal((await getState(g.id)).status, "waiting");
+  // Confirmed, the game is aborted on the server and the page says so.
+  await page.click(".actions .cancel-game");
+  await page.waitForSelector("#confirm-dialog[open]");
+  await page.click("#confirm-dialog button.danger:has-text('Cancel game')");
+  await page.waitForSelector(".result-banner:not([hidden]) .result-head:has-text('Game cancelled')");
+  const s = await getState(g.id);
+  assert.equal(s.status, "finished");
+  assert.equal(s.result.text, "aborted: by a player");
+  assert.equal(await page.locator(".invite").isHidden(), true);
+  assert.equal(await page.locator(".actions .cancel-game").isHidden(), true);
+  assert.equal(await page.locator(".result-banner .rematch").count(), 0, "nobody to play again");
+  // The invite no longer seats anyone.
+  const inv = g.invite_url.split("#invite=")[1];
+  assert.equal((await api(server.base, "POST", `/api/games/${g.id}/join`, { invite: inv })).status, 409);
+  assert.deepEqual(page.errors, []);
+});
+
 test("leaving a game while it loads: the game left never replaces the page the player went to", T, async () => {
   const page = await newPage(browser, server.base);
   const sockets = [];
