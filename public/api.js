@@ -153,19 +153,41 @@ export const fresh = {
 
 // Seats held by this browser: {id: {seat, token, mode, south, north, invite_url?, created}}
 const KEY = "ironarena.seats.v1";
+// The games "My games" was told to forget (its ×), newest last: the server's list of the
+// session's games (GET /api/me/games) still holds them, and would bring them back on the
+// next visit. Kept to the last FORGOTTEN_MAX (the server lists a game for 14 days after
+// its end, and ongoing ones).
+const FORGOTTEN = "ironarena.forgotten.v1";
+const FORGOTTEN_MAX = 500;
 export const seats = {
   all() {
     try { return JSON.parse(localStorage.getItem(KEY)) || {}; } catch { return {}; }
   },
   get(id) { return this.all()[id] || null; },
+  /** Holds a seat; a forgotten game taken up again (opened, played) is no longer forgotten. */
   put(id, seat) {
     const all = this.all();
     all[id] = { ...(all[id] || {}), ...seat };
     localStorage.setItem(KEY, JSON.stringify(all));
+    if (this.forgotten().has(id)) localStorage.setItem(FORGOTTEN, JSON.stringify([...this.forgotten()].filter((x) => x !== id)));
   },
   remove(id) {
     const all = this.all();
     delete all[id];
     localStorage.setItem(KEY, JSON.stringify(all));
+  },
+  /** "Forget this game": its seat goes, and the server's list does not bring it back. */
+  forget(id) {
+    this.remove(id);
+    const ids = [...this.forgotten()].filter((x) => x !== id);
+    ids.push(id);
+    localStorage.setItem(FORGOTTEN, JSON.stringify(ids.slice(-FORGOTTEN_MAX)));
+  },
+  /** The ids of the games forgotten in this browser. */
+  forgotten() {
+    try {
+      const ids = JSON.parse(localStorage.getItem(FORGOTTEN));
+      return new Set(Array.isArray(ids) ? ids : []);
+    } catch { return new Set(); }
   },
 };

@@ -347,7 +347,7 @@ async function renderMyGames(ul, signal) {
     li.querySelector(".gi-meta").textContent = meta;
     li.dataset.when = String(known?.last_move_at ?? seat.created ?? 0);
     li.querySelector(".forget").addEventListener("click", () => {
-      seats.remove(id);
+      seats.forget(id); // kept forgotten: the server's list would bring it back otherwise
       li.remove();
       if (!ul.children.length) section.hidden = true;
       order();

@@ -11,15 +11,17 @@ import { mountChallenges } from "./challenges.js";
  * last read: what "My games" names and dates its entries by. */
 export const serverGames = new Map();
 
-/** Adds the server's games this browser does not hold yet (session seats). */
+/** Adds the server's games this browser does not hold yet (session seats), except those
+ * the player told "My games" to forget. */
 export async function syncServerGames() {
   let list;
   try { list = (await api.myGames()).games || []; } catch { return; }
   serverGames.clear();
   for (const g of list) serverGames.set(g.id, g);
   const mine = seats.all();
+  const forgotten = seats.forgotten();
   for (const g of list) {
-    if (mine[g.id]) continue;
+    if (mine[g.id] || forgotten.has(g.id)) continue;
     seats.put(g.id, { seat: g.side, token: null, session: true, mode: g.mode, south: g.south, north: g.north, created: g.created_at });
   }
 }

@@ -184,3 +184,35 @@ test("a game that cannot be read for a network or server failure is not 'not fou
   await page.waitForSelector("h1:has-text('Game not found')");
   assert.equal(await page.locator(".retry-load").count(), 0);
 });
+
+test("a game forgotten in My games stays forgotten though the server still lists it", T, async () => {
+  const page = await newPage(browser, server.base);
+  await page.goto("/");
+  assert.equal((await fetchIn(page, "POST", "/api/me", {})).status < 300, true);
+  // Two games of this session, kept in no localStorage (as if made on another device).
+  const ids = [];
+  for (let k = 0; k < 2; k++) {
+    const c = await fetchIn(page, "POST", "/api/games", { south: "clockwork", north: "axiom", mode: "link", seat: "south" });
+    assert.equal(c.status, 201);
+    ids.push(c.json.id);
+  }
+  const [kept, forgotten] = ids;
+  await page.goto("/");
+  await page.waitForSelector(`.game-item a[href="/g/${forgotten}"]`);
+  await page.waitForSelector(`.game-item a[href="/g/${kept}"]`);
+  await page.click(`.game-item:has(a[href="/g/${forgotten}"]) .forget`);
+  await page.waitForSelector(`.game-item a[href="/g/${forgotten}"]`, { state: "detached" });
+  // The next visit: the server still lists both; My games (drawn once the list is read)
+  // shows the kept one only.
+  await page.goto("/");
+  await page.waitForSelector(`.game-item a[href="/g/${kept}"]`);
+  assert.equal(await page.locator(`.game-item a[href="/g/${forgotten}"]`).count(), 0, "the forgotten game came back");
+  const listed = (await fetchIn(page, "GET", "/api/me/games")).json.games.map((x) => x.id);
+  assert.ok(listed.includes(forgotten), "the server still lists it");
+  // Opened again, it is the player's game again.
+  await page.goto(`/g/${forgotten}`);
+  await page.waitForSelector(".turn:has-text('You play South')");
+  await page.goto("/");
+  await page.waitForSelector(`.game-item a[href="/g/${forgotten}"]`);
+  assert.deepEqual(page.errors, []);
+});
