@@ -269,10 +269,16 @@ export class AnalysisBoard {
     clearAbilityBar(this.$(".ability-bar"), this.board);
   }
 
-  /** Plays a legal move of the position shown on the board only. */
+  /** Plays a legal move of the position shown on the board only. The position reached is
+   * the game's whole line replayed (the game's moves to `ply`, the moves tried, this one):
+   * applyMove knows the position alone, so it would miss a third repetition, which loses
+   * for the side that made it (RULES), and offer moves in a game that is over. */
   play(move) {
     const before = this.pos;
-    const { pos, effects } = applyMove(before, move);
+    const line = [...this.allMoves(), move];
+    const steps = replay(this.game.start, line);
+    // A replay stops short only at a move that is not legal: applyMove says why.
+    const { pos, effects } = steps.length === line.length + 1 ? steps.at(-1) : applyMove(before, move);
     this.sel = null;
     this.hideAbilityBar();
     this.variation.push({ move, pos, effects });

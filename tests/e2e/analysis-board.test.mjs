@@ -184,3 +184,42 @@ test("an imported record: refused while a game between humans goes on, else anal
   await shot(page, "i31-record-analysis-390");
   assert.deepEqual(page.errors, []);
 });
+
+test("analysis board: a tried move that repeats a position for the third time loses, and no move is offered after it", T, async () => {
+  // A clockwork mirror match South resigns at once: the analysis board opens on its start.
+  const c = await api(server.base, "POST", "/api/games", { south: "clockwork", north: "clockwork", mode: "link", seat: "south" });
+  const invite = new URL(c.json.invite_url).hash.slice("#invite=".length);
+  assert.equal((await api(server.base, "POST", `/api/games/${c.json.id}/join`, { invite })).status, 200);
+  assert.equal((await api(server.base, "POST", `/api/games/${c.json.id}/resign`, {}, c.json.token)).status, 200);
+  const page = await newPage(browser, server.base);
+  await page.goto(`/g/${c.json.id}`);
+  await page.click(".actions .open-board");
+  const ab = ".analysis-board";
+  await page.waitForSelector(`${ab}[data-ply="0"] .ab-eval[data-state="done"]`);
+  // Each side's Hands step out and back twice: North's last move makes the position after the
+  // first two moves a third time (the CLI: "south wins: repetition"). The position alone
+  // says nothing of it: the board must count the line.
+  const moves = "e2d3 e8d7 d1e2 d9e8 e2d1 e8d9 d1e2 d9e8 e2d1 e8d9".split(" ");
+  const start = (await api(server.base, "GET", `/api/games/${c.json.id}`)).json.start;
+  assert.equal(replay(start, moves).at(-1).pos.outcome?.reason, "repetition");
+  for (const [i, move] of moves.entries()) {
+    const [from, to] = [move.slice(0, 2), move.slice(2, 4)];
+    await page.focus(`${ab} .board [data-sq="${from}"]`);
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(`${ab} .board [data-sq="${to}"].target`);
+    await page.focus(`${ab} .board [data-sq="${to}"]`);
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(`${ab}[data-variation="${moves.slice(0, i + 1).join(" ")}"]`);
+  }
+  // Settled: the engine's answer (the old board's) or the game-over note, never "thinking".
+  const evalBox = `${ab} .ab-eval:is([data-state="over"], [data-state="done"], [data-state="error"])`;
+  await page.waitForSelector(evalBox);
+  assert.equal(await page.getAttribute(`${ab} .ab-eval`, "data-state"), "over", await page.textContent(`${ab} .ab-eval`));
+  assert.equal(await page.textContent(`${ab} .ab-eval`), "The game is over here: south wins: repetition.");
+  assert.equal(await page.locator(`${ab} .board .sq.pickable`).count(), 0, "no move offered once the game is over");
+  assert.equal(await page.locator(`${ab} .ab-variation li`).count(), moves.length);
+  // Taking the losing move back offers moves again.
+  await page.click(`${ab} .ab-undo`);
+  await page.waitForSelector(`${ab}[data-variation="${moves.slice(0, -1).join(" ")}"] .board .sq.pickable`);
+  assert.deepEqual(page.errors, []);
+});
