@@ -56,6 +56,35 @@ test("Hint shows a legal move from the browser's AI in a casual AI game", T, asy
   assert.deepEqual(page.errors, []);
 });
 
+test("Hint: a failed download of the AI's leaf score is tried again on the next request", T, async () => {
+  const page = await newPage(browser, server.base);
+  // The leaf score's first request answers 503 (a passing server error); later ones pass.
+  let leafRequests = 0;
+  await page.route("**/models/leaf-v1.bin", (route) => {
+    leafRequests++;
+    return leafRequests === 1 ? route.fulfill({ status: 503, body: "busy" }) : route.fallback();
+  });
+  const c = await api(server.base, "POST", "/api/games", { south: "blades", north: "clockwork", mode: "ai", seat: "south", level: 2 });
+  assert.equal(c.status, 201);
+  await openAsPlayer(page, c.json.id, c.json.token, "ai", "blades", "clockwork");
+  // Settled: the hint asked is answered (a hint or "No hint") and Hint may be asked again.
+  const settled = () => page.waitForSelector(".ask-hint:not([disabled]):text-is('Hint')");
+  await page.click(".ask-hint");
+  await settled();
+  assert.match(await page.textContent(".msg"), /^No hint: the AI's leaf score .*503/);
+  assert.equal(await page.locator(".hint-line").isHidden(), true);
+  // The page is not reloaded: the same worker fetches the leaf score again and hints.
+  await page.click(".ask-hint");
+  await settled();
+  assert.equal(leafRequests, 2, "the leaf score fetched again");
+  assert.equal(await page.locator(".hint-line").isVisible(), true, await page.textContent(".msg"));
+  const move = await page.getAttribute(".hint-line", "data-move");
+  const s = (await api(server.base, "GET", `/api/games/${c.json.id}`)).json;
+  assert.ok(s.legal_moves.includes(move), `${move} is legal`);
+  // The browser logs the refused download itself; nothing else went wrong.
+  assert.deepEqual(page.errors.filter((e) => !/503/.test(e)), []);
+});
+
 test("a game between humans has no Hint, and its page never loads the AI", T, async () => {
   const page = await newPage(browser, server.base);
   const fetched = [];
