@@ -18,7 +18,10 @@ pub trait Opponent {
 }
 
 /// MCTS (PUCT) over the hand-written heuristic evaluator, with a budget of leaf
-/// evaluations set by the level: the default of a module built without the network.
+/// evaluations set by the level: the default of a module built without the network. With
+/// decisive moves, as the network's MCTS: a win on the board at once is taken, and a move
+/// that lets the opponent win at once is a proven loss (without them it walked into
+/// one-move losses in ~1.5% of its searches).
 #[derive(Debug, Default)]
 pub struct MctsAi;
 
@@ -33,7 +36,8 @@ impl Opponent for MctsAi {
 
     fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
         let (lv, seed) = level_and_seed(level, rng)?;
-        let r = ai::search(game.position(), &history(game), &mut ai::Heuristic, &lv.config(seed));
+        let cfg = ai::SearchConfig { decisive: true, ..lv.config(seed) };
+        let r = ai::search(game.position(), &history(game), &mut ai::Heuristic, &cfg);
         Ok(r.best)
     }
 }
@@ -122,5 +126,62 @@ mod tests {
         }
         assert_eq!(AlphaBetaAi.name(4), "alphabeta-heuristic");
         assert!(!AlphaBetaAi.is_placeholder());
+    }
+
+    /// Whether the side to move in `pos` can win on the board at once.
+    fn wins_at_once(pos: &engine::Position) -> bool {
+        let side = pos.turn();
+        pos.legal_moves().iter().any(|&m| {
+            let mut p = *pos;
+            p.play_unchecked(m);
+            p.board_outcome().is_some_and(|o| o.winner() == Some(side))
+        })
+    }
+
+    /// Regression (stop 48, found by an audit): the MCTS over the heuristic (the module's
+    /// AI without the networks) searched without decisive moves and walked into one-move
+    /// losses (30 in 2,000 searches at 100-300 evaluations) where a safe move existed.
+    /// Over seeded positions where some moves lose at once and some do not, level 1 never
+    /// plays one that does. (Fails without `decisive: true`.)
+    #[test]
+    fn the_heuristic_mcts_never_walks_into_a_one_move_loss_it_could_avoid() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let (mut checked, mut walked_in) = (0, Vec::new());
+        while checked < 200 {
+            let f = engine::Faction::ALL;
+            let mut game = Game::new(engine::Position::start(f[next(3)], f[next(3)]));
+            for _ in 0..10 + next(50) {
+                let moves = game.legal_moves();
+                if moves.is_empty() || game.outcome().is_some() {
+                    break;
+                }
+                let _ = game.play(moves[next(moves.len())]);
+            }
+            if game.outcome().is_some() {
+                continue;
+            }
+            let after = |m: Move| {
+                let mut p = *game.position();
+                p.play_unchecked(m);
+                p
+            };
+            let moves = game.legal_moves();
+            let losing = |m: &Move| wins_at_once(&after(*m));
+            if !moves.iter().any(losing) || moves.iter().all(losing) {
+                continue;
+            }
+            checked += 1;
+            let m = MctsAi.choose(&game, 1, &mut Fixed(checked as u8)).unwrap().unwrap();
+            if losing(&m) {
+                walked_in.push(format!("{} {m}", engine::iapn::format(game.position())));
+            }
+        }
+        assert!(walked_in.is_empty(), "{walked_in:?}");
     }
 }
