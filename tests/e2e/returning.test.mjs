@@ -340,7 +340,15 @@ test("a challenge accepted: the accepter's page and the poster's open the game; 
   await poster.goto("/");
   const mine = await post("clockwork", "");
   await mine.locator("button.cancel-challenge").click();
-  await mine.waitFor({ state: "detached" });
+  // Once (a clean-clone CI run on a machine loaded by other jobs) the cancelled challenge
+  // stayed listed for the whole wait and nothing said why: a failure now says what the
+  // poster's page showed (a toast names a refused cancel) and what the server lists.
+  await mine.waitFor({ state: "detached" }).catch(async (e) => {
+    await shot(poster, "i14-challenge-cancel-failed");
+    const listed = (await api(server.base, "GET", "/api/challenges")).json;
+    throw new Error(`${e.message}\nthe poster's page showed:\n${await poster.locator("body").innerText()}\n` +
+      `GET /api/challenges: ${JSON.stringify(listed)}`);
+  });
   assert.equal(await poster.evaluate(() => localStorage.getItem("ironarena.challenges.mine.v1")), "{}");
   assert.match(poster.url(), /\/$/);
   assert.deepEqual(page.errors, []);
