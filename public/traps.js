@@ -1,5 +1,5 @@
 // The rules' traps shown before they bite (issue 34): there is no check in this game, a
-// third repetition loses for the player who makes it, and move 160 ends the game in a draw.
+// third repetition loses for the player who makes it, and ply 160 ends the game in a draw.
 // So the board marks the player's king-piece when the opponent could take it (or win
 // otherwise) on its next move, with a line in the status; a move that would repeat a
 // position for the third time asks first; the draw is announced ten moves ahead.
@@ -63,11 +63,13 @@ export function kingThreat(pos, mySide) {
   return { king: taken.length ? t.king : null, from: new Set(t.threats.map((x) => x.from)), line: lines.join(" ") };
 }
 
-/** "The game is drawn after move 160: 7 moves left." from ten moves before; else "". */
+/** "Ply 160 ends the game in a draw: 7 plies left, …" from ten plies before; else "". */
 export function drawNotice(pos) {
   const left = PLY_LIMIT - pos.ply;
   if (pos.outcome || left <= 0 || left > DRAW_NOTICE) return "";
-  return `Move ${PLY_LIMIT} ends the game in a draw: ${left} move${left === 1 ? "" : "s"} left.`;
+  // In plies, as the rules count them and the move list numbers them (My games counts full
+  // moves, so "moves" here would say a different number for the same game).
+  return `Ply ${PLY_LIMIT} ends the game in a draw: ${left} ${left === 1 ? "ply" : "plies"} left, counting both players' moves.`;
 }
 
 /** The moves of the game's current position that would lose by a third repetition. */

@@ -247,7 +247,7 @@ test("traps (issue 34): the threatened king-piece marked with a status line; a l
   await page.route(`**/api/games/${game.id}`, (route) => route.fulfill({ contentType: "application/json", body: JSON.stringify({ ...real, start: late, position: late, moves: [], ply: 150 }) }));
   await page.reload();
   await page.waitForSelector(".trap-line.draw-notice");
-  assert.equal(await page.textContent(".trap-line.draw-notice"), "Move 160 ends the game in a draw: 10 moves left.");
+  assert.equal(await page.textContent(".trap-line.draw-notice"), "Ply 160 ends the game in a draw: 10 plies left, counting both players' moves.");
   assert.deepEqual(page.errors, []);
 
   // The phone, by touch: the same position (ply 12: the Sickle is back on d4).
