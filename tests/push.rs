@@ -20,6 +20,20 @@ fn subscriptions(s: &Server, endpoint: &str) -> u64 {
     s.d1(&sql)[0]["n"].as_u64().unwrap()
 }
 
+/// A correspondence link game (a day per move) made by `creator`, South: its id and invite.
+fn correspondence_game(creator: &mut Browser, s: &Server) -> (String, String) {
+    let (st, c) = post(
+        creator,
+        s,
+        "/api/games",
+        json!({"south": "axiom", "north": "blades", "mode": "link", "seat": "south", "days_per_move": 1}),
+    );
+    assert_eq!(st, 201, "{c}");
+    let id = c["id"].as_str().unwrap().to_owned();
+    let invite = c["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap().to_owned();
+    (id, invite)
+}
+
 #[test]
 fn pushes_are_signed_encrypted_sent_on_turns_offers_and_results_and_410_removes() {
     let push = PushService::start();
@@ -48,15 +62,7 @@ fn pushes_are_signed_encrypted_sent_on_turns_offers_and_results_and_410_removes(
     assert_eq!(post(&mut b, &s, "/api/me/push", json!({ "subscription": sub_b })).0, 200);
 
     // A correspondence game: when B joins, it is A's (South's) move.
-    let (st, c) = post(
-        &mut a,
-        &s,
-        "/api/games",
-        json!({"south": "axiom", "north": "blades", "mode": "link", "seat": "south", "days_per_move": 1}),
-    );
-    assert_eq!(st, 201, "{c}");
-    let id = c["id"].as_str().unwrap().to_owned();
-    let invite = c["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap().to_owned();
+    let (id, invite) = correspondence_game(&mut a, &s);
     assert_eq!(post(&mut b, &s, &format!("/api/games/{id}/join"), json!({ "invite": invite })).0, 200);
     let r = push.wait_for("a", "your_turn", &id);
     assert_eq!(r.vapid_key, vapid_public);
@@ -140,15 +146,7 @@ fn a_slow_or_dead_push_endpoint_holds_up_no_request_and_silences_no_other_device
     for sub in [dead, held, push.subscription("a")] {
         assert_eq!(post(&mut a, &s, "/api/me/push", json!({ "subscription": sub })).0, 200);
     }
-    let (st, c) = post(
-        &mut a,
-        &s,
-        "/api/games",
-        json!({"south": "axiom", "north": "blades", "mode": "link", "seat": "south", "days_per_move": 1}),
-    );
-    assert_eq!(st, 201, "{c}");
-    let id = c["id"].as_str().unwrap().to_owned();
-    let invite = c["invite_url"].as_str().unwrap().split("#invite=").nth(1).unwrap().to_owned();
+    let (id, invite) = correspondence_game(&mut a, &s);
     // B's join makes it A's move: answered while A's held push is still unanswered.
     let (st, joined) = post(&mut b, &s, &format!("/api/games/{id}/join"), json!({ "invite": invite }));
     assert_eq!(st, 200, "{joined}");

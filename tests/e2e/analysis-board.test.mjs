@@ -53,6 +53,17 @@ const occupant = (pos, sq) => {
   return p ? `${p.side === "south" ? "South" : "North"} ${p.name}` : "empty";
 };
 
+/** Plays `from`-`to` on the analysis board by the keyboard: the piece's square, then its
+ * destination, Enter on each. */
+async function keyMove(page, from, to) {
+  const ab = ".analysis-board";
+  await page.focus(`${ab} .board [data-sq="${from}"]`);
+  await page.keyboard.press("Enter");
+  await page.waitForSelector(`${ab} .board [data-sq="${to}"].target`);
+  await page.focus(`${ab} .board [data-sq="${to}"]`);
+  await page.keyboard.press("Enter");
+}
+
 test("a finished game: a move tried on the analysis board, the engine's line as arrows and words, Back to game; the phone layout holds", T, async () => {
   const g = finished;
   const page = await newPage(browser, server.base);
@@ -71,11 +82,7 @@ test("a finished game: a move tried on the analysis board, the engine's line as 
   const move = bases.find((m) => m !== g.moves[2] && !bases.some((x) => x.startsWith(m) && x.includes("/")));
   const [from, to] = [move.slice(0, 2), move.slice(2, 4)];
   // By the keyboard: the piece's square, then its destination (Enter on each).
-  await page.focus(`${ab} .board [data-sq="${from}"]`);
-  await page.keyboard.press("Enter");
-  await page.waitForSelector(`${ab} .board [data-sq="${to}"].target`);
-  await page.focus(`${ab} .board [data-sq="${to}"]`);
-  await page.keyboard.press("Enter");
+  await keyMove(page, from, to);
   await page.waitForSelector(`${ab}[data-variation="${move}"] .ab-eval[data-state="done"]`);
   const after = applyMove(pos, move).pos;
   assert.equal(await page.getAttribute(`${ab}`, "data-position"), after.text);
@@ -203,12 +210,7 @@ test("analysis board: a tried move that repeats a position for the third time lo
   const start = (await api(server.base, "GET", `/api/games/${c.json.id}`)).json.start;
   assert.equal(replay(start, moves).at(-1).pos.outcome?.reason, "repetition");
   for (const [i, move] of moves.entries()) {
-    const [from, to] = [move.slice(0, 2), move.slice(2, 4)];
-    await page.focus(`${ab} .board [data-sq="${from}"]`);
-    await page.keyboard.press("Enter");
-    await page.waitForSelector(`${ab} .board [data-sq="${to}"].target`);
-    await page.focus(`${ab} .board [data-sq="${to}"]`);
-    await page.keyboard.press("Enter");
+    await keyMove(page, move.slice(0, 2), move.slice(2, 4));
     await page.waitForSelector(`${ab}[data-variation="${moves.slice(0, i + 1).join(" ")}"]`);
   }
   // Settled: the engine's answer (the old board's) or the game-over note, never "thinking".

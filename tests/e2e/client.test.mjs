@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, api, newPage, settled, shot, startAiGameFromHome, useServersAndBrowser, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
+import { ROOT, api, newPage, settled, shot, startAiGameFromHome, switchableSockets, useServersAndBrowser, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
 import { parsePosition, sqName } from "../../public/notation.js";
 import { plural } from "../../public/ui.js";
 
@@ -376,29 +376,22 @@ test("the live connection reconnects on its own and catches up", T, async () => 
   const invite = new URL(c.json.invite_url).hash.slice("#invite=".length);
   const j = await api(suite.server.base, "POST", `/api/games/${c.json.id}/join`, { invite });
   const page = await newPage(suite.browser, suite.server.base);
-  const sockets = [];
-  let allow = true;
-  await page.routeWebSocket(/\/ws$/, (ws) => {
-    sockets.push(ws);
-    if (allow) ws.connectToServer();
-    else ws.close();
-  });
+  const live = await switchableSockets(page);
   await page.goto(`/g/${c.json.id}`);
   await page.waitForSelector(".conn.live");
   // Drop the connection and refuse reconnects for a while; a move happens meanwhile.
-  allow = false;
-  await sockets[0].close();
+  await live.drop();
   await page.waitForSelector(".conn.offline");
   let s = await getState(c.json.id);
   const m = plainMoves(s)[0];
   assert.equal((await api(suite.server.base, "POST", `/api/games/${c.json.id}/moves`, { move: m, ply: 0 }, c.json.token)).status, 200);
-  allow = true;
+  live.restore();
   await page.waitForSelector(".conn.live", { timeout: WAIT_MS });
   await waitPlies(page, 1);
   s = await getState(c.json.id);
   await settled(page);
   await assertBoardShows(page, s.position);
-  assert.ok(sockets.length >= 2, "reconnected");
+  assert.ok(live.opened >= 2, "reconnected");
   void j;
 });
 

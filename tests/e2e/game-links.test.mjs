@@ -23,6 +23,16 @@ after(async () => {
 
 const getState = async (id) => (await api(server.base, "GET", `/api/games/${id}`)).json;
 
+/** A fresh page at home, and the addresses of the sockets it opens from now on. */
+async function homePage() {
+  const page = await newPage(browser, server.base);
+  const sockets = [];
+  page.on("websocket", (ws) => sockets.push(ws.url()));
+  await page.goto("/");
+  await page.waitForSelector(".home .hero");
+  return { page, sockets };
+}
+
 /** A link game made by someone else (no browser): its id and the invite's path. */
 async function linkGame() {
   const c = await api(server.base, "POST", "/api/games", { south: "clockwork", north: "axiom", mode: "link", seat: "south" });
@@ -112,11 +122,7 @@ test("the creator can cancel a link game nobody joined, after a confirmation", T
 });
 
 test("leaving a game while it loads: the game left never replaces the page the player went to", T, async () => {
-  const page = await newPage(browser, server.base);
-  const sockets = [];
-  page.on("websocket", (ws) => sockets.push(ws.url()));
-  await page.goto("/");
-  await page.waitForSelector(".home .hero");
+  const { page, sockets } = await homePage();
   // "Loading the game…": the game's state is held until the player has gone back home.
   const g = await linkGame();
   let release;
@@ -139,11 +145,7 @@ test("leaving a game while it loads: the game left never replaces the page the p
 });
 
 test("leaving a game while its join dialog is open: the dialog goes with it", T, async () => {
-  const page = await newPage(browser, server.base);
-  const sockets = [];
-  page.on("websocket", (ws) => sockets.push(ws.url()));
-  await page.goto("/");
-  await page.waitForSelector(".home .hero");
+  const { page, sockets } = await homePage();
   const g = await linkGame();
   await goInApp(page, g.invitePath);
   await page.waitForSelector("#join-dialog[open]");

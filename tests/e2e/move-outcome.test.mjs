@@ -11,7 +11,7 @@
 // element, the focus); the 30 s limit on a request is passed with Playwright's clock.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { api, launchBrowser, newPage, startServer, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
+import { api, launchBrowser, newPage, startServer, switchableSockets, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
 
 const T = TEST_TIMEOUT;
 let server;
@@ -74,13 +74,7 @@ test("a line played after a take-back elsewhere replaces the board's, though it 
   // A second tab of the game (a spectator here): its socket is dropped and kept down while
   // the player takes back and plays another move elsewhere.
   const page = await newPage(browser, server.base);
-  const sockets = [];
-  let allow = true;
-  await page.routeWebSocket(/\/ws$/, (ws) => {
-    sockets.push(ws);
-    if (allow) ws.connectToServer();
-    else ws.close();
-  });
+  const live = await switchableSockets(page);
   await page.goto(`/g/${id}`);
   await page.waitForSelector(".conn.live");
   let s = await getState(id);
@@ -88,8 +82,7 @@ test("a line played after a take-back elsewhere replaces the board's, though it 
   assert.equal((await api(server.base, "POST", `/api/games/${id}/moves`, { move: m1, ply: 0 }, token)).status, 200);
   await page.waitForFunction(() => document.querySelectorAll(".move-list .mv").length === 2, null, { timeout: WAIT_MS });
   const old = await listed(page);
-  allow = false;
-  await sockets.at(-1).close();
+  await live.drop();
   await page.waitForSelector(".conn.offline");
   assert.equal((await api(server.base, "POST", `/api/games/${id}/takeback`, {}, token)).status, 200);
   assert.equal((await api(server.base, "POST", `/api/games/${id}/moves`, { move: m2, ply: 0 }, token)).status, 200);
@@ -97,7 +90,7 @@ test("a line played after a take-back elsewhere replaces the board's, though it 
   assert.equal(s.moves.length, old.length, "as many moves as before the take-back");
   assert.notDeepEqual(s.moves, old);
   // Back: the state the server sends at once is the new line, and it is drawn.
-  allow = true;
+  live.restore();
   await page.waitForSelector(".conn.live");
   await page.waitForFunction((want) => JSON.stringify([...document.querySelectorAll(".move-list .mv")].map((e) => e.title)) === want,
     JSON.stringify(s.moves), { timeout: WAIT_MS });

@@ -142,6 +142,24 @@ export async function startAiGameFromHome(page, level) {
   await page.waitForSelector(".my-turn .board .sq.pickable");
 }
 
+/** The page's live sockets behind a switch: `drop()` closes the open one and refuses
+ * reconnects (the page goes offline), `restore()` lets the next reconnect through. */
+export async function switchableSockets(page) {
+  const sockets = [];
+  let allow = true;
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    sockets.push(ws);
+    if (allow) ws.connectToServer();
+    else ws.close();
+  });
+  return {
+    async drop() { allow = false; await sockets.at(-1).close(); },
+    restore() { allow = true; },
+    /** Sockets the page has opened so far (refused ones included). */
+    get opened() { return sockets.length; },
+  };
+}
+
 export function shot(page, name) {
   return page.screenshot({ path: join(OUT, `${name}.png`), fullPage: false });
 }
