@@ -203,15 +203,17 @@ impl<R: Runtime, O: Owed> Object<'_, R, O> {
         // What the outbox owes includes the index row (a creation, a join, an end): the
         // change's own sync need not write it again.
         let owed = rec.outbox.is_some();
-        if owed && (fx.changed || woken) {
+        let flushed = owed && (fx.changed || woken);
+        if flushed {
             self.flush(rec).await;
         }
         if fx.changed {
-            // The freshest record: the flush above awaited D1, and a request handled
-            // meanwhile may have changed the game and told its players; notices worked out
-            // from this request's older record would store an older "seen" and tell them
-            // again.
-            let fresh = self.store.load().ok().flatten();
+            // After a flush, the freshest record: the flush awaited D1, and a request
+            // handled meanwhile may have changed the game and told its players; notices
+            // worked out from this request's older record would store an older "seen" and
+            // tell them again. Without one (a move owes D1 nothing) nothing ran in between,
+            // so the record is not read again.
+            let fresh = if flushed { self.store.load().ok().flatten() } else { None };
             let rec = fresh.as_ref().unwrap_or(rec);
             self.runtime.changed(rec, fx.created || fx.finished || owed).await;
         }

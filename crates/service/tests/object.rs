@@ -214,7 +214,9 @@ fn regression_a_retried_move_whose_request_died_before_the_alarm_arms_it() {
 fn regression_the_change_is_told_from_the_freshest_record() {
     let (mut store, rt, d1) = (MemoryStore::default(), Rt::default(), d1());
     created(&mut store, &rt, &d1);
-    let older = store.record.clone().unwrap();
+    // This request's change owes D1 a write: its flush is awaited.
+    let mut older = store.record.clone().unwrap();
+    service::upkeep::mark(&mut older, T0);
     // Another request moved meanwhile: the stored record has a ply more.
     let mut newer = older.clone();
     let mv = newer.replay().unwrap().legal_moves()[0];
