@@ -172,12 +172,29 @@ on_the_runtime() {
         echo "==== $name (test-output/$name.log)"
         cat "test-output/$name.log"
     done
+    # A CI report keeps only the head and the tail of the output: what failed, again, last.
+    for name in "${failed[@]}"; do digest "$name"; done
     [ ${#failed[@]} = 0 ] || exit 1
     tail -n 1 test-output/runtime-suites.log
     grep -E "^# (tests|pass|fail) " test-output/e2e.log | tr '\n' ' '
     echo
     grep -E "matches the reference|refuses a reference|smoke: OK" test-output/network.log
     grep -E "^PASS" test-output/load-smoke.log
+}
+
+# digest NAME: the failures of a side job's log, short: for the browser tests each failed
+# test's TAP block (its name, error and the start of its stack), for the Rust suites each
+# failed test's panic, for the others the log's last lines.
+digest() {
+    local log="test-output/$1.log"
+    echo "==== what failed in $1 (the whole log above and in $log)"
+    case $1 in
+        e2e) awk '/^not ok /{on=1; n=0} on && n < 40 {print; n++} on && /^  \.\.\.$/ {on=0}' "$log" ;;
+        runtime-suites) grep -h -A12 -E "^---- .* stdout ----$" test-output/runtime/*.log 2>/dev/null \
+            | head -n 80 || true
+            grep -E "^FAILED" "$log" || true ;;
+        *) tail -n 25 "$log" ;;
+    esac
 }
 
 # The load benchmark (scripts/load.sh) as a smoke: 20 games, 6 plies, a 20 s bound, on the
