@@ -4,7 +4,9 @@
 //! Every pair plays the same number of games, both colours and all nine match-ups in
 //! turn; the games of all pairs share one pool of threads, interleaved by pair, so a run
 //! cut short by `--seconds` still covers every pair about equally. Each game is written as
-//! a JSON line when it ends (`--out`), and `ladder-fit` fits a file again.
+//! a JSON line when it ends (`--out`), and `ladder-fit` fits a file again. A run cut short
+//! (a session's end) and started again with the same arguments and `--out` file plays only
+//! the games that file does not hold.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -76,12 +78,18 @@ pub fn pairs(labels: &[String], with: &[&str]) -> Vec<(usize, usize)> {
 
 /// Plays `games` games for each of `pairs` (indices into `specs`), on every core; stops
 /// starting games after `seconds` (if given). Each result goes to `out` as it ends.
+/// The games of `done` (a run cut short, read back from its `--out` file) are not played
+/// again: a game is the same game when its players and seed are (the seed is drawn from
+/// the run's seed, the pair and the game's number), so a run resumed with the same
+/// arguments plays exactly the games the first one did not finish. They are returned
+/// with the new ones.
 pub fn run(
     specs: &[Spec],
     pairs: &[(usize, usize)],
     games: usize,
     seed: u64,
     seconds: Option<f64>,
+    done: &[GameResult],
     out: Option<&mut (dyn Write + Send)>,
 ) -> Vec<GameResult> {
     let total = pairs.len() * games;
@@ -91,6 +99,20 @@ pub fn run(
     let (next, stop) = (AtomicUsize::new(0), AtomicBool::new(false));
     let results = Mutex::new(Vec::new());
     let out = Mutex::new(out);
+    let labels: Vec<String> = specs.iter().map(Spec::label).collect();
+    let game_seed =
+        |p: usize, k: usize| seed ^ ((p as u64) << 32 | k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    // The games of `done` that are games of this run.
+    let this_run: std::collections::HashSet<(&str, &str, u64)> = (0..total)
+        .map(|i| {
+            let (p, k) = (i % pairs.len(), i / pairs.len());
+            (labels[pairs[p].0].as_str(), labels[pairs[p].1].as_str(), game_seed(p, k))
+        })
+        .collect();
+    let kept: Vec<GameResult> =
+        done.iter().filter(|r| this_run.contains(&(r.a.as_str(), r.b.as_str(), r.seed))).cloned().collect();
+    let finished: std::collections::HashSet<(&str, &str, u64)> =
+        kept.iter().map(|r| (r.a.as_str(), r.b.as_str(), r.seed)).collect();
     let threads = std::thread::available_parallelism().map_or(2, |t| t.get()).min(total.max(1));
     std::thread::scope(|s| {
         for _ in 0..threads {
@@ -111,7 +133,10 @@ pub fn run(
                 let (a, b) = pairs[p];
                 let mu = mus[k % mus.len()];
                 let a_south = (k / mus.len()).is_multiple_of(2);
-                let game_seed = seed ^ ((p as u64) << 32 | k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let game_seed = game_seed(p, k);
+                if finished.contains(&(labels[a].as_str(), labels[b].as_str(), game_seed)) {
+                    continue;
+                }
                 let (south, north) = if a_south { (&specs[a], &specs[b]) } else { (&specs[b], &specs[a]) };
                 let t = Instant::now();
                 let outcome = play_game(south, north, mu, game_seed, MATCH, |_, _| {});
@@ -122,8 +147,8 @@ pub fn run(
                     None => 0.5,
                 };
                 let r = GameResult {
-                    a: specs[a].label(),
-                    b: specs[b].label(),
+                    a: labels[a].clone(),
+                    b: labels[b].clone(),
                     a_side: a_side.to_string(),
                     matchup: format!("{}-{}", mu.0.name(), mu.1.name()),
                     seed: game_seed,
@@ -142,7 +167,9 @@ pub fn run(
             });
         }
     });
-    results.into_inner().unwrap_or_default()
+    let mut all = kept.clone();
+    all.extend(results.into_inner().unwrap_or_default());
+    all
 }
 
 /// Elo ratings by maximum likelihood, `anchor` at 0: the Bradley–Terry model on the Elo
@@ -452,6 +479,29 @@ mod tests {
             }
             assert!(l["think_ms"].as_f64().is_some_and(|t| t > 0.0), "{name}: a think time");
         }
+    }
+
+    /// A run cut short and resumed from its `--out` file plays the games it had not
+    /// finished, and only those: the two together are the uninterrupted run.
+    #[test]
+    fn a_resumed_run_plays_only_the_games_not_yet_finished() {
+        let specs: Vec<Spec> =
+            ["random", "alphabeta:1", "random"].iter().map(|s| Spec::parse(s).unwrap()).collect();
+        let pairs = [(0, 1), (1, 2)];
+        let mut full = run(&specs, &pairs, 4, 7, None, &[], None);
+        assert_eq!(full.len(), 8);
+        let key = |r: &GameResult| (r.a.clone(), r.b.clone(), r.seed);
+        full.sort_by_key(key);
+        let first_part: Vec<GameResult> = full.iter().step_by(2).cloned().collect();
+        let mut out: Vec<u8> = Vec::new();
+        let mut resumed = run(&specs, &pairs, 4, 7, None, &first_part, Some(&mut out));
+        // Only the four missing games were played (and written).
+        assert_eq!(String::from_utf8(out).unwrap().lines().count(), 4);
+        resumed.sort_by_key(key);
+        let games = |rs: &[GameResult]| {
+            rs.iter().map(|r| (key(r), r.a_side.clone(), r.matchup.clone(), r.score)).collect::<Vec<_>>()
+        };
+        assert_eq!(games(&resumed), games(&full));
     }
 
     #[test]

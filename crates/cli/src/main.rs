@@ -160,8 +160,17 @@ fn run(args: &[String]) -> Result<String, String> {
                 Some(v) => Some(v.parse::<f64>().map_err(|_| format!("--seconds '{v}' is not a number"))?),
                 None => None,
             };
+            // `--out` of a run cut short (a session's end): its games are kept and not
+            // played again, the new ones appended.
+            let mut done = Vec::new();
             let mut file = match opts.option("--out") {
-                Some(p) => Some(std::fs::File::create(p).map_err(|e| format!("{p}: {e}"))?),
+                Some(p) => {
+                    if let Ok(text) = std::fs::read_to_string(p) {
+                        done = ladder::read(&text).map_err(|e| format!("{p}: {e}"))?;
+                    }
+                    let f = std::fs::OpenOptions::new().create(true).append(true).open(p);
+                    Some(f.map_err(|e| format!("{p}: {e}"))?)
+                }
                 None => None,
             };
             let out = file.as_mut().map(|f| f as &mut (dyn std::io::Write + Send));
@@ -179,6 +188,7 @@ fn run(args: &[String]) -> Result<String, String> {
                 opts.number("--games", 36)?,
                 opts.number("--seed", 1)?,
                 seconds,
+                &done,
                 out,
             );
             Ok(ladder::report(&results, opts.option("--anchor")))
