@@ -144,13 +144,7 @@ pub async fn ai_rematch<T>(
     f: impl std::future::Future<Output = T>,
 ) -> Result<T, ApiError> {
     let Some(rec) = rec.filter(|r| r.mode == crate::model::Mode::Ai) else { return Ok(f.await) };
-    let limits = crate::host::settings(h).limits;
-    let limiter = crate::objects::Limiters(h);
-    crate::admission::ai_cost_limit(&limiter, limits, key, rec.level).await?;
-    limiter.search_begin(key, &rec.id, limits.ai_searches_per_ip).await?;
-    let out = f.await;
-    limiter.search_done(key, &rec.id).await;
-    Ok(out)
+    metered_search(h, key, rec.level, &rec.id, f).await
 }
 
 /// A story stage whose AI side moves first opens with a search inside its creation:
@@ -166,9 +160,21 @@ pub async fn ai_stage_opening<T>(
     if stage.position.turn() == stage.side {
         return Ok(f.await); // the player moves first
     }
+    metered_search(h, key, Some(stage.level), lease, f).await
+}
+
+/// `f`, a saga whose AI search opens a game, charged to address bucket `key`'s AI budget
+/// by `level`'s cost, then run under one of the bucket's search leases (named `lease`).
+async fn metered_search<T>(
+    h: &impl Host,
+    key: &str,
+    level: Option<u8>,
+    lease: &str,
+    f: impl std::future::Future<Output = T>,
+) -> Result<T, ApiError> {
     let limits = crate::host::settings(h).limits;
     let limiter = crate::objects::Limiters(h);
-    crate::admission::ai_cost_limit(&limiter, limits, key, Some(stage.level)).await?;
+    crate::admission::ai_cost_limit(&limiter, limits, key, level).await?;
     limiter.search_begin(key, lease, limits.ai_searches_per_ip).await?;
     let out = f.await;
     limiter.search_done(key, lease).await;
