@@ -175,6 +175,33 @@ pub async fn release(db: &impl Sql, id: &str, game: &str) -> StoreResult<()> {
     Ok(())
 }
 
+/// A claim whose accept died before its game was made (`challenge`, `game`).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct StaleClaim {
+    pub id: String,
+    pub game_id: String,
+}
+
+/// The claims of unexpired challenges whose accept died between the claim and the game
+/// (the Worker stopped mid-request; a failure it saw released its claim at once), at most
+/// `limit`: no index row for the game, and no reservation for it younger than
+/// [`crate::db::index::RESERVATION_MS`]. The accept reserved the game's place before the
+/// claim and the game's index row replaces the reservation, so a claim with neither has no
+/// creation under way: an accept lasts one request, well under a reservation's age.
+pub async fn stale_claims(db: &impl Sql, now: i64, limit: i64) -> StoreResult<Vec<StaleClaim>> {
+    let stmt = Stmt::new(
+        "SELECT c.id, c.game_id FROM challenges c \
+         WHERE c.game_id IS NOT NULL AND c.expires_at > ?1 \
+           AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = c.game_id) \
+           AND NOT EXISTS (SELECT 1 FROM creation_reservations r WHERE r.game_id = c.game_id AND r.created_at >= ?2) \
+         ORDER BY c.created_at LIMIT ?3",
+    )
+    .bind(now)
+    .bind(now - crate::db::index::RESERVATION_MS)
+    .bind(limit);
+    sql::rows(db, stmt).await
+}
+
 /// Deletes the poster's own open challenge `id`; whether there was one.
 pub async fn cancel(db: &impl Sql, id: &str, poster: &str) -> StoreResult<bool> {
     let stmt = Stmt::new("DELETE FROM challenges WHERE id = ?1 AND poster_id = ?2 AND game_id IS NULL")

@@ -322,6 +322,76 @@ fn a_challenge_whose_game_fails_at_any_step_is_released_and_can_be_accepted_agai
     }
 }
 
+/// Regression (stop 48's note, "left alone"): an accept whose Worker died between the
+/// claim and the game left the challenge claimed until it expired, offered to nobody.
+/// The hourly housekeeping offers it again once no creation can be under way (no index
+/// row for the claim's game, no reservation younger than ten minutes), withdrawing the
+/// game first if one was made; a claim still in flight, or whose game is indexed, stays.
+#[test]
+fn regression_a_challenge_whose_accept_died_is_offered_again_by_the_housekeeping() {
+    const MINUTE: i64 = 60_000;
+    let db = db_with(&[(&pid(1), "Ann"), (&pid(2), "Bob"), (&pid(3), "Cy")]);
+    let (games, gate, told, mut rng) = (Objects::new(), Gate::default(), Told::default(), SeededRng(7));
+    let sql = |q: &str, id: &str| {
+        db.conn().execute(q, rusqlite::params![id, T0 + 1]).unwrap();
+    };
+    // The game's index row, as its object writes it once made.
+    let indexed = |game: &str| {
+        sql("INSERT INTO games (id, south_faction, north_faction, mode, created_at) VALUES (?1, 'clockwork', 'blades', 'link', ?2)", game)
+    };
+    // Made and joined, then the Worker died: its index row never came (nor did a
+    // reservation outlive it: none younger than ten minutes is left).
+    let made = posted(&db, &mut rng, &who(1));
+    let made_game = accept(&db, &games, &gate, &told, &mut rng, &made, &who(2)).unwrap().game;
+    // Claimed, then the Worker died before the creation: its reservation is left.
+    let ghost = posted(&db, &mut rng, &who(1));
+    assert!(run(service::db_challenges::claim(&db, &ghost, "ghost-game", &pid(3), T0 + 1)).unwrap());
+    sql(
+        "INSERT INTO creation_reservations (game_id, ip_hash, created_at) VALUES (?1, 'ip-hash', ?2)",
+        "ghost-game",
+    );
+    // Accepted, its game indexed: a live game, kept.
+    let live = posted(&db, &mut rng, &who(3));
+    let live_game = accept(&db, &games, &gate, &told, &mut rng, &live, &who(2)).unwrap().game;
+    indexed(&live_game);
+    told.0.borrow_mut().clear();
+    let sweep = |at: i64| run(challenges::release_stale_claims(&db, &games, &told, at)).unwrap();
+    let open_at = |at: i64| -> Vec<String> {
+        let mut ids: Vec<String> =
+            run(challenges::list(&db, at)).unwrap().into_iter().map(|c| c.id).collect();
+        ids.sort();
+        ids
+    };
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    // Five minutes on, the ghost's reservation could still be a creation under way.
+    assert_eq!(sweep(T0 + 5 * MINUTE), 1);
+    assert_eq!(open_at(T0 + 5 * MINUTE), vec![made.clone()]);
+    let made_rec = games.record(&made_game).unwrap();
+    assert!(made_rec.result.is_some(), "the game made by the dead accept is withdrawn first");
+    // A withdrawal that goes unanswered keeps the claim for the next run.
+    games.fail_next(Op::Withdraw, Fault::NotSent);
+    assert_eq!(sweep(T0 + 11 * MINUTE), 0);
+    assert_eq!(sweep(T0 + 11 * MINUTE), 1);
+    assert_eq!(open_at(T0 + 11 * MINUTE), sorted(vec![made.clone(), ghost.clone()]));
+    assert!(games.record("ghost-game").is_none(), "no game was made for the ghost claim");
+    let reserved = db.conn().query_row(
+        "SELECT COUNT(*) FROM creation_reservations WHERE game_id = 'ghost-game'",
+        [],
+        |r| r.get::<_, i64>(0),
+    );
+    assert_eq!(reserved.unwrap(), 0, "the crashed reservation is dropped with its claim");
+    assert!(games.record(&live_game).unwrap().result.is_none(), "the indexed game plays on");
+    assert_eq!(*told.0.borrow(), vec!["lobby".to_owned(), "lobby".to_owned()], "the lobby is told each time");
+    // Offered again, the challenge is accepted into a game of its own.
+    let again = accept(&db, &games, &gate, &told, &mut rng, &ghost, &who(2)).unwrap();
+    assert_ne!(again.game, "ghost-game");
+    indexed(&again.game);
+    assert_eq!(sweep(T0 + 11 * MINUTE), 0, "nothing is released twice");
+}
+
 #[test]
 fn posting_is_bounded_per_player_and_only_the_poster_cancels() {
     let db = db_with(&[(&pid(1), "Ann"), (&pid(2), "Bob")]);

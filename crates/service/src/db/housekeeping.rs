@@ -104,6 +104,9 @@ pub struct Swept {
     pub clashes: Vec<(String, String)>,
     /// Unfinished games to wake (ids of a game's form only).
     pub stale: Vec<String>,
+    /// Challenges offered again whose accept died before the game (by the Worker:
+    /// `crate::sagas::challenges::release_stale_claims`).
+    pub claims_released: u64,
 }
 
 /// One run at `now_ms`, in this order: expired sessions, stale sign-in states, legacy
@@ -132,6 +135,7 @@ pub async fn sweep(db: &impl Sql, now_ms: i64) -> StoreResult<Swept> {
         name_clashes: clashes.clashes.len() as u64,
         clashes: clashes.clashes,
         stale,
+        claims_released: 0,
     })
 }
 

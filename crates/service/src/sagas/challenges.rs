@@ -174,6 +174,39 @@ pub async fn accept<G: Games, C: Capacity, N: Notifier>(
     }
 }
 
+/// Stale claims released per run (the hourly housekeeping; the next run continues).
+pub const STALE_CLAIMS_PER_RUN: i64 = 100;
+
+/// Offers again the challenges whose accept died between the claim and the game (the
+/// Worker stopped mid-request: [`db::stale_claims`]); run by the hourly housekeeping.
+/// Each claim's game is withdrawn first, as a failed accept does, so that a game made
+/// and not yet indexed never lives beside the challenge's next one; then its crashed
+/// reservation is dropped and the claim released, and the lobby told. A game object that
+/// does not answer, or fails, keeps its claim for the next run. The number released.
+pub async fn release_stale_claims<N: Notifier>(
+    db: &impl Sql,
+    games: &impl Games,
+    notifier: &N,
+    now: i64,
+) -> Result<u32, ApiError> {
+    let mut released = 0;
+    for claim in db::stale_claims(db, now, STALE_CLAIMS_PER_RUN).await? {
+        match games.withdraw(&claim.game_id).await {
+            // Ended now or already over, or never made (404: its object holds no game).
+            Ok(()) => {}
+            Err(CallError::Refused(r)) if r.status == 404 => {}
+            Err(_) => continue,
+        }
+        crate::db::index::release(db, &claim.game_id).await?;
+        db::release(db, &claim.id, &claim.game_id).await?;
+        released += 1;
+    }
+    if released > 0 {
+        notifier.lobby_changed().await;
+    }
+    Ok(released)
+}
+
 /// The place the capacity check admitted: the game's id, and the address bucket (the
 /// accepter's) its index row counts it under.
 #[derive(Clone, Copy)]
