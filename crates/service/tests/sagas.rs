@@ -37,6 +37,9 @@ enum Fault {
     NotSent,
     /// The object does it, and its answer is lost.
     AnswerLost,
+    /// The request dies at this call (the Worker stopped): nothing after it runs, the
+    /// saga's clean-up included (a panic, caught by the test).
+    Crash,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -46,6 +49,7 @@ enum Op {
     Abandon,
     Withdraw,
     Rematch,
+    Status,
 }
 
 /// The games' objects: one memory store per game id, each call run by the service's game
@@ -81,6 +85,7 @@ impl Objects {
         self.calls.borrow_mut().push((op, id.to_owned()));
         let fault = self.faults.borrow_mut().remove(&op);
         match fault {
+            Some(Fault::Crash) => panic!("injected: the request died at {op:?} {id}"),
             Some(Fault::NotSent) => return Err(CallError::NoAnswer("injected: never sent".into())),
             Some(Fault::Refuse) => {
                 let e = ApiError::new(ErrorCode::StorageUnavailable, "injected refusal");
@@ -159,6 +164,17 @@ impl Games for Objects {
 
     async fn withdraw(&self, id: &str) -> CallResult<()> {
         ok_or_refused(self.on(Op::Withdraw, id, |store, ctx| game::withdraw(store, ctx).response)?, &[200])
+    }
+
+    async fn status(&self, id: &str) -> CallResult<service::me_games::GameStatus> {
+        self.calls.borrow_mut().push((Op::Status, id.to_owned()));
+        if let Some(f) = self.faults.borrow_mut().remove(&Op::Status) {
+            return Err(CallError::NoAnswer(format!("injected: {f:?}")));
+        }
+        match self.record(id) {
+            Some(rec) => Ok(service::me_games::GameStatus::of(&rec)),
+            None => Err(CallError::Refused(ApiResponse::error(&ApiError::not_found("no such game")))),
+        }
     }
 
     async fn create_rematch(&self, call: &RematchCall) -> CallResult<()> {
@@ -326,7 +342,8 @@ fn a_challenge_whose_game_fails_at_any_step_is_released_and_can_be_accepted_agai
 /// claim and the game left the challenge claimed until it expired, offered to nobody.
 /// The hourly housekeeping offers it again once no creation can be under way (no index
 /// row for the claim's game, no reservation younger than ten minutes), withdrawing the
-/// game first if one was made; a claim still in flight, or whose game is indexed, stays.
+/// game first if one was made and never joined; a claim still in flight, one whose game
+/// is indexed, and one whose game both players hold (its index row late) stay.
 #[test]
 fn regression_a_challenge_whose_accept_died_is_offered_again_by_the_housekeeping() {
     const MINUTE: i64 = 60_000;
@@ -339,21 +356,40 @@ fn regression_a_challenge_whose_accept_died_is_offered_again_by_the_housekeeping
     let indexed = |game: &str| {
         sql("INSERT INTO games (id, south_faction, north_faction, mode, created_at) VALUES (?1, 'clockwork', 'blades', 'link', ?2)", game)
     };
-    // Made and joined, then the Worker died: its index row never came (nor did a
-    // reservation outlive it: none younger than ten minutes is left).
+    let claimed_game = |challenge: &str| -> String {
+        db.conn()
+            .query_row("SELECT game_id FROM challenges WHERE id = ?1", [challenge], |r| r.get(0))
+            .unwrap()
+    };
+    // Made, then the Worker died at the join: the game is the poster's alone.
     let made = posted(&db, &mut rng, &who(1));
-    let made_game = accept(&db, &games, &gate, &told, &mut rng, &made, &who(2)).unwrap().game;
+    games.fail_next(Op::Join, Fault::Crash);
+    let died = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        accept(&db, &games, &gate, &told, &mut rng, &made, &who(2))
+    }));
+    assert!(died.is_err());
+    let made_game = claimed_game(&made);
+    assert!(games.record(&made_game).is_some_and(|r| r.result.is_none()), "made, open");
     // Claimed, then the Worker died before the creation: its reservation is left.
     let ghost = posted(&db, &mut rng, &who(1));
-    assert!(run(service::db_challenges::claim(&db, &ghost, "ghost-game", &pid(3), T0 + 1)).unwrap());
+    games.fail_next(Op::Create, Fault::Crash);
+    let died = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        accept(&db, &games, &gate, &told, &mut rng, &ghost, &who(3))
+    }));
+    assert!(died.is_err());
+    let ghost_game = claimed_game(&ghost);
     sql(
         "INSERT INTO creation_reservations (game_id, ip_hash, created_at) VALUES (?1, 'ip-hash', ?2)",
-        "ghost-game",
+        &ghost_game,
     );
-    // Accepted, its game indexed: a live game, kept.
+    // Accepted, its game indexed: kept.
     let live = posted(&db, &mut rng, &who(3));
     let live_game = accept(&db, &games, &gate, &told, &mut rng, &live, &who(2)).unwrap().game;
     indexed(&live_game);
+    // Accepted, its index row late (its object retries D1): both players hold the game,
+    // which they may be playing: kept.
+    let late = posted(&db, &mut rng, &who(3));
+    let late_game = accept(&db, &games, &gate, &told, &mut rng, &late, &who(1)).unwrap().game;
     told.0.borrow_mut().clear();
     let sweep = |at: i64| run(challenges::release_stale_claims(&db, &games, &told, at)).unwrap();
     let open_at = |at: i64| -> Vec<String> {
@@ -369,25 +405,26 @@ fn regression_a_challenge_whose_accept_died_is_offered_again_by_the_housekeeping
     // Five minutes on, the ghost's reservation could still be a creation under way.
     assert_eq!(sweep(T0 + 5 * MINUTE), 1);
     assert_eq!(open_at(T0 + 5 * MINUTE), vec![made.clone()]);
-    let made_rec = games.record(&made_game).unwrap();
-    assert!(made_rec.result.is_some(), "the game made by the dead accept is withdrawn first");
-    // A withdrawal that goes unanswered keeps the claim for the next run.
-    games.fail_next(Op::Withdraw, Fault::NotSent);
+    assert!(games.record(&made_game).unwrap().result.is_some(), "the game never joined is withdrawn");
+    // A call that goes unanswered keeps the claim for the next run.
+    games.fail_next(Op::Status, Fault::NotSent);
     assert_eq!(sweep(T0 + 11 * MINUTE), 0);
     assert_eq!(sweep(T0 + 11 * MINUTE), 1);
     assert_eq!(open_at(T0 + 11 * MINUTE), sorted(vec![made.clone(), ghost.clone()]));
-    assert!(games.record("ghost-game").is_none(), "no game was made for the ghost claim");
+    assert!(games.record(&ghost_game).is_none(), "no game was made for the ghost claim");
     let reserved = db.conn().query_row(
-        "SELECT COUNT(*) FROM creation_reservations WHERE game_id = 'ghost-game'",
-        [],
+        "SELECT COUNT(*) FROM creation_reservations WHERE game_id = ?1",
+        [&ghost_game],
         |r| r.get::<_, i64>(0),
     );
     assert_eq!(reserved.unwrap(), 0, "the crashed reservation is dropped with its claim");
-    assert!(games.record(&live_game).unwrap().result.is_none(), "the indexed game plays on");
+    for g in [&live_game, &late_game] {
+        assert!(games.record(g).unwrap().result.is_none(), "a game both players hold plays on");
+    }
     assert_eq!(*told.0.borrow(), vec!["lobby".to_owned(), "lobby".to_owned()], "the lobby is told each time");
     // Offered again, the challenge is accepted into a game of its own.
     let again = accept(&db, &games, &gate, &told, &mut rng, &ghost, &who(2)).unwrap();
-    assert_ne!(again.game, "ghost-game");
+    assert_ne!(again.game, ghost_game);
     indexed(&again.game);
     assert_eq!(sweep(T0 + 11 * MINUTE), 0, "nothing is released twice");
 }

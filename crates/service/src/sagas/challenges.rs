@@ -179,10 +179,16 @@ pub const STALE_CLAIMS_PER_RUN: i64 = 100;
 
 /// Offers again the challenges whose accept died between the claim and the game (the
 /// Worker stopped mid-request: [`db::stale_claims`]); run by the hourly housekeeping.
-/// Each claim's game is withdrawn first, as a failed accept does, so that a game made
-/// and not yet indexed never lives beside the challenge's next one; then its crashed
-/// reservation is dropped and the claim released, and the lobby told. A game object that
-/// does not answer, or fails, keeps its claim for the next run. The number released.
+/// Each claim's game is asked where it stands first:
+/// - none (404): nothing was made;
+/// - made and never joined (or already over): withdrawn, as a failed accept does, so it
+///   never lives beside the challenge's next game;
+/// - both seats taken and unfinished: a real game whose index row is late (its object
+///   retries D1 on its alarm), which the players may be playing: the claim stays.
+///
+/// A released claim's crashed reservation is dropped with it, and the lobby told. A game
+/// object that does not answer, or fails, keeps its claim for the next run. The number
+/// released.
 pub async fn release_stale_claims<N: Notifier>(
     db: &impl Sql,
     games: &impl Games,
@@ -191,9 +197,13 @@ pub async fn release_stale_claims<N: Notifier>(
 ) -> Result<u32, ApiError> {
     let mut released = 0;
     for claim in db::stale_claims(db, now, STALE_CLAIMS_PER_RUN).await? {
-        match games.withdraw(&claim.game_id).await {
-            // Ended now or already over, or never made (404: its object holds no game).
-            Ok(()) => {}
+        match games.status(&claim.game_id).await {
+            Ok(st) if st.seated && st.turn.is_some() => continue,
+            Ok(_) => {
+                if games.withdraw(&claim.game_id).await.is_err() {
+                    continue;
+                }
+            }
             Err(CallError::Refused(r)) if r.status == 404 => {}
             Err(_) => continue,
         }
