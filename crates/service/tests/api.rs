@@ -15,10 +15,11 @@ use serde_json::{json, Value};
 use service::ai::PlaceholderAi;
 use service::api::{self, Answer, Incoming};
 use service::create::CreateGame;
-use service::error::ApiError;
+use service::error::{ApiError, ErrorCode};
 use service::game::{self, Ctx, Extra, Route};
 use service::host::{Host, Namespace, Outgoing, Reply};
 use service::http::{ApiRequest, Method};
+use service::model::GameRecord;
 use service::objects::{forwarded_player, PLAYER_HEADER};
 use service::ports::{paths, CreateCall};
 use service::routes;
@@ -544,6 +545,37 @@ fn regression_a_stage_whose_ai_opens_is_metered_and_searched_under_a_lease() {
     // The player opens Blades' first stage: nothing to charge, so it starts with the
     // budget spent.
     assert_eq!(start("blades", 0).response.status, 201);
+}
+
+/// An AI game's rematch may open with the AI's move (the sides swap): its saga runs
+/// metered by the game's level and under a search lease (`api::ai_rematch`, which the
+/// game's object calls; stop 48 had it tested on the runtime only). A link game's rematch
+/// searches nothing: not charged, no lease.
+#[test]
+fn an_ai_rematch_is_metered_by_its_level_and_searched_under_a_lease() {
+    // 90 tenths of a level-4 move a minute: one level-6 search (80), not two.
+    let h = TestHost::new(&[("LIMIT_AI_COST_PER_IP_PER_MINUTE", "90")]);
+    let made = |mode: &str| {
+        let spec = json!({ "south": "axiom", "north": "blades", "mode": mode, "seat": "south", "level": 6 });
+        let created = send(&h, Req::post("/api/games", spec));
+        let id = body(&created)["id"].as_str().unwrap().to_owned();
+        h.games.borrow()[&id].record.clone().unwrap()
+    };
+    let (ai_game, link_game) = (made("ai"), made("link"));
+    let leases = || -> Vec<String> {
+        h.calls_to(Namespace::Limiter).into_iter().filter(|p| p.starts_with("/ws/")).collect()
+    };
+    assert!(leases().is_empty(), "the creator moves first: nothing searched yet");
+    let rematch = |rec: &GameRecord| run(api::ai_rematch(&h, "bucket", Some(rec), async { "saga ran" }));
+    assert_eq!(rematch(&ai_game).unwrap(), "saga ran");
+    let l = leases();
+    assert_eq!(l.len(), 2, "{l:?}");
+    assert!(l[0].starts_with("/ws/acquire") && l[1].starts_with("/ws/report"), "{l:?}");
+    let refused = rematch(&ai_game).unwrap_err();
+    assert_eq!((refused.status(), refused.code), (503, ErrorCode::ServerBusy));
+    assert_eq!(leases().len(), 2, "a refused rematch takes no lease");
+    assert_eq!(rematch(&link_game).unwrap(), "saga ran", "a link game's rematch is not charged");
+    assert_eq!(leases().len(), 2);
 }
 
 #[test]
