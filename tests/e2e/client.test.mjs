@@ -325,9 +325,14 @@ test("a link game: create, join in a second suite.browser, moves live in both an
   await settled(a);
   await assertBoardShows(a, s.position);
   await shot(spectator, "spectator-390");
-  // Draw: A offers, B declines with one click (no confirmation), and A is told.
+  // Draw: A offers, B declines with one click (no confirmation), and A is told. B waits
+  // for A's offer to be answered: a state has no version, so an offer's answer that came
+  // after the decline's push (a click faster than any player's) would put the offer back.
+  const offered = a.waitForResponse((r) => r.url().endsWith("/draw"));
   await a.click(".offer-draw");
   await a.click("#confirm-dialog .primary");
+  await offered;
+  await a.waitForSelector(".draw-offer:not([hidden]):has-text('You offered a draw')");
   await b.waitForSelector(".draw-offer .decline-draw");
   await b.click(".draw-offer .decline-draw");
   await a.waitForSelector(".msg.draw-declined:not([hidden])");
@@ -335,8 +340,11 @@ test("a link game: create, join in a second suite.browser, moves live in both an
   assert.equal(await b.locator("#confirm-dialog").count(), 0);
   assert.equal((await getState(id)).draw_offer, null);
   // A offers again, B accepts.
+  const offeredAgain = a.waitForResponse((r) => r.url().endsWith("/draw"));
   await a.click(".offer-draw");
   await a.click("#confirm-dialog .primary");
+  await offeredAgain;
+  await a.waitForSelector(".draw-offer:not([hidden]):has-text('You offered a draw')");
   await b.waitForSelector(".draw-offer .accept-draw");
   await b.click(".draw-offer .accept-draw");
   await b.click("#confirm-dialog .primary");

@@ -190,7 +190,10 @@ async function declineRepetition(page, game, select) {
   await page.waitForSelector("#confirm-dialog[open]");
   assert.match(await page.textContent("#confirm-dialog"), /third time.*loses/s);
   await page.click("#confirm-dialog button:not(.danger):not(.close)"); // Cancel
-  await page.waitForSelector("dialog[open]", { state: "detached" });
+  // Removed in its close event, which Chromium fires a frame after `open` goes, in the
+  // handler that resumes the move's code: once it is gone the board has been redrawn
+  // (waiting for `open` to go read the selection a frame early on a fast machine).
+  await page.waitForSelector("#confirm-dialog", { state: "detached" });
   await settled(page, 12);
   assert.equal(await page.locator(".board .sq.selected").count(), 0);
   assert.deepEqual(posts, [], "no move was sent");

@@ -176,6 +176,13 @@ test("story: three stories, locked stages, intro modal, stage game, Exit Stage, 
   assert.match(await page.textContent("#stage-end-dialog"), /Father Time's March.*is now unlocked/);
   assert.equal((await getState(gameId(page))).stage.verdict, "won");
   await shot(page, "story-stage-complete-1280");
+  // The stage's result reaches D1 in the flush after the finished state was pushed, and
+  // the stories page reads it once: the test waits for it there, as a player coming back
+  // a moment later would find it (a slow flush showed 0 / 6).
+  await page.waitForFunction(async () => {
+    const r = await fetch("/api/stories");
+    return (await r.json()).stories.find((s) => s.id === "clockwork")?.completed === 1;
+  }, null, { polling: 200 });
   await page.click("#stage-end-dialog .modal-actions button:text('Back to stories')");
   await page.waitForURL(/\/story$/);
   await page.waitForSelector(".story-card .stage");
