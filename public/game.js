@@ -375,30 +375,35 @@ class GameView {
 
   setState(s, { initial = false } = {}) {
     const prev = this.state;
-    // A state has no version: its moves say whether it is newer than ours. More moves after
-    // ours: newer. Fewer, the start of ours: an older snapshot (a move's answer overtaken by
-    // the live update), ignored; or a take-back (the game says it is assisted), drawn as it
-    // is now, with no slide. A line that parts from ours, as long as ours or not: our line
-    // was taken back elsewhere (another tab; a reconnect that missed the take-back's push)
-    // and played on differently, so the new line is assisted; one that is not is from
-    // before the first take-back, older than ours. Counting moves alone dropped the new
-    // line when it had as many moves as the old one.
+    // The server's version orders two states of one game: the greater is newer, an equal
+    // one is the same state. An answer overtaken by a live update (a draw offer's answer
+    // after the decline's push: the same moves) is older, and ignored.
+    const versioned = !!prev && Number.isInteger(s.version) && Number.isInteger(prev.version);
+    if (versioned && s.version <= prev.version) return false;
+    // The moves say how the new state follows ours: it extends them (new moves, played on
+    // the board), is the start of them (a take-back, drawn as it is now, with no slide), or
+    // parts from them (our line was taken back elsewhere, another tab or a reconnect that
+    // missed the take-back's push, and played on differently).
     const oldLen = prev ? prev.moves.length : s.moves.length;
     const common = prev ? commonStart(prev.moves, s.moves) : oldLen;
     const same = !!prev && common === oldLen && common === s.moves.length;
     const extends_ = !!prev && common === oldLen && s.moves.length > oldLen;
     const takenBack = !!prev && common === s.moves.length && s.moves.length < oldLen && s.assisted;
     const parted = !!prev && common < oldLen && common < s.moves.length && s.assisted;
-    if (prev && !same && !extends_ && !takenBack && !parted) return false;
-    if (same && s.status === prev.status && s.draw_offer === prev.draw_offer &&
-        s.south.claimed === prev.south.claimed && s.north.claimed === prev.north.claimed && s.deadline === prev.deadline &&
-        JSON.stringify(s.rematch ?? null) === JSON.stringify(prev.rematch ?? null)) {
-      return false; // nothing new
+    if (!versioned) {
+      // A state without a version (from a server before it had one) is ordered by its moves
+      // alone: fewer, the start of ours, is an older snapshot unless the game was assisted;
+      // a line that parts from ours is newer only if assisted.
+      if (prev && !same && !extends_ && !takenBack && !parted) return false;
+      if (same && s.status === prev.status && s.draw_offer === prev.draw_offer &&
+          s.south.claimed === prev.south.claimed && s.north.claimed === prev.north.claimed && s.deadline === prev.deadline &&
+          JSON.stringify(s.rematch ?? null) === JSON.stringify(prev.rematch ?? null)) {
+        return false; // nothing new
+      }
+      // Two assisted lines cannot be ordered by their moves: the server's current state,
+      // asked for on the socket, settles it.
+      if (parted && prev.assisted) this.live?.poke();
     }
-    // Two assisted lines cannot be ordered by their moves (a late answer from before the
-    // last take-back looks like a newer line): the server's current state, asked for on the
-    // socket, settles it (it is the same as this one, or replaces it).
-    if (parted && prev.assisted) this.live?.poke();
     // The player's own move is in this state: it was made, whether or not its answer comes
     // (a live update came first, or the answer is lost or late). The board opens.
     const sent = this.moveReq ?? this.unsure;

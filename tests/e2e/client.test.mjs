@@ -325,17 +325,28 @@ test("a link game: create, join in a second suite.browser, moves live in both an
   await settled(a);
   await assertBoardShows(a, s.position);
   await shot(spectator, "spectator-390");
-  // Draw: A offers, B declines with one click (no confirmation), and A is told. B waits
-  // for A's offer to be answered: a state has no version, so an offer's answer that came
-  // after the decline's push (a click faster than any player's) would put the offer back.
-  const offered = a.waitForResponse((r) => r.url().endsWith("/draw"));
+  // Draw: A offers, B declines with one click (no confirmation), and A is told. Regression:
+  // A's answer to the offer is held until B's decline has reached A by push. An answer that
+  // late has the same moves as the decline and an older version: it must not put the offer
+  // back (a state had no version, and it did).
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await a.route("**/api/games/*/draw", async (route) => {
+    const answer = await route.fetch();
+    await held;
+    await route.fulfill({ response: answer });
+  });
   await a.click(".offer-draw");
   await a.click("#confirm-dialog .primary");
-  await offered;
-  await a.waitForSelector(".draw-offer:not([hidden]):has-text('You offered a draw')");
+  await a.waitForSelector(".draw-offer:not([hidden]):has-text('You offered a draw')"); // by push
   await b.waitForSelector(".draw-offer .decline-draw");
   await b.click(".draw-offer .decline-draw");
   await a.waitForSelector(".msg.draw-declined:not([hidden])");
+  release();
+  await a.waitForSelector(".toast:has-text('Draw offered.')"); // the late answer was read
+  await a.unroute("**/api/games/*/draw");
+  assert.ok(await a.isHidden(".draw-offer"), "the late answer put the offer back");
+  assert.ok(await a.isVisible(".offer-draw"), "A may offer again");
   assert.match(await a.textContent(".msg"), /declined the draw/);
   assert.equal(await b.locator("#confirm-dialog").count(), 0);
   assert.equal((await getState(id)).draw_offer, null);

@@ -156,8 +156,8 @@ fn load(store: &dyn GameStore) -> Result<(GameRecord, Game), ApiError> {
     Ok((rec, game))
 }
 
-fn save(store: &mut dyn GameStore, rec: &GameRecord) -> Result<(), ApiError> {
-    store.save(rec).map_err(|e| {
+fn save(store: &mut dyn GameStore, rec: &mut GameRecord) -> Result<(), ApiError> {
+    store.save_next(rec).map_err(|e| {
         ApiError::new(
             ErrorCode::StorageUnavailable,
             format!("the game could not be saved, nothing changed: {e}"),
@@ -368,7 +368,7 @@ pub fn create_with(
         if let Some(ob) = rec.outbox.as_mut() {
             ob.ip_hash.clone_from(&extra.ip_hash);
         }
-        save(store, &rec)?;
+        save(store, &mut rec)?;
         let body = Created {
             id: id.to_owned(),
             seat: side,
@@ -513,7 +513,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 rec.invite_hash = None;
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
                 upkeep::mark(&mut rec, ctx.now); // the joiner's player, in the index
-                save(store, &rec)?;
+                save(store, &mut rec)?;
                 let body = Joined { id: rec.id.clone(), seat: side, token, state: rec.view(&game) };
                 Ok((ApiResponse::of(200, &body), effects(was_finished, &rec), rec))
             }
@@ -569,8 +569,10 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 let ai_move = ai_turn(&mut rec, &mut game, ctx)?;
                 settle_stage(&mut rec, &game, ctx.now);
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
+                // The reply is part of the record it answers for (a retried move is answered
+                // with it), so it is made before the save: it carries the saved version.
                 let reply = Moved {
-                    state: rec.view(&game),
+                    state: rec.view_as_saved(&game),
                     ai_move,
                     ai: (rec.mode == Mode::Ai).then(|| ai_info(ctx.ai, rec.level)),
                 };
@@ -578,7 +580,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                     .map_err(|e| ApiError::internal(format!("move reply not serialisable: {e}")))?;
                 rec.last_replies[side.index()] = Some(LastReply { ply: body.ply, mv, body: stored });
                 owe_result(&mut rec, was_finished, ctx.now);
-                save(store, &rec)?;
+                save(store, &mut rec)?;
                 Ok((ApiResponse::of(200, &reply), effects(was_finished, &rec), rec))
             }
             Route::Takeback => {
@@ -589,7 +591,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 }
                 takeback(&mut rec, &mut game, side)?;
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
-                save(store, &rec)?;
+                save(store, &mut rec)?;
                 Ok((envelope(rec.view(&game)), effects(was_finished, &rec), rec))
             }
             Route::Abort => {
@@ -618,7 +620,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 rec.result = Some(Finish::aborted(FinishReason::ByAPlayer, ctx.now));
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
                 owe_result(&mut rec, was_finished, ctx.now);
-                save(store, &rec)?;
+                save(store, &mut rec)?;
                 Ok((envelope(rec.view(&game)), effects(was_finished, &rec), rec))
             }
             Route::Resign => {
@@ -633,7 +635,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                 rec.result = Some(Finish::win(side.opponent(), FinishReason::Resignation, ctx.now));
                 settle(&mut rec, &game, ctx.now, ctx.day_ms);
                 owe_result(&mut rec, was_finished, ctx.now);
-                save(store, &rec)?;
+                save(store, &mut rec)?;
                 Ok((envelope(rec.view(&game)), effects(was_finished, &rec), rec))
             }
             Route::Draw => {
@@ -690,7 +692,7 @@ pub fn handle(store: &mut dyn GameStore, route: Route, req: &ApiRequest, ctx: &m
                     rec.deadline = deadline; // a draw offer does not restart the clock
                 }
                 owe_result(&mut rec, was_finished, ctx.now);
-                save(store, &rec)?;
+                save(store, &mut rec)?;
                 Ok((envelope(rec.view(&game)), effects(was_finished, &rec), rec))
             }
         }
@@ -767,7 +769,7 @@ fn end_game(
         rec.result = Some(finish);
         settle(&mut rec, &game, ctx.now, ctx.day_ms);
         owe_result(&mut rec, was_finished, ctx.now);
-        save(store, &rec)?;
+        save(store, &mut rec)?;
         Ok((envelope(rec.view(&game)), effects(was_finished, &rec), rec))
     })();
     finish(result)
@@ -788,7 +790,7 @@ pub fn alarm_with(store: &mut dyn GameStore, ctx: &mut Ctx, timers: &Timers) -> 
         if !upkeep::expire(&mut rec, ctx.now, timers) {
             return Ok((ApiResponse::of(200, &crate::http::Empty {}), Effects::default(), rec));
         }
-        save(store, &rec)?;
+        save(store, &mut rec)?;
         Ok((envelope(rec.view(&game)), effects(false, &rec), rec))
     })();
     finish(result)

@@ -145,6 +145,12 @@ pub struct GameRecord {
     /// A move was taken back (a casual game against the AI): the game was assisted.
     #[serde(default)]
     pub assisted: bool,
+    /// How many times the record was saved: every change of the game (a move, an offer, a
+    /// claim, a rematch, a side effect written) raises it by one, so a reader orders two
+    /// states by it. The moves alone cannot: an offer and its decline have the same moves.
+    /// Records saved before it existed start at 0.
+    #[serde(default)]
+    pub version: u64,
 }
 
 impl GameRecord {
@@ -184,6 +190,7 @@ impl GameRecord {
             rematch: None,
             rematch_admission: None,
             assisted: false,
+            version: 0,
         }
     }
 
@@ -282,7 +289,14 @@ impl GameRecord {
                 verdict: self.stage_verdict(game),
             }),
             assisted: self.assisted,
+            version: self.version,
         }
+    }
+
+    /// The view this record will have once [`crate::store::GameStore::save_next`] has saved it (one
+    /// version on), for an answer made before the save that stores it.
+    pub fn view_as_saved(&self, game: &Game) -> GameView {
+        GameView { version: self.version + 1, ..self.view(game) }
     }
 
     /// The text record (engine::record format).
@@ -348,6 +362,9 @@ pub struct GameView {
     pub stage: Option<StageView>,
     /// A move was taken back in this game (a casual game against the AI).
     pub assisted: bool,
+    /// The record's version ([`GameRecord::version`]): of two states of one game, the
+    /// greater is the newer; equal versions are the same state.
+    pub version: u64,
 }
 
 /// One seat in a [`GameView`].

@@ -255,7 +255,7 @@ impl<R: Runtime, O: Owed> Object<'_, R, O> {
                 upkeep::failed(&mut fresh, ob.seq, self.now);
             }
         }
-        if let Err(e) = self.store.save(&fresh) {
+        if let Err(e) = self.store.save_next(&mut fresh) {
             self.runtime.log(&format!("saving the outbox failed for {}: {e}", rec.id));
         }
         self.arm(&fresh).await;

@@ -90,8 +90,8 @@ fn load(store: &dyn GameStore) -> Result<(GameRecord, engine::Game), ApiError> {
     Ok((rec, game))
 }
 
-fn save(store: &mut dyn GameStore, rec: &GameRecord) -> Result<(), ApiError> {
-    store.save(rec).map_err(|e| ApiError::new(ErrorCode::StorageUnavailable, format!("nothing changed: {e}")))
+fn save(store: &mut dyn GameStore, rec: &mut GameRecord) -> Result<(), ApiError> {
+    store.save_next(rec).map_err(|e| ApiError::new(ErrorCode::StorageUnavailable, format!("nothing changed: {e}")))
 }
 
 /// The answer to `POST …/rematch` (`RematchResponse`).
@@ -214,7 +214,7 @@ fn request_inner(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> 
     };
     if !create {
         rec.rematch = Some(state);
-        save(store, &rec)?;
+        save(store, &mut rec)?;
         return Ok(Step::Done(answer(&rec, &game, side, true)));
     }
     let id = ctx.rng.id()?;
@@ -226,7 +226,7 @@ fn request_inner(store: &mut dyn GameStore, req: &ApiRequest, ctx: &mut Ctx) -> 
     });
     rec.rematch_admission = Some(RematchAdmission { game: id.clone(), since: ctx.now, ip_hash: None });
     let call = plan(&rec, &id, &req.origin);
-    save(store, &rec)?;
+    save(store, &mut rec)?;
     Ok(Step::Create(Box::new(call), rec, Reservation::New))
 }
 
@@ -282,7 +282,7 @@ pub fn create(store: &mut dyn GameStore, call: &RematchCall, ctx: &mut Ctx) -> H
     if rec.result.is_none() {
         rec.deadline = rec.days_per_move.map(|d| ctx.now + i64::from(d) * ctx.day_ms);
     }
-    if let Err(e) = save(store, &rec) {
+    if let Err(e) = save(store, &mut rec) {
         return Handled { response: ApiResponse::error(&e), effects: Effects::default(), record: None };
     }
     let view = match rec.replay() {
@@ -355,7 +355,7 @@ pub fn release(store: &mut dyn GameStore, id: &str) {
         if let Some(r) = rec.rematch.as_mut().filter(|r| r.game.as_deref() == Some(id)) {
             r.game = None;
             rec.rematch_admission = None;
-            let _ = store.save(&rec);
+            let _ = store.save_next(&mut rec);
         }
     }
 }
@@ -366,7 +366,7 @@ pub fn admitted(store: &mut dyn GameStore, id: &str, ip_hash: &str) -> Result<()
     let (mut rec, _) = load(store)?;
     if let Some(a) = rec.rematch_admission.as_mut().filter(|a| a.game == id) {
         a.ip_hash = Some(ip_hash.to_owned());
-        save(store, &rec)?;
+        save(store, &mut rec)?;
     }
     Ok(())
 }

@@ -5,7 +5,15 @@ use crate::model::GameRecord;
 
 pub trait GameStore {
     fn load(&self) -> Result<Option<GameRecord>, String>;
+    /// Writes `record` as it is (the store's own part: tests and the object's storage).
     fn save(&mut self, record: &GameRecord) -> Result<(), String>;
+
+    /// Saves `record` as its next version ([`GameRecord::version`]): the only way the
+    /// service writes a game, so a view made after it carries the saved version.
+    fn save_next(&mut self, record: &mut GameRecord) -> Result<(), String> {
+        record.version += 1;
+        self.save(record)
+    }
 }
 
 /// An in-memory store for tests; `fail_saves` simulates a storage failure.

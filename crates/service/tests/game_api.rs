@@ -1014,6 +1014,43 @@ fn crossing_offers_agree_and_declines_clear() {
     assert_eq!(b["state"]["result"]["text"], "draw: agreement");
 }
 
+/// The state's version after `h`, a change: one more than `before`, the stored record's
+/// and what a read of the game answers.
+fn next_version(env: &mut Env, h: &Handled, before: u64) -> u64 {
+    let v = ok(h)["state"]["version"].as_u64().expect("a version");
+    assert_eq!(v, before + 1, "a change raises the version by one");
+    assert_eq!(env.rec().version, v, "the answer carries the saved version");
+    assert_eq!(env.state()["version"], v);
+    v
+}
+
+/// Regression: a game's state had no version. An offer and its decline have the same moves,
+/// so a client could not tell an offer's answer that came late from the decline's newer
+/// push, and put the offer back on the board. Every saved change now raises the version;
+/// every answer and read carries the saved one (a move's answer too, which is made before
+/// its save); a refusal and a retried move leave it.
+#[test]
+fn every_change_raises_the_games_version_and_its_answer_carries_it() {
+    let mut env = Env::new();
+    let (south, north) = joined(&mut env, None);
+    let created = env.state()["version"].as_u64().unwrap();
+    assert!(created >= 2, "created, then joined: {created}");
+    let offer = draw(&mut env, &south, "offer");
+    let v = next_version(&mut env, &offer, created);
+    let decline = draw(&mut env, &north, "decline");
+    let v = next_version(&mut env, &decline, v);
+    assert_eq!(ok(&offer)["state"]["moves"], ok(&decline)["state"]["moves"], "only the version orders them");
+    env.rejected(409, "no_draw_offer", |e| draw(e, &south, "accept"));
+    let moved = env.submit(&south, "e2d3", 0);
+    let v = next_version(&mut env, &moved, v);
+    let retried = env.submit(&south, "e2d3", 0);
+    assert_eq!(ok(&retried), ok(&moved), "a retry is answered as before");
+    assert_eq!(env.rec().version, v, "a retry changes nothing");
+    env.rejected(409, "not_your_turn", |e| e.submit(&south, "d2c3", 1));
+    let resigned = env.post("/resign", Some(&north), &json!({}));
+    next_version(&mut env, &resigned, v);
+}
+
 #[test]
 fn draw_requests_that_cannot_be_served() {
     // AI games: 422 draw_unavailable.

@@ -33,6 +33,7 @@ fn game_view() -> Value {
         "rematch": null,
         "synced": true,
         "assisted": false,
+        "version": 7,
         "stage": null,
     })
 }
