@@ -7,7 +7,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
-import { api, d1, launchBrowser, newPage, shot, startServer, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
+import { api, d1, launchBrowser, middayZone, newPage, shot, startServer, TEST_TIMEOUT, WAIT_MS } from "./support.mjs";
 
 const T = TEST_TIMEOUT;
 let server;
@@ -145,7 +145,8 @@ test("My games lists a game from the server and the session plays it without a t
 // the unfinished games first, names the opponent, the time control and the last move's
 // date, counts moves, and keeps older finished games behind "Show more".
 test("correspondence in view (clocks, 'You must move by'); My games: unfinished first, opponent, time control, date, show more", T, async () => {
-  const page = await newPage(browser, server.base);
+  // Around noon in the page's zone: "today" holds until the test ends, whenever it runs.
+  const page = await newPage(browser, server.base, { timezoneId: middayZone() });
   await page.goto("/");
   await fetchIn(page, "POST", "/api/me", {});
   const keep = (id, seat) => page.evaluate(([i, v]) => {

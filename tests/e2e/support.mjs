@@ -108,8 +108,16 @@ afterEach(async () => {
   await Promise.all(contexts.map((c) => c.close().catch(() => { /* the browser is gone */ })));
 });
 
-export async function newPage(browser, base, { width = 1280, height = 860, keep = false } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, baseURL: base });
+/** A time zone where it is now between 12:00 and 13:00: a page in it says "today" of
+ * anything done in the next eleven hours, whenever the test runs (a test that ran across
+ * midnight saw yesterday's moves as "today"'s). `Etc/GMT-5` is UTC+5 (POSIX's sign). */
+export function middayZone(now = new Date()) {
+  const ahead = 12 - now.getUTCHours(); // hours east of UTC: -11 … 12
+  return ahead === 0 ? "Etc/UTC" : `Etc/GMT${ahead > 0 ? "-" : "+"}${Math.abs(ahead)}`;
+}
+
+export async function newPage(browser, base, { width = 1280, height = 860, keep = false, timezoneId } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, baseURL: base, ...(timezoneId ? { timezoneId } : {}) });
   if (!keep) openContexts.add(context);
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base }).catch(() => {});
   context.setDefaultTimeout(WAIT_MS);
