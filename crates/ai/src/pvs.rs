@@ -191,17 +191,25 @@ pub fn search_with_leaf(
         }
         if s.aborted {
             // Keep an interrupted iteration's finding only when its first move (the last
-            // iteration's best) finished and a later finished move beat it.
-            if finished >= 2 {
+            // iteration's best) finished and a later finished move beat it. Where that move,
+            // or the first with none better, is a forced loss found at this depth, the
+            // best of the moves the iteration did not reach (by the last ranking) comes
+            // first: one not yet refuted beats one proven lost. (Falling back to the last
+            // ranking whole played the move just proven lost: regression test
+            // `an_interrupted_iteration_never_plays_the_move_it_proved_lost`.)
+            if finished >= 1 {
                 let first = order[0].score;
-                if let Some(better) = order[1..finished]
+                let better = order[1..finished]
                     .iter()
                     .filter(|r| r.score > first)
                     .max_by(|a, b| a.score.total_cmp(&b.score))
-                {
-                    let better = better.clone();
-                    let r = finish(&better, vec![better.clone()], s.nodes, depth_done, cfg);
-                    return s.with_line(root, r);
+                    .cloned();
+                let lost = better.as_ref().map_or(first, |b| b.score) < -MATE_BOUND;
+                let pick =
+                    if lost && finished < order.len() { Some(order[finished].clone()) } else { better };
+                if let Some(pick) = pick {
+                    let r = finish(&pick, vec![pick.clone()], s.nodes, depth_done, cfg);
+                    return s.reported(root, &moves, r);
                 }
             }
             break;
@@ -222,7 +230,7 @@ pub fn search_with_leaf(
     let candidates: Vec<RootMove> =
         ranked.into_iter().filter(|r| r.exact && r.score >= top.score - window).collect();
     let r = finish(&top, candidates, s.nodes, depth_done, cfg);
-    s.with_line(root, r)
+    s.reported(root, &moves, r)
 }
 
 /// Chooses among `candidates` (exact scores within the window of `top`): score plus the
@@ -362,13 +370,24 @@ fn capture_gain(pos: &Position, mv: &Move) -> Option<f32> {
     Some(gain)
 }
 
-/// Whether `mv` takes material: a capture on its destination or a destroying ability.
+/// Whether the quiescence searches `mv`: it takes material (a capture on its destination
+/// or a destroying ability), or it arrives on the end row where the arrival ends the game
+/// or destroys pieces (Father Time's Timeout, a Phial's Detonate). Those two are no
+/// captures, and without them a position one such move from the end stood pat as quiet:
+/// level 3 walked into a Detonate that destroyed its king-piece (regression test
+/// `a_detonate_on_the_horizon_is_seen_by_the_quiescence`).
 fn is_capture(pos: &Position, mv: &Move) -> bool {
     let me = pos.turn();
     if pos.piece_at(mv.to).is_some_and(|p| p.side != me) {
         return true;
     }
-    matches!(mv.ability, Some(Ability::Burn { .. } | Ability::Assassinate { .. } | Ability::Slash))
+    if matches!(mv.ability, Some(Ability::Burn { .. } | Ability::Assassinate { .. } | Ability::Slash)) {
+        return true;
+    }
+    let end = me.end_rank();
+    mv.to.rank() == end
+        && mv.from.rank() != end
+        && pos.piece_at(mv.from).is_some_and(|p| matches!(p.role, Role::Phial | Role::FatherTime))
 }
 
 impl Searcher<'_> {
@@ -404,6 +423,17 @@ impl Searcher<'_> {
             }
         }
         r
+    }
+
+    /// The result as reported: its line completed ([`Self::with_line`]), and a score that
+    /// is a number. A search cut off before any root move finished has scored none
+    /// (−∞, which JSON writes as `null` in the API's and the browser's analysis): the
+    /// root's static score stands in. The move is the same either way.
+    fn reported(&mut self, root: &Position, moves: &[Move], mut r: PvsResult) -> PvsResult {
+        if !r.score.is_finite() {
+            r.score = self.static_score(root, moves);
+        }
+        self.with_line(root, r)
     }
 
     /// A leaf's static score for its side to move (pawns).
@@ -935,5 +965,81 @@ mod tests {
     fn a_finished_position_has_no_best_move() {
         let p = pos("clockwork blades 9/9/9/9/9/9/9/9/4F4 n - 3");
         assert_eq!(search(&p, &[p.hash()], &PvsConfig::default()).best, None);
+    }
+
+    /// Regression (stop 48's note): a search cut off before its first root move finished
+    /// reported a score of −∞, which JSON writes as `null`. It reports the root's static
+    /// score, a number, and still plays a legal move.
+    #[test]
+    fn a_search_that_finishes_no_root_move_reports_a_number() {
+        let p = Position::start(engine::Faction::Clockwork, engine::Faction::Blades);
+        for nodes in [0, 1, 2, 5] {
+            let r = search(&p, &[p.hash()], &PvsConfig { nodes, ..PvsConfig::default() });
+            assert!(r.score.is_finite(), "{nodes} positions: {}", r.score);
+            assert!(p.legal_moves().contains(&r.best.unwrap()));
+        }
+    }
+
+    fn shipped_leaf() -> LeafNet {
+        let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/leaf-v1.bin")).unwrap();
+        LeafNet::from_bytes(&bytes).unwrap()
+    }
+
+    /// Regression (stop 48, found by an audit): a search that ran out of positions in an
+    /// iteration after scoring the last iteration's best as a forced loss (-9994), with
+    /// no other finished move above it, fell back to the last iteration's ranking and
+    /// played that move (here d3c2 and f3g4: the opponent wins by force). Level 4's search
+    /// at budgets where its depth-5 iteration stops so (the audit found such moves in 12
+    /// of 2,400 level 3-4 searches); the moves the iteration did not reach come first.
+    #[test]
+    fn an_interrupted_iteration_never_plays_the_move_it_proved_lost() {
+        let leaf = shipped_leaf();
+        let lv = crate::level::level(4).unwrap();
+        for (iapn, nodes, lost) in [
+            (
+                "clockwork axiom 1l1s1t1l1/1pp2pp1b/1H3p3/b2pt4/4m1p1S/3GCm3/C2G3P1/2pD1F1C1/PS4D1H s - 62",
+                96_000,
+                "d3c2",
+            ),
+            (
+                "clockwork blades 2a1m1b2/d1kd1dk1d/bw3a3/5d3/6G1S/3CF4/1C1H1H3/2P4P1/4S4 s b3 138",
+                72_000,
+                "f3g4",
+            ),
+        ] {
+            let p = pos(iapn);
+            for seed in [0, 7] {
+                let cfg = PvsConfig { nodes, ..lv.alphabeta_leaf_config(seed) };
+                let r = search_with_leaf(&p, &[p.hash()], Some(&leaf), &cfg);
+                assert_eq!(r.depth, 4, "{iapn}: the depth-5 iteration stopped");
+                assert_ne!(r.best.unwrap().to_string(), lost, "{iapn}, seed {seed}");
+                assert!(r.score > -MATE_BOUND, "{iapn}: a move not proven lost");
+            }
+        }
+    }
+
+    /// Regression (stop 48, found by an audit): the quiescence searched captures only, so
+    /// level 3 (depth 1 and the quiescence, here) scored i3i1 +3.9 and played it, and
+    /// South's Phial then reached its end row (c7c9) and its Detonate destroyed North's
+    /// king-piece. Arrivals on the end row that end the game or destroy pieces (Timeout,
+    /// Detonate) are searched there now.
+    #[test]
+    fn a_detonate_on_the_horizon_is_seen_by_the_quiescence() {
+        let p = pos("axiom axiom 3t1s3/3p4t/2Ppp4/m4p3/1lpP1b1P1/3M3p1/P3lP1Pb/2LT3P1/B3S2L1 n d5,h5 77");
+        let mut g = engine::Game::new(p);
+        let loses = "i3i1".parse::<Move>().unwrap();
+        g.play(loses).unwrap();
+        g.play("c7c9".parse::<Move>().unwrap()).unwrap();
+        assert!(g.outcome().is_some(), "the line as the audit found it: South wins");
+        // Depth 1, then the quiescence: i3i1 is searched one ply deep, and only the
+        // quiescence can see c7c9 (level 3's 8,000 positions reach no further here).
+        let leaf = shipped_leaf();
+        let level3 = crate::level::level(3).unwrap();
+        let cfg = PvsConfig { max_depth: 1, nodes: 1_000_000, ..level3.alphabeta_leaf_config(0) };
+        let r = search_with_leaf(&p, &[p.hash()], Some(&leaf), &cfg);
+        assert_eq!(r.depth, 1);
+        assert_ne!(r.best, Some(loses));
+        let r = crate::level::play_level(&engine::Game::new(p), &level3, 0, Some(&leaf));
+        assert_ne!(r.best, Some(loses), "level 3 as shipped");
     }
 }

@@ -28,5 +28,5 @@ fn the_search_plays_the_moves_the_ladder_was_measured_with() {
         PvsConfig { nodes: 2_000, ..level(4).unwrap().alphabeta_leaf_config(0) },
     ];
     let (hash, nodes) = ai::bench::search_signature(&leaf, &configs);
-    assert_eq!((format!("{hash:016x}"), nodes), ("c6a665192f2b2b02".to_owned(), 75_110));
+    assert_eq!((format!("{hash:016x}"), nodes), ("8d31f12b37559f54".to_owned(), 75_110));
 }
