@@ -91,7 +91,9 @@ fn load(store: &dyn GameStore) -> Result<(GameRecord, engine::Game), ApiError> {
 }
 
 fn save(store: &mut dyn GameStore, rec: &mut GameRecord) -> Result<(), ApiError> {
-    store.save_next(rec).map_err(|e| ApiError::new(ErrorCode::StorageUnavailable, format!("nothing changed: {e}")))
+    store
+        .save_next(rec)
+        .map_err(|e| ApiError::new(ErrorCode::StorageUnavailable, format!("nothing changed: {e}")))
 }
 
 /// The answer to `POST …/rematch` (`RematchResponse`).
