@@ -17,7 +17,7 @@ use engine::{Faction, Side};
 use serde_json::{json, Value};
 
 use crate::engines::Spec;
-use crate::matches::{play_game, MATCH};
+use crate::matches::{play_recorded, MATCH};
 
 /// One game's result: `score` is `a`'s (1 a win, 0.5 a draw, 0 a loss).
 #[derive(Clone, Debug, PartialEq)]
@@ -29,12 +29,28 @@ pub struct GameResult {
     pub seed: u64,
     pub score: f64,
     pub ms: u64,
+    /// How the game ended (`south wins: <reason>`, `draw: <reason>`; `ongoing` if a player
+    /// had no move to give) and its length in plies. Absent in files written before them.
+    pub end: Option<String>,
+    pub plies: Option<u32>,
+    /// Its moves in IAMN, space-separated (`ladder --moves`), to replay or study it.
+    pub moves: Option<String>,
 }
 
 impl GameResult {
     pub fn to_json(&self) -> Value {
-        json!({"a": self.a, "b": self.b, "a_side": self.a_side, "matchup": self.matchup,
-               "seed": self.seed, "score": self.score, "ms": self.ms})
+        let mut v = json!({"a": self.a, "b": self.b, "a_side": self.a_side, "matchup": self.matchup,
+               "seed": self.seed, "score": self.score, "ms": self.ms});
+        if let Some(end) = &self.end {
+            v["end"] = json!(end);
+        }
+        if let Some(plies) = self.plies {
+            v["plies"] = json!(plies);
+        }
+        if let Some(moves) = &self.moves {
+            v["moves"] = json!(moves);
+        }
+        v
     }
 
     pub fn from_json(v: &Value) -> Result<GameResult, String> {
@@ -50,8 +66,18 @@ impl GameResult {
                 .filter(|s| [0.0, 0.5, 1.0].contains(s))
                 .ok_or_else(|| format!("'score' not 0, 0.5 or 1 in {v}"))?,
             ms: v["ms"].as_u64().unwrap_or(0),
+            end: v["end"].as_str().map(str::to_owned),
+            plies: v["plies"].as_u64().and_then(|p| u32::try_from(p).ok()),
+            moves: v["moves"].as_str().map(str::to_owned),
         })
     }
+}
+
+/// Where a run writes its games (`--out`): a line each, with its moves if `moves`
+/// (`--moves`).
+pub struct Out<'a> {
+    pub file: &'a mut (dyn Write + Send),
+    pub moves: bool,
 }
 
 /// The results of a `--out` file (one JSON object per line).
@@ -90,8 +116,10 @@ pub fn run(
     seed: u64,
     seconds: Option<f64>,
     done: &[GameResult],
-    out: Option<&mut (dyn Write + Send)>,
+    out: Option<Out<'_>>,
 ) -> Vec<GameResult> {
+    let record_moves = out.as_ref().is_some_and(|o| o.moves);
+    let out = out.map(|o| o.file);
     let total = pairs.len() * games;
     let mus: Vec<(Faction, Faction)> =
         Faction::ALL.iter().flat_map(|&s| Faction::ALL.iter().map(move |&n| (s, n))).collect();
@@ -139,7 +167,8 @@ pub fn run(
                 }
                 let (south, north) = if a_south { (&specs[a], &specs[b]) } else { (&specs[b], &specs[a]) };
                 let t = Instant::now();
-                let outcome = play_game(south, north, mu, game_seed, MATCH, |_, _| {});
+                let played = play_recorded(south, north, mu, game_seed, MATCH);
+                let outcome = played.game.outcome();
                 let a_side = if a_south { Side::South } else { Side::North };
                 let score = match outcome.and_then(|o| o.winner()) {
                     Some(w) if w == a_side => 1.0,
@@ -154,6 +183,10 @@ pub fn run(
                     seed: game_seed,
                     score,
                     ms: t.elapsed().as_millis() as u64,
+                    end: Some(engine::result_text(outcome)),
+                    plies: u32::try_from(played.moves.len()).ok(),
+                    moves: record_moves
+                        .then(|| played.moves.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")),
                 };
                 if let Ok(mut o) = out.lock() {
                     if let Some(w) = o.as_mut() {
@@ -481,6 +514,43 @@ mod tests {
         }
     }
 
+    /// Each game's line says how it ended and how long it was, and with `--moves` its moves,
+    /// which replay to that end from the match-up's start; a line written before these
+    /// fields existed still reads.
+    #[test]
+    fn a_games_line_carries_its_end_its_length_and_on_request_its_moves() {
+        let specs: Vec<Spec> = ["alphabeta:1", "random"].iter().map(|s| Spec::parse(s).unwrap()).collect();
+        let mut out: Vec<u8> = Vec::new();
+        run(&specs, &[(0, 1)], 9, 3, None, &[], Some(Out { file: &mut out, moves: true }));
+        let lines = read(&String::from_utf8(out).unwrap()).unwrap();
+        assert_eq!(lines.len(), 9);
+        for r in &lines {
+            let (south, north) = r.matchup.split_once('-').unwrap();
+            let faction = |n: &str| *Faction::ALL.iter().find(|f| f.name() == n).unwrap();
+            let mut g = engine::Game::new(engine::Position::start(faction(south), faction(north)));
+            let moves = r.moves.as_deref().unwrap();
+            for m in moves.split(' ') {
+                g.play(m.parse().unwrap()).unwrap();
+            }
+            assert_eq!(r.plies, Some(moves.split(' ').count() as u32));
+            assert_eq!(r.end.as_deref(), Some(engine::result_text(g.outcome()).as_str()));
+            let winner = g.outcome().and_then(|o| o.winner());
+            let a_side = if r.a_side == "south" { Side::South } else { Side::North };
+            let score = winner.map_or(0.5, |w| if w == a_side { 1.0 } else { 0.0 });
+            assert_eq!(r.score, score, "{r:?}");
+        }
+        // Without --moves: the end and the length, no moves.
+        let mut out: Vec<u8> = Vec::new();
+        run(&specs, &[(0, 1)], 1, 3, None, &[], Some(Out { file: &mut out, moves: false }));
+        let line = read(&String::from_utf8(out).unwrap()).unwrap().remove(0);
+        assert!(line.moves.is_none() && line.end.is_some() && line.plies.is_some());
+        // A line of a file written before.
+        let old = read(r#"{"a":"level:4","a_side":"south","b":"alphabeta:4","matchup":"clockwork-axiom","ms":1197,"score":1.0,"seed":5}"#)
+            .unwrap()
+            .remove(0);
+        assert_eq!((old.end, old.plies, old.moves), (None, None, None));
+    }
+
     /// A run cut short and resumed from its `--out` file plays the games it had not
     /// finished, and only those: the two together are the uninterrupted run.
     #[test]
@@ -494,7 +564,8 @@ mod tests {
         full.sort_by_key(key);
         let first_part: Vec<GameResult> = full.iter().step_by(2).cloned().collect();
         let mut out: Vec<u8> = Vec::new();
-        let mut resumed = run(&specs, &pairs, 4, 7, None, &first_part, Some(&mut out));
+        let mut resumed =
+            run(&specs, &pairs, 4, 7, None, &first_part, Some(Out { file: &mut out, moves: false }));
         // Only the four missing games were played (and written).
         assert_eq!(String::from_utf8(out).unwrap().lines().count(), 4);
         resumed.sort_by_key(key);

@@ -13,7 +13,7 @@ mod play;
 
 use engine::{iapn, perft, result_text, Faction, Game, Move, Position};
 
-const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] [--seed S] | ladder <player> <player>... [--games N] [--seed S] [--seconds S] [--out FILE] [--anchor <player>] [--with <player>[,<player>]] | ladder-fit <results.jsonl>... [--anchor <player>] [--svg FILE] [--title T] [--levels public/levels.json] | selfplay --games N --out FILE [--engine <player>] [--seed S] [--fast-engine <player> --full-prob P] | bench-ai | bench-leaf <leaf.bin> | leaf-data <records.jsonl>... --out FILE | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hleaf:<leaf.bin>:N, net:<onnx>:N[+decisive][+ab=N[+w=PCT]][+cheap=M]; add @gumbel for a Gumbel root instead of PUCT)";
+const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] [--seed S] | ladder <player> <player>... [--games N] [--seed S] [--seconds S] [--out FILE] [--anchor <player>] [--with <player>[,<player>]] [--moves] | ladder-fit <results.jsonl>... [--anchor <player>] [--svg FILE] [--title T] [--levels public/levels.json] | selfplay --games N --out FILE [--engine <player>] [--seed S] [--fast-engine <player> --full-prob P] | bench-ai | bench-leaf <leaf.bin> | leaf-data <records.jsonl>... --out FILE | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hleaf:<leaf.bin>:N, net:<onnx>:N[+decisive][+ab=N[+w=PCT]][+cheap=M]; add @gumbel for a Gumbel root instead of PUCT)";
 
 /// What each command accepts besides its positional arguments: `--name value` options and
 /// `--name` flags. `None`: no such command.
@@ -25,7 +25,7 @@ fn accepts(cmd: &str) -> Option<(&'static [&'static str], &'static [&'static str
         "play" => (&["--ai", "--level"], &[]),
         "arena" => (&["--games", "--matchups", "--seed"], &[]),
         "balance" => (&["--engine", "--games", "--seed"], &[]),
-        "ladder" => (&["--games", "--seed", "--seconds", "--out", "--anchor", "--with"], &[]),
+        "ladder" => (&["--games", "--seed", "--seconds", "--out", "--anchor", "--with"], &["--moves"]),
         "ladder-fit" => (&["--anchor", "--svg", "--title", "--levels"], &[]),
         "leaf-data" => (&["--out"], &[]),
         "selfplay" => (&["--engine", "--games", "--seed", "--out", "--fast-engine", "--full-prob"], &[]),
@@ -173,7 +173,13 @@ fn run(args: &[String]) -> Result<String, String> {
                 }
                 None => None,
             };
-            let out = file.as_mut().map(|f| f as &mut (dyn std::io::Write + Send));
+            if opts.flag("--moves") && file.is_none() {
+                return Err("--moves records the games' moves in the --out file: give one".into());
+            }
+            let out = file.as_mut().map(|f| ladder::Out {
+                file: f as &mut (dyn std::io::Write + Send),
+                moves: opts.flag("--moves"),
+            });
             // `--with a,b`: only the pairs with one of these players (a round robin split
             // across runs or machines; `ladder-fit` fits the files together).
             let with: Vec<&str> = opts.option("--with").map(|w| w.split(',').collect()).unwrap_or_default();

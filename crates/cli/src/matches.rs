@@ -44,7 +44,24 @@ pub fn play_game(
     variety: Variety,
     mut on_move: impl FnMut(&Game, &ai::SearchResult),
 ) -> Option<Outcome> {
-    play_capped(south, north, None, mu, seed, variety, |g, r, _| on_move(g, r))
+    play_capped(south, north, None, mu, seed, variety, |g, r, _| on_move(g, r)).game.outcome()
+}
+
+/// `play_game`'s game itself (its moves and outcome), for a record of it: `ladder --moves`.
+pub fn play_recorded(
+    south: &Spec,
+    north: &Spec,
+    mu: (Faction, Faction),
+    seed: u64,
+    variety: Variety,
+) -> Played {
+    play_capped(south, north, None, mu, seed, variety, |_, _, _| {})
+}
+
+/// A game as played: the engine's game (its position, history and outcome) and its moves.
+pub struct Played {
+    pub game: Game,
+    pub moves: Vec<engine::Move>,
 }
 
 /// KataGo's playout-cap randomisation for self-play: each move is a full search with
@@ -68,8 +85,9 @@ fn play_capped(
     seed: u64,
     variety: Variety,
     mut on_move: impl FnMut(&Game, &ai::SearchResult, bool),
-) -> Option<Outcome> {
+) -> Played {
     let mut g = Game::new(Position::start(mu.0, mu.1));
+    let mut played = Vec::new();
     let mut rng = ai::rng::Rng::new(seed);
     let mut coin = ai::rng::Rng::new(seed ^ 0x9E37_79B9_7F4A_7C15);
     let mut ply = 0u32;
@@ -113,9 +131,10 @@ fn play_capped(
         if g.play(mv).is_err() {
             break;
         }
+        played.push(mv);
         ply += 1;
     }
-    g.outcome()
+    Played { game: g, moves: played }
 }
 
 fn parallel<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
@@ -288,7 +307,9 @@ pub fn selfplay(
                     }),
                 ));
             },
-        );
+        )
+        .game
+        .outcome();
         let winner = o.and_then(|o| o.winner());
         samples
             .into_iter()

@@ -120,6 +120,9 @@ fn errors_name_the_problem_on_one_line() {
     let e = err(&["apply", "clockwork blades 4F4/9/9/9/9/9/9/9/4m4 n - 3", "e1e2"]);
     assert!(e.contains("north wins") || e.contains("south wins: timeout"), "{e}");
     assert!(e.contains("game is over"), "{e}");
+    // --moves records the games in the --out file: none given, nothing is played.
+    let e = err(&["ladder", "random", "random", "--games", "1", "--moves"]);
+    assert!(e.contains("--moves") && e.contains("--out"), "{e}");
 }
 
 #[test]
