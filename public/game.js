@@ -390,16 +390,21 @@ class GameView {
     const extends_ = !!prev && common === oldLen && s.moves.length > oldLen;
     const takenBack = !!prev && common === s.moves.length && s.moves.length < oldLen && s.assisted;
     const parted = !!prev && common < oldLen && common < s.moves.length && s.assisted;
+    // Nothing to show: the same moves, status, offers, seats, deadline and rematch (a newer
+    // version may change only `synced`, once the game's side effects reached D1). The state
+    // is kept, the board not drawn again: a redraw would cancel a long press under way.
+    const nothingNew = same && s.status === prev.status && s.draw_offer === prev.draw_offer &&
+      s.south.claimed === prev.south.claimed && s.north.claimed === prev.north.claimed && s.deadline === prev.deadline &&
+      JSON.stringify(s.rematch ?? null) === JSON.stringify(prev.rematch ?? null);
+    if (nothingNew) {
+      if (versioned) this.state = s;
+      return false;
+    }
     if (!versioned) {
       // A state without a version (from a server before it had one) is ordered by its moves
       // alone: fewer, the start of ours, is an older snapshot unless the game was assisted;
       // a line that parts from ours is newer only if assisted.
       if (prev && !same && !extends_ && !takenBack && !parted) return false;
-      if (same && s.status === prev.status && s.draw_offer === prev.draw_offer &&
-          s.south.claimed === prev.south.claimed && s.north.claimed === prev.north.claimed && s.deadline === prev.deadline &&
-          JSON.stringify(s.rematch ?? null) === JSON.stringify(prev.rematch ?? null)) {
-        return false; // nothing new
-      }
       // Two assisted lines cannot be ordered by their moves: the server's current state,
       // asked for on the socket, settles it.
       if (parted && prev.assisted) this.live?.poke();
