@@ -130,7 +130,6 @@ export class LiveGame {
     });
   }
   reconnectNow() { this.socket.reconnectNow(); }
-  poke() { this.socket.poke(); }
   close() { this.socket.close(); }
 }
 

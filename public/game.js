@@ -378,8 +378,7 @@ class GameView {
     // The server's version orders two states of one game: the greater is newer, an equal
     // one is the same state. An answer overtaken by a live update (a draw offer's answer
     // after the decline's push: the same moves) is older, and ignored.
-    const versioned = !!prev && Number.isInteger(s.version) && Number.isInteger(prev.version);
-    if (versioned && s.version <= prev.version) return false;
+    if (prev && s.version <= prev.version) return false;
     // The moves say how the new state follows ours: it extends them (new moves, played on
     // the board), is the start of them (a take-back, drawn as it is now, with no slide), or
     // parts from them (our line was taken back elsewhere, another tab or a reconnect that
@@ -397,17 +396,8 @@ class GameView {
       s.south.claimed === prev.south.claimed && s.north.claimed === prev.north.claimed && s.deadline === prev.deadline &&
       JSON.stringify(s.rematch ?? null) === JSON.stringify(prev.rematch ?? null);
     if (nothingNew) {
-      if (versioned) this.state = s;
+      this.state = s;
       return false;
-    }
-    if (!versioned) {
-      // A state without a version (from a server before it had one) is ordered by its moves
-      // alone: fewer, the start of ours, is an older snapshot unless the game was assisted;
-      // a line that parts from ours is newer only if assisted.
-      if (prev && !same && !extends_ && !takenBack && !parted) return false;
-      // Two assisted lines cannot be ordered by their moves: the server's current state,
-      // asked for on the socket, settles it.
-      if (parted && prev.assisted) this.live?.poke();
     }
     // The player's own move is in this state: it was made, whether or not its answer comes
     // (a live update came first, or the answer is lost or late). The board opens.
