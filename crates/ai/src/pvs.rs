@@ -64,6 +64,14 @@ pub struct PvsConfig {
     /// searched. The positions it saves go to the main search, which then reaches deeper
     /// within the same budget.
     pub delta: f32,
+    /// Null-move pruning's reduction in plies (0: none). At a node `depth` ≥ 3 plies from
+    /// the horizon whose static score already reaches beta, the side to move first passes
+    /// ([`Position::pass_unchecked`]) and the opponent's best reply is searched this many
+    /// plies shallower (`depth − 1 − R`) with a null window: if even after a free move the
+    /// opponent cannot bring the score below beta, the node is cut off without its moves.
+    /// Not where the side has only its king-piece and pawn-types (a position where any move
+    /// weakens it, and passing would be the wrong guess), and never twice in a row.
+    pub null_move: u32,
     pub seed: u64,
 }
 
@@ -78,6 +86,7 @@ impl Default for PvsConfig {
             margin: 0.0,
             reductions: false,
             delta: 0.0,
+            null_move: 0,
             seed: 1,
         }
     }
@@ -158,6 +167,8 @@ pub fn search_with_leaf(
         reductions: cfg.reductions,
         quiescence: cfg.quiescence,
         delta: cfg.delta,
+        null_move: cfg.null_move,
+        no_null_at: u32::MAX,
         killers: vec![[None; 2]; MAX_DEPTH as usize + 2],
         pv: vec![Vec::new(); MAX_DEPTH as usize + 2],
         history: vec![0; 81 * 81],
@@ -296,6 +307,9 @@ struct Searcher<'a> {
     reductions: bool,
     quiescence: u32,
     delta: f32,
+    null_move: u32,
+    /// The ply whose node follows a null move (no second one there).
+    no_null_at: u32,
     killers: Vec<[Option<Move>; 2]>,
     /// The principal variation found below each ply (the triangular table: `pv[ply]` is
     /// the line from the position a node at `ply` stands in), for showing only.
@@ -368,6 +382,16 @@ fn capture_gain(pos: &Position, mv: &Move) -> Option<f32> {
         gain += crate::heuristic::material(p.role);
     }
     Some(gain)
+}
+
+/// Whether the side to move has a piece besides its king-piece and pawn-types (Cogs,
+/// Daggers, Phials): where it has none, passing may be better than any move it has, and
+/// null-move pruning would guess wrong ([`PvsConfig::null_move`]).
+fn has_officer(pos: &Position) -> bool {
+    let me = pos.turn();
+    pos.pieces().any(|(_, p)| {
+        p.side == me && !p.role.is_king() && !matches!(p.role, Role::Cog | Role::Dagger | Role::Phial)
+    })
 }
 
 /// Whether the quiescence searches `mv`: it takes material (a capture on its destination
@@ -516,6 +540,22 @@ impl Searcher<'_> {
                 }
             }
         }
+        if self.null_move > 0
+            && depth >= 3
+            && ply != self.no_null_at
+            && beta.abs() < MATE_BOUND
+            && has_officer(pos)
+            && self.static_score(pos, moves) >= beta
+        {
+            let v = self.null_child(pos, hash, depth - 1 - self.null_move.min(depth - 1), ply, beta);
+            if self.aborted {
+                return 0.0;
+            }
+            if v >= beta {
+                // A fail-high, not a proven win: a mate score from a null line is not one.
+                return beta;
+            }
+        }
         self.hashes.push(hash);
         let mut ordered = self.move_list();
         self.order(pos, moves, tt_move, ply, &mut ordered);
@@ -591,6 +631,31 @@ impl Searcher<'_> {
             }
         }
         best
+    }
+
+    /// The score of `pos` for its side to move if it passed: the opponent to move, searched
+    /// `depth` plies with a null window at `beta` ([`PvsConfig::null_move`]).
+    fn null_child(&mut self, pos: &Position, hash: u64, depth: u32, ply: u32, beta: f32) -> f32 {
+        if self.nodes >= self.budget {
+            self.aborted = true;
+            return 0.0;
+        }
+        self.nodes += 1;
+        if let Some(line) = self.pv.get_mut(ply as usize + 1) {
+            line.clear();
+        }
+        let mut next = *pos;
+        next.pass_unchecked();
+        let mut moves = self.move_list();
+        next.legal_moves_into(&mut moves);
+        self.hashes.push(hash);
+        let saved = self.no_null_at;
+        self.no_null_at = ply + 1;
+        let v = -self.node(&next, &moves, depth, ply + 1, -beta, -beta + NULL_WINDOW);
+        self.no_null_at = saved;
+        self.hashes.pop();
+        self.move_lists.push(moves);
+        v
     }
 
     /// Captures only, with the heuristic score as the stand-pat floor (the side to move
@@ -829,6 +894,60 @@ mod tests {
             reduced_depth += search(&p, &[p.hash()], &PvsConfig { reductions: true, ..cfg }).depth;
         }
         assert!(reduced_depth > plain_depth, "{reduced_depth} vs {plain_depth}");
+    }
+
+    /// Null-move pruning cuts off nodes where one side is clearly better without
+    /// searching their moves, so the same budget completes deeper iterations.
+    #[test]
+    fn null_moves_reach_deeper_on_the_same_budget() {
+        let (mut plain_depth, mut null_depth) = (0, 0);
+        for p in crate::bench::deeper_positions(8, 12) {
+            let cfg = PvsConfig {
+                nodes: 30_000,
+                quiescence: 4,
+                reductions: true,
+                delta: 1.0,
+                ..PvsConfig::default()
+            };
+            plain_depth += search(&p, &[p.hash()], &cfg).depth;
+            null_depth += search(&p, &[p.hash()], &PvsConfig { null_move: 2, ..cfg }).depth;
+        }
+        assert!(null_depth > plain_depth, "{null_depth} vs {plain_depth}");
+    }
+
+    /// A pass reveals every threat that needs no preparation, so null-move pruning keeps
+    /// the tactics: the king-piece taken, a Timeout, a Detonate, and a defence against one.
+    #[test]
+    fn null_move_pruning_keeps_the_toy_tactics() {
+        for reduction in [2, 3] {
+            let cfg = PvsConfig {
+                nodes: 50_000,
+                quiescence: 4,
+                reductions: true,
+                null_move: reduction,
+                ..PvsConfig::default()
+            };
+            let p = pos("blades blades 3d5/9/2d6/9/W3m4/9/3D1D3/9/4M4 s - 0");
+            assert_eq!(best(&p, &cfg), "a5e5");
+            let p = pos("clockwork axiom 1s7/4F4/3t5/9/9/9/9/9/9 s - 0");
+            assert!(["e8d9", "e8e9", "e8f9"].contains(&best(&p, &cfg).as_str()));
+            let p = pos("axiom blades 9/4m1P2/9/9/9/9/9/9/S8 s - 0");
+            assert_eq!(best(&p, &cfg), "g8g9");
+            // North to move: South's Phial on g8 detonates on g9 next, and the Mistress on
+            // d8 is within three squares of g9; she must step out of the blast (to the c-file).
+            let p = pos("axiom blades 9/3m2P2/9/9/9/9/9/9/S8 n - 1");
+            let r = search(&p, &[p.hash()], &cfg);
+            assert!(r.score > -MATE_BOUND, "null move {reduction}: walks into the Detonate: {r:?}");
+            assert!(r.best.is_some_and(|m| m.to.file() == 2), "{r:?}");
+        }
+    }
+
+    /// A position where the side to move has only its king-piece and pawn-types is not
+    /// pruned by a pass ([`has_officer`]).
+    #[test]
+    fn only_a_king_and_pawn_types_is_no_officer() {
+        assert!(!has_officer(&pos("axiom blades 9/4m1P2/9/9/9/9/9/9/S8 s - 0")));
+        assert!(has_officer(&pos("blades blades 3d5/9/2d6/9/W3m4/9/3D1D3/9/4M4 s - 0")));
     }
 
     /// Regression: the line was read from the transposition table alone, and a slot

@@ -188,8 +188,12 @@ impl Spec {
                         let cp = num(cp)?;
                         cfg.margin = cp as f32 / 100.0;
                         margin = Some(cp);
+                    } else if let Some(r) = option.strip_prefix("null=") {
+                        cfg.null_move = num(r)?;
                     } else {
-                        return Err(format!("'{s}': unknown option '{option}' (+nodes=N, +margin=CP, +delta=CP)"));
+                        return Err(format!(
+                            "'{s}': unknown option '{option}' (+nodes=N, +margin=CP, +delta=CP, +null=R)"
+                        ));
                     }
                 }
                 let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
@@ -419,7 +423,7 @@ mod tests {
         assert_eq!(more.hybrid, Some(PvsConfig { nodes: 90_000, ..level.alphabeta_leaf_config(0) }));
         assert_eq!(more.label(), "hybridqrleaf:90000");
         let e = Spec::parse(&format!("hleaf:{leaf}:4+prune")).unwrap_err();
-        assert!(e.contains("unknown option 'prune' (+nodes=N, +margin=CP, +delta=CP)"), "{e}");
+        assert!(e.contains("unknown option 'prune' (+nodes=N, +margin=CP, +delta=CP, +null=R)"), "{e}");
         let wide = Spec::parse(&format!("hleaf:{leaf}:4+nodes=9000+margin=40")).unwrap();
         let cfg = PvsConfig { nodes: 9_000, margin: 0.4, ..level.alphabeta_leaf_config(0) };
         assert_eq!(wide.hybrid, Some(cfg));

@@ -461,6 +461,14 @@ impl Position {
         }
     }
 
+    /// Passes the turn: the other side to move, the ply advanced, nothing on the board
+    /// changed. Not a move of the game (the rules have no pass); a search's null move
+    /// (`ai::pvs`'s null-move pruning) asks what the opponent could do if the side to move
+    /// did nothing. The caller must not pass in a position that has ended.
+    pub fn pass_unchecked(&mut self) {
+        self.flip_turn();
+    }
+
     #[inline]
     pub(crate) fn flip_turn(&mut self) {
         self.turn = self.turn.opponent();
@@ -486,6 +494,27 @@ mod tests {
                 assert!(p.king(Side::South).is_some() && p.king(Side::North).is_some());
             }
         }
+    }
+
+    /// A pass is the same position with the other side to move, one ply on: the hash is
+    /// the one the position would have if written that way (the search's repetition and
+    /// table keys depend on it).
+    #[test]
+    fn a_pass_is_the_position_with_the_other_side_to_move() {
+        let mut p =
+            crate::iapn::parse("axiom blades 9/4m1P2/9/9/9/9/9/9/S8 s - 6").unwrap_or_else(|e| panic!("{e}"));
+        p.pass_unchecked();
+        let q =
+            crate::iapn::parse("axiom blades 9/4m1P2/9/9/9/9/9/9/S8 n - 7").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p, q);
+        assert_eq!(p.hash(), p.compute_hash());
+        assert_eq!(p.turn(), Side::North);
+        // Two passes: the first position again (its hash too), two plies on.
+        p.pass_unchecked();
+        let r =
+            crate::iapn::parse("axiom blades 9/4m1P2/9/9/9/9/9/9/S8 s - 8").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p, r);
+        assert_eq!(p.hash(), r.hash());
     }
 
     /// `pieces` and the side masks give what a scan of every square gives, on boards with

@@ -12,3 +12,5 @@ $B ladder $L+null=2 alphabeta:4 --games 72 --seed 4635 --moves --out $D/null-2.j
 $B ladder $L+null=3 alphabeta:4 --games 72 --seed 4635 --moves --out $D/null-3.jsonl > $D/null-3.txt 2>&1 &
 wait
 echo ALLDONE
+# The confirmation of R = 2 (README.md), on new openings:
+#   $B ladder $L+null=2 alphabeta:4 --games 144 --seed 4640 --moves --out $D/confirm-null-2.jsonl
