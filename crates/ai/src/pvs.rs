@@ -72,6 +72,13 @@ pub struct PvsConfig {
     /// Not where the side has only its king-piece and pawn-types (a position where any move
     /// weakens it, and passing would be the wrong guess), and never twice in a row.
     pub null_move: u32,
+    /// Experiment (2026-12-06): pawns added to a leaf's score per Dial of the side to move,
+    /// and taken off per Dial of the other side (0: none; no level uses it).
+    pub dial_bonus: f32,
+    /// Experiment (2026-12-06): pawns taken off a root move's score when it recalls (a
+    /// Dial's Recall), so that the search plays one only when it is that much better than
+    /// every other move (0: none; no level uses it).
+    pub recall_penalty: f32,
     pub seed: u64,
 }
 
@@ -87,6 +94,8 @@ impl Default for PvsConfig {
             reductions: false,
             delta: 0.0,
             null_move: 0,
+            dial_bonus: 0.0,
+            recall_penalty: 0.0,
             seed: 1,
         }
     }
@@ -168,6 +177,7 @@ pub fn search_with_leaf(
         quiescence: cfg.quiescence,
         delta: cfg.delta,
         null_move: cfg.null_move,
+        dial_bonus: cfg.dial_bonus,
         no_null_at: u32::MAX,
         killers: vec![[None; 2]; MAX_DEPTH as usize + 2],
         pv: vec![Vec::new(); MAX_DEPTH as usize + 2],
@@ -188,7 +198,9 @@ pub fn search_with_leaf(
         let mut finished = 0;
         for (i, r) in order.iter_mut().enumerate() {
             let alpha = if best == f32::NEG_INFINITY { best } else { best - window };
-            let v = -s.child(root, r.mv, depth - 1, 1, f32::NEG_INFINITY, -alpha);
+            let penalty =
+                if matches!(r.mv.ability, Some(Ability::Recall { .. })) { cfg.recall_penalty } else { 0.0 };
+            let v = -s.child(root, r.mv, depth - 1, 1, f32::NEG_INFINITY, -(alpha + penalty)) - penalty;
             if s.aborted {
                 break;
             }
@@ -308,6 +320,7 @@ struct Searcher<'a> {
     quiescence: u32,
     delta: f32,
     null_move: u32,
+    dial_bonus: f32,
     /// The ply whose node follows a null move (no second one there).
     no_null_at: u32,
     killers: Vec<[Option<Move>; 2]>,
@@ -462,10 +475,20 @@ impl Searcher<'_> {
 
     /// A leaf's static score for its side to move (pawns).
     fn static_score(&mut self, pos: &Position, moves: &[Move]) -> f32 {
-        match self.leaf {
+        let s = match self.leaf {
             Some(net) => net.score(pos, moves, &mut self.scratch),
             None => Heuristic::score(pos, moves),
+        };
+        if self.dial_bonus != 0.0 {
+            let me = pos.turn();
+            let dials: f32 = pos
+                .pieces()
+                .filter(|(_, p)| p.role == Role::Dial)
+                .map(|(_, p)| if p.side == me { 1.0 } else { -1.0 })
+                .sum();
+            return s + self.dial_bonus * dials;
         }
+        s
     }
 
     fn slot(&self, hash: u64) -> usize {

@@ -190,6 +190,10 @@ impl Spec {
                         margin = Some(cp);
                     } else if let Some(r) = option.strip_prefix("null=") {
                         cfg.null_move = num(r)?;
+                    } else if let Some(cp) = option.strip_prefix("dial=") {
+                        cfg.dial_bonus = num(cp)? as f32 / 100.0;
+                    } else if let Some(cp) = option.strip_prefix("recallpen=") {
+                        cfg.recall_penalty = num(cp)? as f32 / 100.0;
                     } else {
                         return Err(format!(
                             "'{s}': unknown option '{option}' (+nodes=N, +margin=CP, +delta=CP, +null=R)"

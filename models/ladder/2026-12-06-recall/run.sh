@@ -1,0 +1,13 @@
+#!/bin/bash
+# The Recall screens (README.md). Resumable.
+#   cargo build --release --locked -p cli
+#   nice -n 19 models/ladder/2026-12-06-recall/run.sh
+set -e
+cd "$(dirname "$0")/../../.."
+D=models/ladder/2026-12-06-recall
+B=${B:-target/release/iron-arena}
+L=hleaf:models/leaf-v1.bin:4
+$B ladder $L+dial=250 alphabeta:4 --games 72 --seed 4635 --moves --out $D/dial-250.jsonl > $D/dial-250.txt 2>&1 &
+$B ladder $L+recallpen=30 alphabeta:4 --games 72 --seed 4635 --moves --out $D/recallpen-30.jsonl > $D/recallpen-30.txt 2>&1 &
+wait
+echo ALLDONE
