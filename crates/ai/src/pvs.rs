@@ -79,6 +79,12 @@ pub struct PvsConfig {
     /// Dial's Recall), so that the search plays one only when it is that much better than
     /// every other move (0: none; no level uses it).
     pub recall_penalty: f32,
+    /// Experiment (2026-12-06): trade when ahead. A leaf's score gains this many times the
+    /// material difference (the side to move's minus the other's, the heuristic's values)
+    /// times the share of the board's material gone (of 76 pawns, about two sides' setups),
+    /// so that the side ahead gains by exchanges and the side behind loses (0: none; no
+    /// level uses it).
+    pub trade_bonus: f32,
     pub seed: u64,
 }
 
@@ -96,6 +102,7 @@ impl Default for PvsConfig {
             null_move: 0,
             dial_bonus: 0.0,
             recall_penalty: 0.0,
+            trade_bonus: 0.0,
             seed: 1,
         }
     }
@@ -178,6 +185,7 @@ pub fn search_with_leaf(
         delta: cfg.delta,
         null_move: cfg.null_move,
         dial_bonus: cfg.dial_bonus,
+        trade_bonus: cfg.trade_bonus,
         no_null_at: u32::MAX,
         killers: vec![[None; 2]; MAX_DEPTH as usize + 2],
         pv: vec![Vec::new(); MAX_DEPTH as usize + 2],
@@ -321,6 +329,7 @@ struct Searcher<'a> {
     delta: f32,
     null_move: u32,
     dial_bonus: f32,
+    trade_bonus: f32,
     /// The ply whose node follows a null move (no second one there).
     no_null_at: u32,
     killers: Vec<[Option<Move>; 2]>,
@@ -487,6 +496,20 @@ impl Searcher<'_> {
                 .map(|(_, p)| if p.side == me { 1.0 } else { -1.0 })
                 .sum();
             return s + self.dial_bonus * dials;
+        }
+        if self.trade_bonus != 0.0 {
+            let me = pos.turn();
+            let (mut mine, mut theirs) = (0.0f32, 0.0f32);
+            for (_, p) in pos.pieces() {
+                let m = crate::heuristic::material(p.role);
+                if p.side == me {
+                    mine += m;
+                } else {
+                    theirs += m;
+                }
+            }
+            let gone = (1.0 - (mine + theirs) / 76.0).clamp(0.0, 1.0);
+            return s + self.trade_bonus * (mine - theirs) * gone;
         }
         s
     }

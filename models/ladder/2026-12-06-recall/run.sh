@@ -11,3 +11,6 @@ $B ladder $L+dial=250 alphabeta:4 --games 72 --seed 4635 --moves --out $D/dial-2
 $B ladder $L+recallpen=30 alphabeta:4 --games 72 --seed 4635 --moves --out $D/recallpen-30.jsonl > $D/recallpen-30.txt 2>&1 &
 wait
 echo ALLDONE
+# The second round (README.md, 11:25):
+#   $B ladder $L+trade=50 alphabeta:4 --games 72 --seed 4635 --moves --out $D/trade-50.jsonl
+#   $B ladder $L+recallpen=100 alphabeta:4 --games 72 --seed 4635 --moves --out $D/recallpen-100.jsonl
