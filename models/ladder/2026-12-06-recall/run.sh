@@ -14,3 +14,6 @@ echo ALLDONE
 # The second round (README.md, 11:25):
 #   $B ladder $L+trade=50 alphabeta:4 --games 72 --seed 4635 --moves --out $D/trade-50.jsonl
 #   $B ladder $L+recallpen=100 alphabeta:4 --games 72 --seed 4635 --moves --out $D/recallpen-100.jsonl
+# The third round (README.md, 11:35):
+#   $B ladder $L+null=2+dial=250+trade=50 alphabeta:4 --games 72 --seed 4635 --moves --out $D/together.jsonl
+#   $B ladder $L+null=2+dial=250+trade=50+nodes=100000 alphabeta:4 --games 72 --seed 4635 --moves --out $D/together-100000.jsonl
