@@ -406,6 +406,27 @@ fn capture_gain(pos: &Position, mv: &Move) -> Option<f32> {
     Some(gain)
 }
 
+/// The experiments' leaf terms for the side to move ([`PvsConfig::dial_bonus`],
+/// [`PvsConfig::trade_bonus`]), in one scan of the pieces: both when both are set.
+fn experimental_terms(pos: &Position, dial_bonus: f32, trade_bonus: f32) -> f32 {
+    let me = pos.turn();
+    let (mut dials, mut mine, mut theirs) = (0.0f32, 0.0f32, 0.0f32);
+    for (_, p) in pos.pieces() {
+        let sign = if p.side == me { 1.0 } else { -1.0 };
+        if p.role == Role::Dial {
+            dials += sign;
+        }
+        let m = crate::heuristic::material(p.role);
+        if p.side == me {
+            mine += m;
+        } else {
+            theirs += m;
+        }
+    }
+    let gone = (1.0 - (mine + theirs) / 76.0).clamp(0.0, 1.0);
+    dial_bonus * dials + trade_bonus * (mine - theirs) * gone
+}
+
 /// Whether the side to move has a piece besides its king-piece and pawn-types (Cogs,
 /// Daggers, Phials): where it has none, passing may be better than any move it has, and
 /// null-move pruning would guess wrong ([`PvsConfig::null_move`]).
@@ -488,28 +509,8 @@ impl Searcher<'_> {
             Some(net) => net.score(pos, moves, &mut self.scratch),
             None => Heuristic::score(pos, moves),
         };
-        if self.dial_bonus != 0.0 {
-            let me = pos.turn();
-            let dials: f32 = pos
-                .pieces()
-                .filter(|(_, p)| p.role == Role::Dial)
-                .map(|(_, p)| if p.side == me { 1.0 } else { -1.0 })
-                .sum();
-            return s + self.dial_bonus * dials;
-        }
-        if self.trade_bonus != 0.0 {
-            let me = pos.turn();
-            let (mut mine, mut theirs) = (0.0f32, 0.0f32);
-            for (_, p) in pos.pieces() {
-                let m = crate::heuristic::material(p.role);
-                if p.side == me {
-                    mine += m;
-                } else {
-                    theirs += m;
-                }
-            }
-            let gone = (1.0 - (mine + theirs) / 76.0).clamp(0.0, 1.0);
-            return s + self.trade_bonus * (mine - theirs) * gone;
+        if self.dial_bonus != 0.0 || self.trade_bonus != 0.0 {
+            return s + experimental_terms(pos, self.dial_bonus, self.trade_bonus);
         }
         s
     }
@@ -986,6 +987,20 @@ mod tests {
             assert!(r.score > -MATE_BOUND, "null move {reduction}: walks into the Detonate: {r:?}");
             assert!(r.best.is_some_and(|m| m.to.file() == 2), "{r:?}");
         }
+    }
+
+    /// Regression (caught before its games were played): with both experiment terms set,
+    /// the leaf score returned after the Dial's term and left out trading when ahead.
+    #[test]
+    fn the_experiment_terms_add_up() {
+        // South (Clockwork) to move: two Dials and a Hands (12 pawns) against two Daggers (2).
+        let p = pos("clockwork blades 4m4/9/3d1d3/9/9/9/9/2D1H1D2/4F4 s - 0");
+        let dial = experimental_terms(&p, 1.0, 0.0);
+        let trade = experimental_terms(&p, 0.0, 1.0);
+        assert_eq!(dial, 2.0);
+        assert!((trade - 10.0 * (1.0 - 14.0 / 76.0)).abs() < 1e-4, "{trade}");
+        assert!((experimental_terms(&p, 1.0, 1.0) - (dial + trade)).abs() < 1e-4);
+        assert_eq!(experimental_terms(&p, 0.0, 0.0), 0.0);
     }
 
     /// A position where the side to move has only its king-piece and pawn-types is not
