@@ -17,3 +17,5 @@ echo ALLDONE
 # The third round (README.md, 11:35):
 #   $B ladder $L+null=2+dial=250+trade=50 alphabeta:4 --games 72 --seed 4635 --moves --out $D/together.jsonl
 #   $B ladder $L+null=2+dial=250+trade=50+nodes=100000 alphabeta:4 --games 72 --seed 4635 --moves --out $D/together-100000.jsonl
+# The third round's confirmation (README.md):
+#   $B ladder $L+null=2+dial=250+trade=50+nodes=100000 alphabeta:4 --games 144 --seed 4641 --moves --out $D/confirm-together-100000.jsonl
