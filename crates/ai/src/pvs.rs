@@ -85,6 +85,10 @@ pub struct PvsConfig {
     /// so that the side ahead gains by exchanges and the side behind loses (0: none; no
     /// level uses it).
     pub trade_bonus: f32,
+    /// Experiment (2026-12-06): the searching side values each of its opponent's Dials this
+    /// many pawns more (its own at their usual value): it trades for the Recall machine that
+    /// holds its pieces back, without hoarding its own (0: none; no level uses it).
+    pub enemy_dial_bonus: f32,
     pub seed: u64,
 }
 
@@ -103,6 +107,7 @@ impl Default for PvsConfig {
             dial_bonus: 0.0,
             recall_penalty: 0.0,
             trade_bonus: 0.0,
+            enemy_dial_bonus: 0.0,
             seed: 1,
         }
     }
@@ -186,6 +191,8 @@ pub fn search_with_leaf(
         null_move: cfg.null_move,
         dial_bonus: cfg.dial_bonus,
         trade_bonus: cfg.trade_bonus,
+        enemy_dial_bonus: cfg.enemy_dial_bonus,
+        root_side: root.turn(),
         no_null_at: u32::MAX,
         killers: vec![[None; 2]; MAX_DEPTH as usize + 2],
         pv: vec![Vec::new(); MAX_DEPTH as usize + 2],
@@ -330,6 +337,9 @@ struct Searcher<'a> {
     null_move: u32,
     dial_bonus: f32,
     trade_bonus: f32,
+    enemy_dial_bonus: f32,
+    /// The side to move at the root (whose opponent's Dials `enemy_dial_bonus` values).
+    root_side: engine::Side,
     /// The ply whose node follows a null move (no second one there).
     no_null_at: u32,
     killers: Vec<[Option<Move>; 2]>,
@@ -408,13 +418,18 @@ fn capture_gain(pos: &Position, mv: &Move) -> Option<f32> {
 
 /// The experiments' leaf terms for the side to move ([`PvsConfig::dial_bonus`],
 /// [`PvsConfig::trade_bonus`]), in one scan of the pieces: both when both are set.
-fn experimental_terms(pos: &Position, dial_bonus: f32, trade_bonus: f32) -> f32 {
+/// `enemy`: the bonus on each Dial of the opponent of the given side ([`PvsConfig::enemy_dial_bonus`]).
+fn experimental_terms(pos: &Position, dial_bonus: f32, trade_bonus: f32, enemy: (f32, engine::Side)) -> f32 {
     let me = pos.turn();
     let (mut dials, mut mine, mut theirs) = (0.0f32, 0.0f32, 0.0f32);
+    let mut enemy_dials = 0.0f32;
     for (_, p) in pos.pieces() {
         let sign = if p.side == me { 1.0 } else { -1.0 };
         if p.role == Role::Dial {
             dials += sign;
+            if p.side != enemy.1 {
+                enemy_dials += sign;
+            }
         }
         let m = crate::heuristic::material(p.role);
         if p.side == me {
@@ -424,7 +439,7 @@ fn experimental_terms(pos: &Position, dial_bonus: f32, trade_bonus: f32) -> f32 
         }
     }
     let gone = (1.0 - (mine + theirs) / 76.0).clamp(0.0, 1.0);
-    dial_bonus * dials + trade_bonus * (mine - theirs) * gone
+    dial_bonus * dials + trade_bonus * (mine - theirs) * gone + enemy.0 * enemy_dials
 }
 
 /// Whether the side to move has a piece besides its king-piece and pawn-types (Cogs,
@@ -509,8 +524,9 @@ impl Searcher<'_> {
             Some(net) => net.score(pos, moves, &mut self.scratch),
             None => Heuristic::score(pos, moves),
         };
-        if self.dial_bonus != 0.0 || self.trade_bonus != 0.0 {
-            return s + experimental_terms(pos, self.dial_bonus, self.trade_bonus);
+        if self.dial_bonus != 0.0 || self.trade_bonus != 0.0 || self.enemy_dial_bonus != 0.0 {
+            let enemy = (self.enemy_dial_bonus, self.root_side);
+            return s + experimental_terms(pos, self.dial_bonus, self.trade_bonus, enemy);
         }
         s
     }
@@ -995,12 +1011,20 @@ mod tests {
     fn the_experiment_terms_add_up() {
         // South (Clockwork) to move: two Dials and a Hands (12 pawns) against two Daggers (2).
         let p = pos("clockwork blades 4m4/9/3d1d3/9/9/9/9/2D1H1D2/4F4 s - 0");
-        let dial = experimental_terms(&p, 1.0, 0.0);
-        let trade = experimental_terms(&p, 0.0, 1.0);
+        let none = (0.0, engine::Side::South);
+        let dial = experimental_terms(&p, 1.0, 0.0, none);
+        let trade = experimental_terms(&p, 0.0, 1.0, none);
         assert_eq!(dial, 2.0);
         assert!((trade - 10.0 * (1.0 - 14.0 / 76.0)).abs() < 1e-4, "{trade}");
-        assert!((experimental_terms(&p, 1.0, 1.0) - (dial + trade)).abs() < 1e-4);
-        assert_eq!(experimental_terms(&p, 0.0, 0.0), 0.0);
+        assert!((experimental_terms(&p, 1.0, 1.0, none) - (dial + trade)).abs() < 1e-4);
+        assert_eq!(experimental_terms(&p, 0.0, 0.0, none), 0.0);
+        // The enemy's Dials: where North searches, South's two Dials count 1.5 pawns more each
+        // (South to move: +3 for South; North to move: −3 for North); where South searches,
+        // North has no Dial and nothing changes.
+        assert_eq!(experimental_terms(&p, 0.0, 0.0, (1.5, engine::Side::North)), 3.0);
+        assert_eq!(experimental_terms(&p, 0.0, 0.0, (1.5, engine::Side::South)), 0.0);
+        let north = pos("clockwork blades 4m4/9/3d1d3/9/9/9/9/2D1H1D2/4F4 n - 1");
+        assert_eq!(experimental_terms(&north, 0.0, 0.0, (1.5, engine::Side::North)), -3.0);
     }
 
     /// A position where the side to move has only its king-piece and pawn-types is not

@@ -196,9 +196,11 @@ impl Spec {
                         cfg.recall_penalty = num(cp)? as f32 / 100.0;
                     } else if let Some(cp) = option.strip_prefix("trade=") {
                         cfg.trade_bonus = num(cp)? as f32 / 100.0;
+                    } else if let Some(cp) = option.strip_prefix("enemydial=") {
+                        cfg.enemy_dial_bonus = num(cp)? as f32 / 100.0;
                     } else {
                         return Err(format!(
-                            "'{s}': unknown option '{option}' (+nodes=N, +margin=CP, +delta=CP, +null=R, +dial=CP, +recallpen=CP, +trade=CP)"
+                            "'{s}': unknown option '{option}' (+nodes=N, +margin=CP, +delta=CP, +null=R, +dial=CP, +recallpen=CP, +trade=CP, +enemydial=CP)"
                         ));
                     }
                 }
@@ -429,7 +431,7 @@ mod tests {
         assert_eq!(more.hybrid, Some(PvsConfig { nodes: 90_000, ..level.alphabeta_leaf_config(0) }));
         assert_eq!(more.label(), "hybridqrleaf:90000");
         let e = Spec::parse(&format!("hleaf:{leaf}:4+prune")).unwrap_err();
-        assert!(e.contains("unknown option 'prune' (+nodes=N, +margin=CP, +delta=CP, +null=R, +dial=CP, +recallpen=CP, +trade=CP)"), "{e}");
+        assert!(e.contains("unknown option 'prune' (+nodes=N, +margin=CP, +delta=CP, +null=R, +dial=CP, +recallpen=CP, +trade=CP, +enemydial=CP)"), "{e}");
         let wide = Spec::parse(&format!("hleaf:{leaf}:4+nodes=9000+margin=40")).unwrap();
         let cfg = PvsConfig { nodes: 9_000, margin: 0.4, ..level.alphabeta_leaf_config(0) };
         assert_eq!(wide.hybrid, Some(cfg));

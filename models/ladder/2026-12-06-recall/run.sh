@@ -19,3 +19,5 @@ echo ALLDONE
 #   $B ladder $L+null=2+dial=250+trade=50+nodes=100000 alphabeta:4 --games 72 --seed 4635 --moves --out $D/together-100000.jsonl
 # The third round's confirmation (README.md):
 #   $B ladder $L+null=2+dial=250+trade=50+nodes=100000 alphabeta:4 --games 144 --seed 4641 --moves --out $D/confirm-together-100000.jsonl
+# The fourth run (README.md, 11:58):
+#   $B ladder $L+null=2+trade=50+enemydial=250+nodes=100000 alphabeta:4 --games 144 --seed 4642 --moves --out $D/confirm-enemydial.jsonl
