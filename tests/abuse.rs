@@ -487,7 +487,7 @@ fn a_burst_of_new_guests_from_one_address_is_capped_by_its_limiter() {
 /// Regression (issue 30): the AI-move limit counted moves, not their cost: a level-6 move
 /// is about six level-4 moves of CPU, and six parallel level-6 games slowed every request.
 /// Moves are charged by their level's cost (`service::admission::ai_cost`: level 6 = 80
-/// tenths of a level-4 move), so a budget of 170 takes two level-6 moves a minute, and
+/// units of 11,250 positions), so a budget of 170 takes two level-6 moves a minute, and
 /// the third is refused before any search.
 #[test]
 fn level_six_moves_are_metered_by_their_cost() {

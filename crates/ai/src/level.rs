@@ -55,6 +55,13 @@ pub struct Level {
     /// hundredths of a pawn of the best (wider at the low levels, which also makes them
     /// weaker).
     pub alphabeta_margin_cp: u32,
+    /// The alpha-beta's null-move reduction in plies ([`PvsConfig::null_move`]; 0: none).
+    pub alphabeta_null_move: u32,
+    /// Trading when ahead, in hundredths ([`PvsConfig::trade_bonus`]; 0: none).
+    pub alphabeta_trade_cp: u32,
+    /// The opponent's Dials' extra value, in hundredths of a pawn
+    /// ([`PvsConfig::enemy_dial_bonus`]; 0: none).
+    pub alphabeta_enemy_dial_cp: u32,
 }
 
 /// Capture-only quiescence plies at the alpha-beta's horizon, at every level: at equal nodes it
@@ -92,6 +99,9 @@ pub const LEVELS: [Level; 6] = [
         evaluations: 8,
         alphabeta_nodes: 150,
         alphabeta_margin_cp: 150,
+        alphabeta_null_move: 0,
+        alphabeta_trade_cp: 0,
+        alphabeta_enemy_dial_cp: 0,
     },
     Level {
         number: 2,
@@ -105,6 +115,9 @@ pub const LEVELS: [Level; 6] = [
         evaluations: 300,
         alphabeta_nodes: 300,
         alphabeta_margin_cp: 100,
+        alphabeta_null_move: 0,
+        alphabeta_trade_cp: 0,
+        alphabeta_enemy_dial_cp: 0,
     },
     Level {
         number: 3,
@@ -118,6 +131,9 @@ pub const LEVELS: [Level; 6] = [
         // and 87% (models/ladder/2026-12-05-level3-up/). 533 before, a step of 97% to level 4.
         alphabeta_nodes: 12_000,
         alphabeta_margin_cp: 60,
+        alphabeta_null_move: 0,
+        alphabeta_trade_cp: 0,
+        alphabeta_enemy_dial_cp: 0,
     },
     Level {
         number: 4,
@@ -128,8 +144,17 @@ pub const LEVELS: [Level; 6] = [
         // 144 games fixed in advance and 89.7% over all 180 of this setting
         // (models/ladder/2026-12-05-delta/); before it 87.3% over 252
         // (models/ladder/2026-12-05-confirm/), and 60,000 scored 83% over 72.
-        alphabeta_nodes: 112_500,
+        alphabeta_nodes: 150_000,
         alphabeta_margin_cp: 5,
+        // Since 2026-12-06 (models/ladder/2026-12-06-recall/): 100,000 leaf-scored positions
+        // (75,000 before), null moves, trading when ahead and the opponent's Dials worth 2.5
+        // pawns more: 91.0% against alphabeta:4 over 144 games on openings fixed before they
+        // were played (before: 86.1% over 180). Its lost points were long games against
+        // Clockwork, whose Dials recalled its pieces again and again. Levels 3, 5 and 6 were
+        // not measured with these and keep the search without them.
+        alphabeta_null_move: 2,
+        alphabeta_trade_cp: 50,
+        alphabeta_enemy_dial_cp: 250,
     },
     Level {
         number: 5,
@@ -141,6 +166,9 @@ pub const LEVELS: [Level; 6] = [
         // listed for level 5 when issue 32 was filed (models/README.md).
         alphabeta_nodes: 350_000,
         alphabeta_margin_cp: 2,
+        alphabeta_null_move: 0,
+        alphabeta_trade_cp: 0,
+        alphabeta_enemy_dial_cp: 0,
     },
     Level {
         number: 6,
@@ -152,6 +180,9 @@ pub const LEVELS: [Level; 6] = [
         // listed for level 6 when issue 32 was filed (models/ladder/2026-12-05-top-budget/).
         alphabeta_nodes: 900_000,
         alphabeta_margin_cp: 2,
+        alphabeta_null_move: 0,
+        alphabeta_trade_cp: 0,
+        alphabeta_enemy_dial_cp: 0,
     },
 ];
 
@@ -240,6 +271,9 @@ impl Level {
             // games; models/README.md).
             reductions: true,
             delta: QUIESCENCE_DELTA,
+            null_move: self.alphabeta_null_move,
+            trade_bonus: self.alphabeta_trade_cp as f32 / 100.0,
+            enemy_dial_bonus: self.alphabeta_enemy_dial_cp as f32 / 100.0,
             seed,
             ..PvsConfig::default()
         }

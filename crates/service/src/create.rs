@@ -98,8 +98,8 @@ pub struct Limits {
     pub ws_per_ip_per_game: u32,
     /// WebSocket connections open at once from one address bucket, over all games.
     pub ws_per_ip: u32,
-    /// The AI's cost per address bucket per minute, in tenths of a level-4 move
-    /// ([`crate::admission::ai_cost`]: a level-6 move costs 80): moves, openings
+    /// The AI's cost per address bucket per minute, in units of 11,250 positions
+    /// ([`crate::admission::ai_cost`]: a level-4 move costs 14, a level-6 move 80): moves, openings
     /// and rematch openings against the AI.
     pub ai_cost_per_ip_per_minute: u32,
     /// AI moves being computed at once for one address bucket (over all its games).

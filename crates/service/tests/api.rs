@@ -488,7 +488,7 @@ fn sign_in_starts_are_counted_per_address_and_refused_past_the_rate() {
 /// level-4 moves of CPU), and AI openings were outside it. Openings are metered by cost.
 #[test]
 fn ai_openings_are_metered_by_their_levels_cost() {
-    // 90 tenths of a level-4 move a minute: one level-6 opening (80), not two.
+    // 90 units (11,250 positions) a minute: one level-6 opening (80), not two.
     let h = TestHost::new(&[("LIMIT_AI_COST_PER_IP_PER_MINUTE", "90")]);
     let open = |level: u8| {
         let body =
@@ -517,7 +517,7 @@ fn ai_openings_are_metered_by_their_levels_cost() {
 /// new game's opening now; a stage the player opens is not charged.
 #[test]
 fn regression_a_stage_whose_ai_opens_is_metered_and_searched_under_a_lease() {
-    // 90 tenths of a level-4 move a minute: one level-6 opening (80), not two.
+    // 90 units (11,250 positions) a minute: one level-6 opening (80), not two.
     let h = TestHost::new(&[("LIMIT_AI_COST_PER_IP_PER_MINUTE", "90")]);
     let me = send(&h, Req::post("/api/me", json!({})));
     let cookie = me.cookies[0].clone();
@@ -553,7 +553,7 @@ fn regression_a_stage_whose_ai_opens_is_metered_and_searched_under_a_lease() {
 /// searches nothing: not charged, no lease.
 #[test]
 fn an_ai_rematch_is_metered_by_its_level_and_searched_under_a_lease() {
-    // 90 tenths of a level-4 move a minute: one level-6 search (80), not two.
+    // 90 units (11,250 positions) a minute: one level-6 search (80), not two.
     let h = TestHost::new(&[("LIMIT_AI_COST_PER_IP_PER_MINUTE", "90")]);
     let made = |mode: &str| {
         let spec = json!({ "south": "axiom", "north": "blades", "mode": mode, "seat": "south", "level": 6 });
