@@ -70,7 +70,8 @@ pub struct PvsConfig {
     /// plies shallower (`depth − 1 − R`) with a null window: if even after a free move the
     /// opponent cannot bring the score below beta, the node is cut off without its moves.
     /// Not where the side has only its king-piece and pawn-types (a position where any move
-    /// weakens it, and passing would be the wrong guess), and never twice in a row.
+    /// weakens it, and passing would be the wrong guess), and never twice in a row. Level 4
+    /// since 2026-12-06 (alone it measured no gain: `models/ladder/2026-12-06-null-move/`).
     pub null_move: u32,
     /// Experiment (2026-12-06): pawns added to a leaf's score per Dial of the side to move,
     /// and taken off per Dial of the other side (0: none; no level uses it).
@@ -79,15 +80,16 @@ pub struct PvsConfig {
     /// Dial's Recall), so that the search plays one only when it is that much better than
     /// every other move (0: none; no level uses it).
     pub recall_penalty: f32,
-    /// Experiment (2026-12-06): trade when ahead. A leaf's score gains this many times the
-    /// material difference (the side to move's minus the other's, the heuristic's values)
-    /// times the share of the board's material gone (of 76 pawns, about two sides' setups),
-    /// so that the side ahead gains by exchanges and the side behind loses (0: none; no
-    /// level uses it).
+    /// Trade when ahead: a leaf's score gains this many times the material difference (the
+    /// side to move's minus the other's, the heuristic's values) times the share of the
+    /// board's material gone (of 76 pawns, about two sides' setups), so that the side ahead
+    /// gains by exchanges and the side behind loses (0: none). Level 4 since 2026-12-06.
     pub trade_bonus: f32,
-    /// Experiment (2026-12-06): the searching side values each of its opponent's Dials this
-    /// many pawns more (its own at their usual value): it trades for the Recall machine that
-    /// holds its pieces back, without hoarding its own (0: none; no level uses it).
+    /// The searching side values each of its opponent's Dials this many pawns more (its own
+    /// at their usual value): it trades for the Recall machine that sends its advanced
+    /// pieces home again and again, without hoarding its own (valued on both sides, level 4
+    /// as Clockwork hoarded them and fell to 44% against Blades) (0: none). Level 4 since
+    /// 2026-12-06 (`models/ladder/2026-12-06-recall/`).
     pub enemy_dial_bonus: f32,
     pub seed: u64,
 }
@@ -416,10 +418,10 @@ fn capture_gain(pos: &Position, mv: &Move) -> Option<f32> {
     Some(gain)
 }
 
-/// The experiments' leaf terms for the side to move ([`PvsConfig::dial_bonus`],
-/// [`PvsConfig::trade_bonus`]), in one scan of the pieces: both when both are set.
-/// `enemy`: the bonus on each Dial of the opponent of the given side ([`PvsConfig::enemy_dial_bonus`]).
-fn experimental_terms(pos: &Position, dial_bonus: f32, trade_bonus: f32, enemy: (f32, engine::Side)) -> f32 {
+/// The leaf terms beyond the leaf score, for the side to move ([`PvsConfig::dial_bonus`],
+/// [`PvsConfig::trade_bonus`], and `enemy`: the bonus on each Dial of the opponent of the
+/// given side, [`PvsConfig::enemy_dial_bonus`]), in one scan of the pieces: all that are set.
+fn leaf_terms(pos: &Position, dial_bonus: f32, trade_bonus: f32, enemy: (f32, engine::Side)) -> f32 {
     let me = pos.turn();
     let (mut dials, mut mine, mut theirs) = (0.0f32, 0.0f32, 0.0f32);
     let mut enemy_dials = 0.0f32;
@@ -526,7 +528,7 @@ impl Searcher<'_> {
         };
         if self.dial_bonus != 0.0 || self.trade_bonus != 0.0 || self.enemy_dial_bonus != 0.0 {
             let enemy = (self.enemy_dial_bonus, self.root_side);
-            return s + experimental_terms(pos, self.dial_bonus, self.trade_bonus, enemy);
+            return s + leaf_terms(pos, self.dial_bonus, self.trade_bonus, enemy);
         }
         s
     }
@@ -1005,26 +1007,26 @@ mod tests {
         }
     }
 
-    /// Regression (caught before its games were played): with both experiment terms set,
+    /// Regression (caught before its games were played): with two of the terms set,
     /// the leaf score returned after the Dial's term and left out trading when ahead.
     #[test]
-    fn the_experiment_terms_add_up() {
+    fn the_extra_leaf_terms_add_up() {
         // South (Clockwork) to move: two Dials and a Hands (12 pawns) against two Daggers (2).
         let p = pos("clockwork blades 4m4/9/3d1d3/9/9/9/9/2D1H1D2/4F4 s - 0");
         let none = (0.0, engine::Side::South);
-        let dial = experimental_terms(&p, 1.0, 0.0, none);
-        let trade = experimental_terms(&p, 0.0, 1.0, none);
+        let dial = leaf_terms(&p, 1.0, 0.0, none);
+        let trade = leaf_terms(&p, 0.0, 1.0, none);
         assert_eq!(dial, 2.0);
         assert!((trade - 10.0 * (1.0 - 14.0 / 76.0)).abs() < 1e-4, "{trade}");
-        assert!((experimental_terms(&p, 1.0, 1.0, none) - (dial + trade)).abs() < 1e-4);
-        assert_eq!(experimental_terms(&p, 0.0, 0.0, none), 0.0);
+        assert!((leaf_terms(&p, 1.0, 1.0, none) - (dial + trade)).abs() < 1e-4);
+        assert_eq!(leaf_terms(&p, 0.0, 0.0, none), 0.0);
         // The enemy's Dials: where North searches, South's two Dials count 1.5 pawns more each
         // (South to move: +3 for South; North to move: −3 for North); where South searches,
         // North has no Dial and nothing changes.
-        assert_eq!(experimental_terms(&p, 0.0, 0.0, (1.5, engine::Side::North)), 3.0);
-        assert_eq!(experimental_terms(&p, 0.0, 0.0, (1.5, engine::Side::South)), 0.0);
+        assert_eq!(leaf_terms(&p, 0.0, 0.0, (1.5, engine::Side::North)), 3.0);
+        assert_eq!(leaf_terms(&p, 0.0, 0.0, (1.5, engine::Side::South)), 0.0);
         let north = pos("clockwork blades 4m4/9/3d1d3/9/9/9/9/2D1H1D2/4F4 n - 1");
-        assert_eq!(experimental_terms(&north, 0.0, 0.0, (1.5, engine::Side::North)), -3.0);
+        assert_eq!(leaf_terms(&north, 0.0, 0.0, (1.5, engine::Side::North)), -3.0);
     }
 
     /// A position where the side to move has only its king-piece and pawn-types is not
