@@ -67,6 +67,18 @@ pub(crate) struct ScoreScan {
     kings: [Option<Square>; 2],
     near: [u32; 2],
     s: f32,
+    totals: ScanTotals,
+}
+
+/// What the scan counts besides the score, for the search's extra leaf terms
+/// (`crate::pvs`'s trading when ahead and Dial values): summed in the same pass, in the
+/// same order as a separate pass over the pieces would (so bit for bit the same sums).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct ScanTotals {
+    /// Material (the heuristic's values) of the side to move, then of the other side.
+    pub(crate) material: [f32; 2],
+    /// Dials of each side, by [`Side::index`].
+    pub(crate) dials: [f32; 2],
 }
 
 impl ScoreScan {
@@ -77,6 +89,7 @@ impl ScoreScan {
             kings: [pos.king(Side::South), pos.king(Side::North)],
             near: [0; 2],
             s: 0.0,
+            totals: ScanTotals::default(),
         }
     }
 
@@ -97,11 +110,21 @@ impl ScoreScan {
         v += ROLE_TERMS.square[code] * adv * adv / 8.0;
         // `±1 × v` is exact: the same sum as the sign's product.
         self.s += if p.side == self.me { v } else { -v };
+        self.totals.material[usize::from(p.side != self.me)] += ROLE_TERMS.material[code];
+        if p.role == Role::Dial {
+            self.totals.dials[p.side.index()] += 1.0;
+        }
         // Enemy pieces within two squares of each side's king.
         let enemy = p.side.opponent().index();
         if self.kings[enemy].is_some_and(|k| sq.distance(k) <= 2) {
             self.near[enemy] += 1;
         }
+    }
+
+    /// The totals counted so far (read before [`ScoreScan::finish`]).
+    #[inline]
+    pub(crate) fn totals(&self) -> ScanTotals {
+        self.totals
     }
 
     #[inline]
@@ -124,11 +147,17 @@ impl Heuristic {
     /// pawn-types and Father Time, king danger and the mover's mobility (one pass over the
     /// pieces: this runs at every leaf of the search).
     pub fn score(pos: &Position, moves: &[Move]) -> f32 {
+        Heuristic::score_and_totals(pos, moves).0
+    }
+
+    /// [`Heuristic::score`] and the scan's totals ([`ScanTotals`]).
+    pub(crate) fn score_and_totals(pos: &Position, moves: &[Move]) -> (f32, ScanTotals) {
         let mut scan = ScoreScan::new(pos);
         for (sq, p) in pos.pieces() {
             scan.add(sq, p);
         }
-        scan.finish(moves)
+        let totals = scan.totals();
+        (scan.finish(moves), totals)
     }
 
     /// How promising a move looks before search (a logit).

@@ -20,7 +20,7 @@
 use engine::{Move, Piece, Position, Role, Side, Square};
 
 use crate::encoding::view_index;
-use crate::heuristic::ScoreScan;
+use crate::heuristic::{ScanTotals, ScoreScan};
 
 const ROLES: usize = Role::ALL.len();
 /// The size of the sparse input.
@@ -51,7 +51,7 @@ fn push_features(me: Side, sq: Square, p: Piece, out: &mut Vec<u16>) {
 
 /// [`crate::Heuristic::score`] and [`features`] in one pass over the pieces (the leaf score's
 /// inputs, at every leaf of the search).
-fn score_and_features(pos: &Position, moves: &[Move], out: &mut Vec<u16>) -> f32 {
+fn score_and_features(pos: &Position, moves: &[Move], out: &mut Vec<u16>) -> (f32, ScanTotals) {
     out.clear();
     let me = pos.turn();
     let mut scan = ScoreScan::new(pos);
@@ -59,7 +59,8 @@ fn score_and_features(pos: &Position, moves: &[Move], out: &mut Vec<u16>) -> f32
         scan.add(sq, p);
         push_features(me, sq, p, out);
     }
-    scan.finish(moves)
+    let totals = scan.totals();
+    (scan.finish(moves), totals)
 }
 
 /// The feature of the left-right mirrored position (file a ↔ i).
@@ -146,8 +147,18 @@ impl LeafNet {
 
     /// The score of `pos` (with its legal `moves`) in pawns for the side to move.
     pub fn score(&self, pos: &Position, moves: &[Move], scratch: &mut Vec<u16>) -> f32 {
-        let heuristic = score_and_features(pos, moves, scratch);
-        self.pawns(heuristic, scratch)
+        self.score_and_totals(pos, moves, scratch).0
+    }
+
+    /// [`LeafNet::score`] and the heuristic scan's totals ([`ScanTotals`]), from one pass.
+    pub(crate) fn score_and_totals(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+        scratch: &mut Vec<u16>,
+    ) -> (f32, ScanTotals) {
+        let (heuristic, totals) = score_and_features(pos, moves, scratch);
+        (self.pawns(heuristic, scratch), totals)
     }
 
     /// The score in pawns of a position with this heuristic score and these features
@@ -177,7 +188,7 @@ mod tests {
             for _ in 0..100 {
                 let moves = g.legal_moves();
                 let p = *g.position();
-                let h = score_and_features(&p, &moves, &mut one);
+                let h = score_and_features(&p, &moves, &mut one).0;
                 features(&p, &mut apart);
                 assert_eq!(h.to_bits(), Heuristic::score(&p, &moves).to_bits());
                 assert_eq!(one, apart);

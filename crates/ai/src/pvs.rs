@@ -421,25 +421,18 @@ fn capture_gain(pos: &Position, mv: &Move) -> Option<f32> {
 /// The leaf terms beyond the leaf score, for the side to move ([`PvsConfig::dial_bonus`],
 /// [`PvsConfig::trade_bonus`], and `enemy`: the bonus on each Dial of the opponent of the
 /// given side, [`PvsConfig::enemy_dial_bonus`]), in one scan of the pieces: all that are set.
-fn leaf_terms(pos: &Position, dial_bonus: f32, trade_bonus: f32, enemy: (f32, engine::Side)) -> f32 {
-    let me = pos.turn();
-    let (mut dials, mut mine, mut theirs) = (0.0f32, 0.0f32, 0.0f32);
-    let mut enemy_dials = 0.0f32;
-    for (_, p) in pos.pieces() {
-        let sign = if p.side == me { 1.0 } else { -1.0 };
-        if p.role == Role::Dial {
-            dials += sign;
-            if p.side != enemy.1 {
-                enemy_dials += sign;
-            }
-        }
-        let m = crate::heuristic::material(p.role);
-        if p.side == me {
-            mine += m;
-        } else {
-            theirs += m;
-        }
-    }
+fn leaf_terms(
+    me: engine::Side,
+    totals: &crate::heuristic::ScanTotals,
+    dial_bonus: f32,
+    trade_bonus: f32,
+    enemy: (f32, engine::Side),
+) -> f32 {
+    let [mine, theirs] = totals.material;
+    let dials = totals.dials[me.index()] - totals.dials[me.opponent().index()];
+    // The opponent of `enemy.1`'s Dials, counted for the side to move (its own: +).
+    let foe = enemy.1.opponent();
+    let enemy_dials = if foe == me { totals.dials[foe.index()] } else { -totals.dials[foe.index()] };
     let gone = (1.0 - (mine + theirs) / 76.0).clamp(0.0, 1.0);
     dial_bonus * dials + trade_bonus * (mine - theirs) * gone + enemy.0 * enemy_dials
 }
@@ -522,13 +515,13 @@ impl Searcher<'_> {
 
     /// A leaf's static score for its side to move (pawns).
     fn static_score(&mut self, pos: &Position, moves: &[Move]) -> f32 {
-        let s = match self.leaf {
-            Some(net) => net.score(pos, moves, &mut self.scratch),
-            None => Heuristic::score(pos, moves),
+        let (s, totals) = match self.leaf {
+            Some(net) => net.score_and_totals(pos, moves, &mut self.scratch),
+            None => Heuristic::score_and_totals(pos, moves),
         };
         if self.dial_bonus != 0.0 || self.trade_bonus != 0.0 || self.enemy_dial_bonus != 0.0 {
             let enemy = (self.enemy_dial_bonus, self.root_side);
-            return s + leaf_terms(pos, self.dial_bonus, self.trade_bonus, enemy);
+            return s + leaf_terms(pos.turn(), &totals, self.dial_bonus, self.trade_bonus, enemy);
         }
         s
     }
@@ -1011,6 +1004,10 @@ mod tests {
     /// the leaf score returned after the Dial's term and left out trading when ahead.
     #[test]
     fn the_extra_leaf_terms_add_up() {
+        let leaf_terms = |p: &Position, dial: f32, trade: f32, enemy: (f32, engine::Side)| {
+            let totals = Heuristic::score_and_totals(p, &p.legal_moves()).1;
+            super::leaf_terms(p.turn(), &totals, dial, trade, enemy)
+        };
         // South (Clockwork) to move: two Dials and a Hands (12 pawns) against two Daggers (2).
         let p = pos("clockwork blades 4m4/9/3d1d3/9/9/9/9/2D1H1D2/4F4 s - 0");
         let none = (0.0, engine::Side::South);
