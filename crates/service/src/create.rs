@@ -99,7 +99,7 @@ pub struct Limits {
     /// WebSocket connections open at once from one address bucket, over all games.
     pub ws_per_ip: u32,
     /// The AI's cost per address bucket per minute, in units of 11,250 positions
-    /// ([`crate::admission::ai_cost`]: a level-4 move costs 14, a level-6 move 80): moves, openings
+    /// ([`crate::admission::ai_cost`]: a level-4 move costs 10, a level-6 move 80): moves, openings
     /// and rematch openings against the AI.
     pub ai_cost_per_ip_per_minute: u32,
     /// AI moves being computed at once for one address bucket (over all its games).

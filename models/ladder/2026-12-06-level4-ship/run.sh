@@ -6,7 +6,7 @@
 set -e
 cd "$(dirname "$0")/../../.."
 # The games must be level 4's new search: refuse to play them with another.
-grep -q '"0a56c05b1bd24795"' crates/ai/tests/signature.rs || { echo "level 4's new search is not built" >&2; exit 1; }
+grep -q '"0a56c05b1bd24795"' crates/ai/tests/signature.rs || { echo "level 4's candidate is not applied: git apply docs/experiments/patches/2026-12-06-level4-candidate.diff, then rebuild" >&2; exit 1; }
 D=models/ladder/2026-12-06-level4-ship
 B=${B:-target/release/iron-arena}
 run() { out=$1; shift; $B ladder "$@" --out $D/$out.jsonl > $D/$out.txt 2>&1; }
