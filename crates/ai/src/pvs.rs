@@ -203,7 +203,6 @@ pub fn search_with_leaf(
         scratch: Vec::with_capacity(crate::leafnet::MAX_ACTIVE),
         move_lists: Vec::new(),
         capture_lists: Vec::new(),
-        keyed: Vec::new(),
     };
     // The window below the best inside which root scores are kept exact, so the variety
     // draw chooses among true scores.
@@ -352,12 +351,10 @@ struct Searcher<'a> {
     /// The learned leaf score, if any (else the heuristic's).
     leaf: Option<&'a LeafNet>,
     scratch: Vec<u16>,
-    /// Move lists and capture lists no longer in use, kept for the next node: a node
+    /// Move lists and keyed lists (captures, a node's ordering) no longer in use, kept for the next node: a node
     /// allocates nothing once the search is a few plies deep (allocation is dear in wasm).
     move_lists: Vec<Vec<Move>>,
     capture_lists: Vec<Vec<(f32, Move)>>,
-    /// The move ordering's keys (filled and emptied within one call).
-    keyed: Vec<(f32, Move)>,
 }
 
 /// The score of `o` for the side to move in the position it ended, `ply` plies from the
@@ -615,12 +612,14 @@ impl Searcher<'_> {
             }
         }
         self.hashes.push(hash);
-        let mut ordered = self.move_list();
+        let mut ordered = self.capture_lists.pop().unwrap_or_default();
         self.order(pos, moves, tt_move, ply, &mut ordered);
         let mut a = alpha;
         let mut best = f32::NEG_INFINITY;
         let mut best_move = None;
-        for (i, &m) in ordered.iter().enumerate() {
+        let mut sorted = false;
+        for i in 0..ordered.len() {
+            let m = pick(&mut ordered, i, &mut sorted);
             let v = if i == 0 || !self.reductions {
                 -self.child(pos, m, depth - 1, ply + 1, -beta, -a)
             } else {
@@ -637,6 +636,7 @@ impl Searcher<'_> {
                 }
             };
             if self.aborted {
+                self.capture_lists.push(ordered);
                 self.hashes.pop();
                 return 0.0;
             }
@@ -667,7 +667,7 @@ impl Searcher<'_> {
                 break;
             }
         }
-        self.move_lists.push(ordered);
+        self.capture_lists.push(ordered);
         self.hashes.pop();
         if use_tt {
             let bound = if best <= alpha {
@@ -807,21 +807,20 @@ impl Searcher<'_> {
         v
     }
 
-    /// The table's move, then tactical moves (move logit ≥ 1: captures, king captures,
-    /// Timeout, destroying abilities) by logit, the two killers, then the rest by logit
-    /// and history. Stable, so the order is deterministic.
+    /// The keys of the moves' order ([`pick`] takes them in it): the table's move, then
+    /// tactical moves (move logit ≥ 1: captures, king captures, Timeout, destroying
+    /// abilities) by logit, the two killers, then the rest by logit and history.
     fn order(
         &mut self,
         pos: &Position,
         moves: &[Move],
         tt_move: Option<Move>,
         ply: u32,
-        out: &mut Vec<Move>,
+        out: &mut Vec<(f32, Move)>,
     ) {
         let killers = self.killers[(ply as usize).min(self.killers.len() - 1)];
-        let mut keyed = std::mem::take(&mut self.keyed);
-        keyed.clear();
-        keyed.extend(moves.iter().map(|&m| {
+        out.clear();
+        out.extend(moves.iter().map(|&m| {
             let logit = Heuristic::move_logit(pos, &m);
             let key = if Some(m) == tt_move {
                 f32::INFINITY
@@ -836,11 +835,33 @@ impl Searcher<'_> {
             };
             (key, m)
         }));
-        keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
-        out.clear();
-        out.extend(keyed.iter().map(|&(_, m)| m));
-        self.keyed = keyed;
     }
+}
+
+/// How many of a node's moves [`pick`] finds by selection before it sorts the rest.
+const PICKED: usize = 3;
+
+/// The `i`-th move of `keyed` (its first `i` already picked) in the order of a stable sort
+/// by descending key: the first move of the highest key left, the others keeping their
+/// order. Most nodes cut off after their first move or two, so the first [`PICKED`] are
+/// found by selection; a node that goes on sorts the rest once (`sorted`). Either way the
+/// order is the one of sorting all the moves first (the search's moves are unchanged).
+fn pick(keyed: &mut [(f32, Move)], i: usize, sorted: &mut bool) -> Move {
+    if !*sorted {
+        if i < PICKED {
+            let mut top = i;
+            for j in i + 1..keyed.len() {
+                if keyed[j].0.total_cmp(&keyed[top].0).is_gt() {
+                    top = j;
+                }
+            }
+            keyed[i..=top].rotate_right(1);
+        } else {
+            keyed[i..].sort_by(|a, b| b.0.total_cmp(&a.0));
+            *sorted = true;
+        }
+    }
+    keyed[i].1
 }
 
 #[cfg(test)]
@@ -878,6 +899,32 @@ mod tests {
             }
         }
         out
+    }
+
+    /// Picking one at a time gives the order of a stable sort by descending key, ties
+    /// (many: the killers' and equal logits' keys) in their generation order, whether a
+    /// node stops early or goes through all its moves.
+    #[test]
+    fn picking_gives_the_stable_sort_order() {
+        let mut rng = crate::rng::Rng::new(7);
+        for p in random_positions(40, 11) {
+            let moves = p.legal_moves();
+            for _ in 0..5 {
+                // Few distinct keys, so that ties are common; one infinite (a table move).
+                let mut keyed: Vec<(f32, Move)> =
+                    moves.iter().map(|&m| (rng.below(4) as f32 * 1.0e6, m)).collect();
+                if let Some(k) = keyed.get_mut(rng.below(moves.len().max(1))) {
+                    k.0 = f32::INFINITY;
+                }
+                let mut want = keyed.clone();
+                want.sort_by(|a, b| b.0.total_cmp(&a.0));
+                let stop = rng.below(keyed.len() + 1);
+                let mut sorted = false;
+                let got: Vec<Move> = (0..stop).map(|i| pick(&mut keyed, i, &mut sorted)).collect();
+                let want: Vec<Move> = want.iter().take(stop).map(|x| x.1).collect();
+                assert_eq!(got, want, "{p}");
+            }
+        }
     }
 
     #[test]
