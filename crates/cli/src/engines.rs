@@ -439,7 +439,7 @@ mod tests {
         // The search before the quiescence's delta pruning, for comparisons.
         let before = Spec::parse(&format!("hleaf:{leaf}:4+delta=0")).unwrap();
         assert_eq!(before.hybrid, Some(PvsConfig { delta: 0.0, ..level.alphabeta_leaf_config(0) }));
-        assert_eq!(before.label(), "hybridqrleaf:75000+d0");
+        assert_eq!(before.label(), "hybridqrleaf:72000+d0");
         assert!(Spec::parse(&format!("hleaf:{leaf}:4+nodes=x")).is_err());
     }
 
