@@ -202,7 +202,7 @@ pub fn search_with_leaf(
         leaf,
         scratch: Vec::with_capacity(crate::leafnet::MAX_ACTIVE),
         move_lists: Vec::new(),
-        capture_lists: Vec::new(),
+        keyed_lists: Vec::new(),
     };
     // The window below the best inside which root scores are kept exact, so the variety
     // draw chooses among true scores.
@@ -351,10 +351,11 @@ struct Searcher<'a> {
     /// The learned leaf score, if any (else the heuristic's).
     leaf: Option<&'a LeafNet>,
     scratch: Vec<u16>,
-    /// Move lists and keyed lists (captures, a node's ordering) no longer in use, kept for the next node: a node
-    /// allocates nothing once the search is a few plies deep (allocation is dear in wasm).
+    /// Move lists and keyed lists (a node's ordering, the quiescence's captures) no longer
+    /// in use, kept for the next node: a node allocates nothing once the search is a few
+    /// plies deep (allocation is dear in wasm).
     move_lists: Vec<Vec<Move>>,
-    capture_lists: Vec<Vec<(f32, Move)>>,
+    keyed_lists: Vec<Vec<(f32, Move)>>,
 }
 
 /// The score of `o` for the side to move in the position it ended, `ply` plies from the
@@ -612,7 +613,7 @@ impl Searcher<'_> {
             }
         }
         self.hashes.push(hash);
-        let mut ordered = self.capture_lists.pop().unwrap_or_default();
+        let mut ordered = self.keyed_lists.pop().unwrap_or_default();
         self.order(pos, moves, tt_move, ply, &mut ordered);
         let mut a = alpha;
         let mut best = f32::NEG_INFINITY;
@@ -636,7 +637,7 @@ impl Searcher<'_> {
                 }
             };
             if self.aborted {
-                self.capture_lists.push(ordered);
+                self.keyed_lists.push(ordered);
                 self.hashes.pop();
                 return 0.0;
             }
@@ -667,7 +668,7 @@ impl Searcher<'_> {
                 break;
             }
         }
-        self.capture_lists.push(ordered);
+        self.keyed_lists.push(ordered);
         self.hashes.pop();
         if use_tt {
             let bound = if best <= alpha {
@@ -725,12 +726,12 @@ impl Searcher<'_> {
         }
         let a = alpha.max(stand);
         let best = stand;
-        let mut caps = self.capture_lists.pop().unwrap_or_default();
+        let mut caps = self.keyed_lists.pop().unwrap_or_default();
         caps.clear();
         caps.extend(moves.iter().filter(|m| is_capture(pos, m)).map(|m| (Heuristic::move_logit(pos, m), *m)));
         caps.sort_by(|x, y| y.0.total_cmp(&x.0));
         let v = self.captures(pos, &caps, left, ply, a, beta, best);
-        self.capture_lists.push(caps);
+        self.keyed_lists.push(caps);
         v
     }
 
