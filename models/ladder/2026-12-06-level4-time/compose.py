@@ -5,7 +5,9 @@
 # - row-4.jsonl: level 4's row at 72,000 positions (run.sh row72, seed 4665);
 # - confirm-72000.jsonl's 144 games against alphabeta:4 (seed 4664), played as
 #   hleaf:…:4+null=2+trade=50+enemydial=250+nodes=72000, which is level 4's
-#   search move for move (README), relabelled level:4.
+#   search move for move (README), relabelled level:4;
+# - steps-3-4.jsonl and steps-4-5.jsonl: 72 more games on each of level 4's steps (run.sh row72,
+#   seeds 4666 and 4667).
 import json, os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -18,7 +20,7 @@ with open(os.path.join(HERE, 'kept.jsonl'), 'w') as kept:
         if CHANGED not in (g['a'], g['b']):
             kept.write(json.dumps(g, sort_keys=True) + '\n')
 with open(os.path.join(HERE, 'ladder.jsonl'), 'w') as out:
-    for f in ['kept.jsonl', 'row-4.jsonl', RUN4]:
+    for f in ['kept.jsonl', 'row-4.jsonl', 'steps-3-4.jsonl', 'steps-4-5.jsonl', RUN4]:
         for line in open(os.path.join(HERE, f)):
             g = json.loads(line)
             g.pop('moves', None)
