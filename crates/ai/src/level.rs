@@ -147,8 +147,8 @@ pub const LEVELS: [Level; 6] = [
         // before it (alternated in one run: 121-123 ms against 132-133). Its lost points had
         // been long games against Clockwork, whose Dials recalled its pieces again and again
         // (models/ladder/2026-12-06-recall/). Before: 75,000 positions without these, 86.1%
-        // over 180 (models/ladder/2026-12-06-search-fix/). Levels 3, 5 and 6 were not measured
-        // with these and keep the search without them.
+        // over 180 (models/ladder/2026-12-06-search-fix/). Levels 5 and 6 search with them too
+        // since 2026-12-06 17:55; level 3 was not measured with them and keeps the search without.
         alphabeta_nodes: 108_000,
         alphabeta_margin_cp: 5,
         alphabeta_null_move: 2,
@@ -160,28 +160,33 @@ pub const LEVELS: [Level; 6] = [
         name: "master",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 25000,
-        // 233,333 leaf-scored positions (level 6's search until 2026-12-05): 75.5% against
-        // level 4 (108 games), ~300 ms a move in workerd, within the ~400 ms the model card
-        // listed for level 5 when issue 32 was filed (models/README.md).
+        // 233,333 leaf-scored positions (level 6's search until 2026-12-05), with level 4's
+        // options since 2026-12-06 17:55: 65.3% against level 4 (72 games; 67.6% over 108
+        // without them) at 1.036x their workerd time in one alternated run, ~300 ms a move,
+        // within the ~400 ms the model card listed for level 5 when issue 32 was filed
+        // (models/ladder/2026-12-06-top-options/). Not measured stronger than without them,
+        // but the same search as level 4, Recall games included.
         alphabeta_nodes: 350_000,
         alphabeta_margin_cp: 2,
-        alphabeta_null_move: 0,
-        alphabeta_trade_cp: 0,
-        alphabeta_enemy_dial_cp: 0,
+        alphabeta_null_move: 2,
+        alphabeta_trade_cp: 50,
+        alphabeta_enemy_dial_cp: 250,
     },
     Level {
         number: 6,
         name: "grandmaster",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 45000,
-        // 600,000 leaf-scored positions: 67.6% against level 5 (108 games) and 92% against
-        // alphabeta:5 (36), median 768-836 ms a move in workerd, within the ~0.9-1 s the model card
-        // listed for level 6 when issue 32 was filed (models/ladder/2026-12-05-top-budget/).
+        // 600,000 leaf-scored positions, with level 4's options since 2026-12-06 17:55: 66.7%
+        // against level 5 (72 games), 94.4% against alphabeta:5 (36), at 0.96x their workerd
+        // time in one alternated run, ~780 ms a move, within the ~0.9-1 s the model card listed
+        // for level 6 when issue 32 was filed (models/ladder/2026-12-06-top-options/; without
+        // them 69.9% against level 5 over 108 and 89.6% against alphabeta:5 over 72).
         alphabeta_nodes: 900_000,
         alphabeta_margin_cp: 2,
-        alphabeta_null_move: 0,
-        alphabeta_trade_cp: 0,
-        alphabeta_enemy_dial_cp: 0,
+        alphabeta_null_move: 2,
+        alphabeta_trade_cp: 50,
+        alphabeta_enemy_dial_cp: 250,
     },
 ];
 

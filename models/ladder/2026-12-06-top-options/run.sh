@@ -15,9 +15,9 @@ case "${1:-}" in
     step56) $B ladder $L6 $L5 --games 72 --seed 4671 --moves --out $D/step56.jsonl > $D/step56.txt 2>&1 ;;
     ab5) $B ladder $L6 alphabeta:5 --games 36 --seed 4672 --moves --out $D/ab5.jsonl > $D/ab5.txt 2>&1 ;;
     row5) $B ladder random alphabeta:1 alphabeta:2 alphabeta:3 alphabeta:4 level:1 level:2 level:3 $L5 \
-        --with $L5 --games 36 --seed 4673 --moves --out $D/row5.jsonl > $D/row5.txt 2>&1 ;;
+        --with hybridqrleaf:233333 --games 36 --seed 4673 --moves --out $D/row5.jsonl > $D/row5.txt 2>&1 ;;
     row6) $B ladder random alphabeta:1 alphabeta:2 alphabeta:3 alphabeta:4 level:1 level:2 level:3 level:4 $L6 \
-        --with $L6 --games 36 --seed 4674 --moves --out $D/row6.jsonl > $D/row6.txt 2>&1 ;;
+        --with hybridqrleaf:600000 --games 36 --seed 4674 --moves --out $D/row6.jsonl > $D/row6.txt 2>&1 ;;
     *) echo "usage: run.sh step45|step56|ab5|row5|row6" >&2; exit 2 ;;
 esac
 echo "DONE ${1}"
