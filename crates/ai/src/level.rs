@@ -149,7 +149,7 @@ pub const LEVELS: [Level; 6] = [
         // been long games against Clockwork, whose Dials recalled its pieces again and again
         // (models/ladder/2026-12-06-recall/). Before: 75,000 positions without these, 86.1%
         // over 180 (models/ladder/2026-12-06-search-fix/). Levels 5 and 6 search with them too
-        // since 2026-12-06 17:55; level 3 was not measured with them and keeps the search without.
+        // since 2026-12-06 17:48; level 3 was not measured with them and keeps the search without.
         alphabeta_nodes: 108_000,
         alphabeta_margin_cp: 5,
         alphabeta_null_move: 2,
@@ -162,7 +162,7 @@ pub const LEVELS: [Level; 6] = [
         engine: Engine::AlphaBetaLeaf,
         evaluations: 25000,
         // 233,333 leaf-scored positions (level 6's search until 2026-12-05), with level 4's
-        // options since 2026-12-06 17:55: 65.3% against level 4 (72 games; 67.6% over 108
+        // options since 2026-12-06 17:48: 65.3% against level 4 (72 games; 67.6% over 108
         // without them) at 1.036x their workerd time in one alternated run, ~300 ms a move,
         // within the ~400 ms the model card listed for level 5 when issue 32 was filed
         // (models/ladder/2026-12-06-top-options/). Not measured stronger than without them,
@@ -178,7 +178,7 @@ pub const LEVELS: [Level; 6] = [
         name: "grandmaster",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 45000,
-        // 600,000 leaf-scored positions, with level 4's options since 2026-12-06 17:55: 66.7%
+        // 600,000 leaf-scored positions, with level 4's options since 2026-12-06 17:48: 66.7%
         // against level 5 (72 games), 94.4% against alphabeta:5 (36), at 0.96x their workerd
         // time in one alternated run, ~780 ms a move, within the ~0.9-1 s the model card listed
         // for level 6 when issue 32 was filed (models/ladder/2026-12-06-top-options/; without

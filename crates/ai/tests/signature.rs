@@ -7,7 +7,7 @@
 //! ae8468e5e5f26010 (26,519,365) until level 3 went to 8,000 positions at 23:30,
 //! 001f7f5dc7cd4c5c (26,577,365) until the search fix of 2026-12-06, 63b71c4cd4bed4ab (26,577,365)
 //! until level 4's new search the same day (15:30), a77edbd43c6f82f3 (26,490,366) until
-//! levels 5 and 6 took level 4's options (17:55), 0aa687a762586e30 (26,490,368) since;
+//! levels 5 and 6 took level 4's options (17:48), 0aa687a762586e30 (26,490,368) since;
 //! e43306d7de8c0be5 before delta pruning). A change
 //! meant to make the search different updates these values in the same commit and
 //! re-measures the ladder it affects.
