@@ -33,6 +33,8 @@ for lo in range(1, 6):
         elif s == 0: l += 1
         else: d += 1
     n = w + d + l
+    if n == 0:
+        sys.exit(f'{jl}: no games between {a} and {b}: the steps table needs each step played')
     steps += f'| level {lo} → {lo+1} | {100*(w+d/2)/n:.1f}% (+{w} ={d} −{l}) | {n} |\n'
 s = open(readme).read()
 s = re.sub(r'(<!-- ladder-table -->\n).*?(<!-- /ladder-table -->)', lambda m: m.group(1) + table + m.group(2), s, flags=re.S)
