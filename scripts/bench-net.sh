@@ -28,7 +28,7 @@ echo "$out"
 native=$(sed -n 's/.*; \([0-9.]*\) evaluations\/s.*/\1/p' <<<"$out")
 
 echo "== the learned leaf score, native (bench-leaf)"
-leaf=models/$(sed -n 's/^pub const LEAF_FILE: &str = "\(.*\)";/\1/p' src/net.rs)
+leaf=models/$(sed -n 's/^pub const LEAF_V1_FILE: &str = "\(.*\)";/\1/p' src/net.rs)
 out=$(target/release/iron-arena bench-leaf "$leaf")
 echo "$out"
 native_leaf=$(sed -n 's/^time per node, leaf network \/ heuristic: \([0-9.]*\).*/\1/p' <<<"$out")

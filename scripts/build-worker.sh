@@ -17,7 +17,7 @@
 # crate itself is compiled for one feature set at a time (a cdylib's file has no hash in
 # its name, so cargo keeps one), so building the other module after one recompiles that
 # crate and redoes the fat LTO: ~13 s wall, 12 CPU-s (measured: no dependency rebuilt).
-# Outputs: public/models/<the Worker's network and leaf score> (static assets, src/net.rs
+# Outputs: public/models/<the Worker's network and leaf scores> (static assets, src/net.rs
 # says why),
 # OUT/index_bg.wasm (without its function-name and producers sections: 2.8 MB
 # raw / 0.65 MB gzip that only stack traces use), OUT/index.js (+ OUT/snippets/),
@@ -50,29 +50,39 @@ flock 9
 cargo build --locked -p engine-wasm --target wasm32-unknown-unknown --profile worker &
 engine_build=$!
 
-# The network the Worker plays with, and the leaf score its search uses, ship as static
+# The network the Worker plays with, and the leaf scores its searches use, ship as static
 # assets, not in the module (src/net.rs fetches them through the ASSETS binding and checks
-# their hashes): each name and SHA-256 in src/net.rs must be the manifest's (the entry
-# marked `worker_network`, or `worker_leaf`) and the file's, or the module would refuse it
-# at its first AI move. Copied (by a rename) into public/models/ (not in git).
+# their hashes): each name and SHA-256 in src/net.rs must be the manifest's (an entry
+# marked `worker_network`, or `worker_leaf`) and the file's, every marked entry must be one
+# of them, or the module would refuse it at its first AI move. Copied (by a rename) into
+# public/models/ (not in git).
 shipped_files=()
-for kind in MODEL:worker_network LEAF:worker_leaf; do
+for kind in MODEL:worker_network LEAF_V1:worker_leaf LEAF_V3:worker_leaf; do
     const=${kind%%:*} mark=${kind#*:}
     file=$(sed -n "s/^pub const ${const}_FILE: &str = \"\(.*\)\";/\1/p" src/net.rs)
     sha=$(sed -n "s/^pub const ${const}_SHA256: &str = \"\(.*\)\";/\1/p" src/net.rs)
     shipped=$(python3 -c 'import json, sys
-m = [x for x in json.load(open("models/manifest.json"))["models"] if x.get(sys.argv[1])]
-print(" ".join((m[0]["file"], m[0]["sha256"])) if len(m) == 1 else "")' "$mark")
+m = [x for x in json.load(open("models/manifest.json"))["models"] if x.get(sys.argv[1]) and x["file"] == sys.argv[2]]
+print(" ".join((m[0]["file"], m[0]["sha256"])) if len(m) == 1 else "")' "$mark" "$file")
     actual=$(sha256sum "models/$file" | cut -d' ' -f1)
-    if [ "$file $sha" != "$shipped" ] || [ "$sha" != "$actual" ]; then
-        echo "src/net.rs names $file ($sha); models/manifest.json's $mark is '$shipped';" \
-            "models/$file hashes to $actual: they must agree" >&2
+    if [ -z "$file" ] || [ "$file $sha" != "$shipped" ] || [ "$sha" != "$actual" ]; then
+        echo "src/net.rs names $file ($sha) as $const; models/manifest.json's $mark entry of that file is" \
+            "'$shipped'; models/$file hashes to $actual: they must agree" >&2
         exit 1
     fi
     shipped_files+=("$file")
 done
+marked=$(python3 -c 'import json
+print(" ".join(sorted(x["file"] for x in json.load(open("models/manifest.json"))["models"] if x.get("worker_network") or x.get("worker_leaf"))))')
+if [ "$marked" != "$(printf '%s\n' "${shipped_files[@]}" | sort | xargs)" ]; then
+    echo "models/manifest.json ships $marked; src/net.rs loads ${shipped_files[*]}: they must agree" >&2
+    exit 1
+fi
 mkdir -p public/models
-find public/models -type f ! -name "${shipped_files[0]}" ! -name "${shipped_files[1]}" -delete
+for f in public/models/*; do
+    [ -f "$f" ] || continue
+    case " ${shipped_files[*]} " in *" $(basename "$f") "*) ;; *) rm -f "$f" ;; esac
+done
 for file in "${shipped_files[@]}"; do
     if ! cmp -s "models/$file" "public/models/$file"; then
         cp "models/$file" "public/models/.$file.tmp"

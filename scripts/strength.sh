@@ -24,7 +24,7 @@ seed=${SEED:-1}
 cargo build --release --locked -p cli --features onnx >&2
 bin=target/release/iron-arena
 level=$(sed -n "s/^pub const DEFAULT_LEVEL: u8 = \([0-9]*\);/\1/p" crates/ai/src/level.rs)
-leaf=models/$(sed -n 's/^pub const LEAF_FILE: &str = "\(.*\)";/\1/p' src/net.rs)
+leaf=models/$(sed -n 's/^pub const LEAF_V1_FILE: &str = "\(.*\)";/\1/p' src/net.rs)
 shipped="level:$level"
 bench=$($bin bench-ai)
 echo "$bench"

@@ -18,7 +18,7 @@ use std::cell::OnceCell;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use ai::leafnet::LeafNet;
+use ai::level::Leaves;
 use ai::network::Network;
 use service::net_assets::unavailable;
 #[cfg(feature = "test-hooks")]
@@ -32,23 +32,30 @@ pub const MODEL_FILE: &str = "net-v8.onnx";
 /// (a missing asset would otherwise come back as the single-page app's index.html).
 pub const MODEL_SHA256: &str = "6307f12c1a8a24cca4c845e4a128c30a255daf489fb99c0e09c6a9ab78254826";
 
-/// The learned leaf score the alpha-beta uses at every leaf (`ai::leafnet`, the
-/// `worker_leaf` of models/manifest.json), shipped and checked like the model.
-pub const LEAF_FILE: &str = "leaf-v1.bin";
-/// The SHA-256 of [`LEAF_FILE`], in hex.
-pub const LEAF_SHA256: &str = "3325491445b7d1accd5937c21906a2fe50b2f44978c4785e9dea2d3aa9fca91c";
+/// The learned leaf scores the alpha-beta levels use at every leaf (`ai::leafnet`; which
+/// level plays which: `ai::level::Level::leaf`), the `worker_leaf` entries of
+/// models/manifest.json, shipped and checked like the model: leaf-v1 at levels 1-4.
+pub const LEAF_V1_FILE: &str = "leaf-v1.bin";
+/// The SHA-256 of [`LEAF_V1_FILE`], in hex.
+pub const LEAF_V1_SHA256: &str = "3325491445b7d1accd5937c21906a2fe50b2f44978c4785e9dea2d3aa9fca91c";
+/// leaf-v3, at levels 5-6.
+pub const LEAF_V3_FILE: &str = "leaf-v3.bin";
+/// The SHA-256 of [`LEAF_V3_FILE`], in hex.
+pub const LEAF_V3_SHA256: &str = "b04e1ecd6bc48bea44d016ada4f5de65be8879e9d3e98a87c47abed997a7c063";
+/// Every leaf file the module loads, with its hash.
+pub const LEAF_FILES: [(&str, &str); 2] = [(LEAF_V1_FILE, LEAF_V1_SHA256), (LEAF_V3_FILE, LEAF_V3_SHA256)];
 
 thread_local! {
     // wasm32 Workers are single-threaded: one network per isolate, set by `prepare`. A
     // failed load is not kept: the next AI move tries again.
     static NETWORK: OnceCell<Network> = const { OnceCell::new() };
-    static LEAF: OnceCell<Rc<LeafNet>> = const { OnceCell::new() };
+    static LEAVES: OnceCell<Rc<Leaves>> = const { OnceCell::new() };
     // The benchmark's last fetched model (by name), so its rounds reuse the loaded plan.
     #[cfg(feature = "test-hooks")]
     static BENCH_NETWORK: RefCell<Option<(String, Network)>> = const { RefCell::new(None) };
 }
 
-/// The isolate's network and leaf score, loaded by [`prepare`]: what the engines of
+/// The isolate's network and leaf scores, loaded by [`prepare`]: what the engines of
 /// `service::net_ai` play with.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Isolate;
@@ -58,13 +65,13 @@ impl service::net_ai::Loaded for Isolate {
         NETWORK.with(|cell| cell.get().cloned())
     }
 
-    fn leaf(&self) -> Option<Rc<LeafNet>> {
-        LEAF.with(|cell| cell.get().cloned())
+    fn leaves(&self) -> Option<Rc<Leaves>> {
+        LEAVES.with(|cell| cell.get().cloned())
     }
 }
 
-/// Loads the isolate's network and leaf score if they are not loaded yet: fetches
-/// [`MODEL_FILE`] and [`LEAF_FILE`] from the static assets, has the service check their
+/// Loads the isolate's network and leaf scores if they are not loaded yet: fetches
+/// [`MODEL_FILE`] and the [`LEAF_FILES`] from the static assets, has the service check their
 /// hashes and build them. Returns whether this call loaded anything. Called before a
 /// request that may make an AI move: the search itself is synchronous and cannot wait for
 /// a fetch.
@@ -79,11 +86,15 @@ pub async fn prepare(env: &worker::Env) -> Result<bool, ApiError> {
         });
         loaded = true;
     }
-    if LEAF.with(|cell| cell.get().is_none()) {
-        let bytes = fetch_asset(env, LEAF_FILE).await?;
-        let leaf = service::net_assets::leaf(LEAF_FILE, &bytes, LEAF_SHA256)?;
-        LEAF.with(|cell| {
-            let _ = cell.set(Rc::new(leaf));
+    if LEAVES.with(|cell| cell.get().is_none()) {
+        // All of them or none: a level never finds its leaf score missing.
+        let mut leaves = Leaves::none();
+        for (file, sha256) in LEAF_FILES {
+            let bytes = fetch_asset(env, file).await?;
+            service::net_assets::load_leaf(&mut leaves, file, &bytes, sha256)?;
+        }
+        LEAVES.with(|cell| {
+            let _ = cell.set(Rc::new(leaves));
         });
         loaded = true;
     }
@@ -109,19 +120,21 @@ pub fn check_model(onnx: &[u8], reference: &str, name: &str) -> Result<String, S
 }
 
 /// `POST /api/ai/bench` (`service::net_bench`): loads what the request benchmarks (this
-/// isolate's network and leaf score, or a `model` from `AI_BENCH_MODELS`), then runs it.
+/// isolate's network and leaf scores, or a `model` from `AI_BENCH_MODELS`), then runs it.
 /// A measuring route, not a product one: only in the test module (feature `test-hooks`).
 #[cfg(feature = "test-hooks")]
 pub async fn bench(body: &[u8], env: &worker::Env) -> Result<BenchAnswer, ApiError> {
     match net_bench::parse(body)? {
         Bench::Search { kind, level, position } => {
             let loaded_now = prepare(env).await?;
-            let (net, leaf) = (service::net_ai::network(&Isolate)?, service::net_ai::leaf(&Isolate)?);
-            let ai = ai::shipped::ShippedAi::new(&net, &leaf);
+            let (net, leaves) = (service::net_ai::network(&Isolate)?, service::net_ai::leaves(&Isolate)?);
+            // The level's own leaf score for the searches that are not the shipped AI's.
+            let leaf = leaves.get(level.leaf).ok_or_else(service::net_assets::leaf_not_prepared)?;
+            let ai = ai::shipped::ShippedAi::new(&net, &leaves);
             let shipped = |game: &engine::Game, seed: u64| {
                 ai.choose(game, &level, seed).map(|c| c.work).map_err(service::net_assets::unavailable)
             };
-            net_bench::search(kind, level, position, &leaf, loaded_now, &shipped)
+            net_bench::search(kind, level, position, leaf, loaded_now, &shipped)
         }
         Bench::Evaluate { evaluations, session, model } => {
             let (net, loaded_now, model) = match model {

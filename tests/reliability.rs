@@ -448,16 +448,19 @@ fn a_damaged_network_or_leaf_asset_refuses_ai_games_creates_nothing_and_the_repa
     let root = support::root();
     let mut models: Vec<_> =
         std::fs::read_dir(root.join("public/models")).unwrap().map(|e| e.unwrap().path()).collect();
-    models.sort_by_key(|p| p.extension().is_some_and(|e| e == "bin"));
+    models.sort_by_key(|p| (p.extension().is_some_and(|e| e == "bin"), p.clone()));
     assert_eq!(
-        models.iter().map(|p| p.extension().unwrap().to_str().unwrap()).collect::<Vec<_>>(),
-        ["onnx", "bin"],
-        "public/models/ holds the shipped network and leaf score (scripts/build-worker.sh): {models:?}"
+        models.iter().map(|p| p.file_name().unwrap().to_str().unwrap()).collect::<Vec<_>>()[1..],
+        ["leaf-v1.bin", "leaf-v3.bin"],
+        "public/models/ holds the shipped network and leaf scores (scripts/build-worker.sh): {models:?}"
     );
+    assert_eq!(models[0].extension().unwrap(), "onnx");
     let good = std::fs::read(&models[0]).unwrap();
     let name = models[0].file_name().unwrap().to_owned();
-    let leaf_name = models[1].file_name().unwrap().to_owned();
-    let good_leaf = std::fs::read(&models[1]).unwrap();
+    // The leaf score of the top levels: loaded with the other, all or none, so a damaged one
+    // refuses the default level too (no level plays a leaf score it was not measured with).
+    let leaf_name = models[2].file_name().unwrap().to_owned();
+    let good_leaf = std::fs::read(&models[2]).unwrap();
     // A copy of public/ with one byte of the network changed.
     let assets = std::env::temp_dir().join(format!("iron-arena-assets-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&assets);
@@ -522,8 +525,9 @@ fn a_damaged_network_or_leaf_asset_refuses_ai_games_creates_nothing_and_the_repa
     let clockwork = stories["stories"].as_array().unwrap().iter().find(|st| st["id"] == "clockwork").unwrap();
     assert_eq!(clockwork["current_game"], playing.as_str(), "{clockwork}");
 
-    // The leaf score is checked the same way: the network intact, one byte of the leaf
-    // score changed, an `ai` game is refused with the leaf file's hash in the log.
+    // The leaf scores are checked the same way: the network intact, one byte of leaf-v3
+    // changed, an `ai` game (the default level, which plays leaf-v1) is refused with the leaf
+    // file's hash in the log.
     s.stop();
     std::fs::write(assets.join("models").join(&name), &good).unwrap();
     let mut bad_leaf = good_leaf.clone();

@@ -64,6 +64,12 @@ test("Hint: a failed download of the AI's leaf score is tried again on the next 
     leafRequests++;
     return leafRequests === 1 ? route.fulfill({ status: 503, body: "busy" }) : route.fallback();
   });
+  // The hint's level (4) plays leaf-v1: the top levels' leaf-v3 is never downloaded for it.
+  let topLeafRequests = 0;
+  await page.route("**/models/leaf-v3.bin", (route) => {
+    topLeafRequests++;
+    return route.fallback();
+  });
   const c = await api(server.base, "POST", "/api/games", { south: "blades", north: "clockwork", mode: "ai", seat: "south", level: 2 });
   assert.equal(c.status, 201);
   await openAsPlayer(page, c.json.id, c.json.token, "ai", "blades", "clockwork");
@@ -77,6 +83,7 @@ test("Hint: a failed download of the AI's leaf score is tried again on the next 
   await page.click(".ask-hint");
   await settled();
   assert.equal(leafRequests, 2, "the leaf score fetched again");
+  assert.equal(topLeafRequests, 0, "only the hint level's leaf file is fetched");
   assert.equal(await page.locator(".hint-line").isVisible(), true, await page.textContent(".msg"));
   const move = await page.getAttribute(".hint-line", "data-move");
   const s = (await api(server.base, "GET", `/api/games/${c.json.id}`)).json;

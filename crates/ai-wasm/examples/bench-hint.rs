@@ -10,9 +10,12 @@ use std::io::{BufRead, Write};
 use std::time::Instant;
 
 fn main() -> Result<(), String> {
-    // The leaf score, as the browser's worker loads it (public/ai-worker.js).
-    let leaf = std::fs::read("models/leaf-v1.bin").map_err(|e| format!("models/leaf-v1.bin: {e}"))?;
-    ai_wasm::set_leaf(&leaf)?;
+    // The leaf scores, as the browser's worker loads them (public/ai-worker.js).
+    for which in ai::level::LeafFile::ALL {
+        let path = format!("models/{}", which.file());
+        let leaf = std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?;
+        ai_wasm::set_leaf(which.file(), &leaf)?;
+    }
     let starts: Vec<String> = ai::bench::positions().iter().map(engine::iapn::format).collect();
     let mut out = std::io::stdout().lock();
     let say = |out: &mut std::io::StdoutLock, line: &str| {

@@ -1,7 +1,8 @@
 //! The AI for the browser: the shipped alpha-beta ([`ai::level::play_level`]) with the
-//! learned leaf score the server plays levels 3-6 with (`setLeaf`, given the same
-//! `models/leaf-v1.bin` the Worker serves; no tract in the browser) behind a small
-//! `wasm-bindgen` API: at the default level it plays the server's default move for move.
+//! learned leaf scores the server plays levels 3-6 with (`setLeaf`, given the same files
+//! of `models/` the Worker serves; `leafFile` says which one a level plays; no tract in the
+//! browser) behind a small `wasm-bindgen` API: at the default level it plays the server's
+//! default move for move.
 //! `public/ai-worker.js` runs it in a Web Worker, so a search never blocks the page.
 //!
 //! A module of its own rather than more of `engine-wasm`: the game page loads the rules
@@ -17,32 +18,41 @@
 use std::cell::RefCell;
 
 use ai::leafnet::LeafNet;
-use ai::level::play_level;
+use ai::level::{play_level, LeafFile, Leaves};
 use ai::pvs::PvsResult;
 use engine::{iapn, Game, Move, Outcome, Side};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 thread_local! {
-    // The leaf score set by `setLeaf` (a Web Worker is one thread): the searches use it
-    // once set, the heuristic before.
-    static LEAF: RefCell<Option<LeafNet>> = const { RefCell::new(None) };
+    // The leaf scores set by `setLeaf` (a Web Worker is one thread): a level's search uses
+    // its own once it is set, the heuristic before.
+    static LEAVES: RefCell<Leaves> = RefCell::new(Leaves::none());
 }
 
-/// Loads the learned leaf score (the bytes of `models/leaf-v1.bin`, the file the Worker
-/// serves and plays with): every later search scores its leaves with it, as the server's.
-/// An error names a file that is not one.
+/// The leaf file (in `models/`) the AI at `level` plays (an unknown level: the default's):
+/// what the page loads with `setLeaf` before it asks that level.
+#[wasm_bindgen(js_name = leafFile)]
+pub fn leaf_file(level: u8) -> String {
+    ai::level::level_or_default(level).leaf.file().to_string()
+}
+
+/// Loads the learned leaf score `file` (its name, as [`leaf_file`] gives it, and its bytes,
+/// the file the Worker serves and plays with): every later search of a level that plays it
+/// scores its leaves with it, as the server's. An error names a file that is not one.
 #[wasm_bindgen(js_name = setLeaf)]
-pub fn set_leaf(bytes: &[u8]) -> Result<(), String> {
-    let leaf = LeafNet::from_bytes(bytes).map_err(|e| format!("leaf score: {e}"))?;
-    LEAF.with(|l| *l.borrow_mut() = Some(leaf));
+pub fn set_leaf(file: &str, bytes: &[u8]) -> Result<(), String> {
+    let which =
+        LeafFile::from_file(file).ok_or_else(|| format!("{file} is not a leaf score the levels play"))?;
+    let leaf = LeafNet::from_bytes(bytes).map_err(|e| format!("leaf score {file}: {e}"))?;
+    LEAVES.with(|l| l.borrow_mut().set(which, leaf));
     Ok(())
 }
 
-/// Forgets the leaf score: the searches use the heuristic again (tests, which may share a
+/// Forgets the leaf scores: the searches use the heuristic again (tests, which may share a
 /// thread).
-pub fn unset_leaf() {
-    LEAF.with(|l| *l.borrow_mut() = None);
+pub fn unset_leaves() {
+    LEAVES.with(|l| *l.borrow_mut() = Leaves::none());
 }
 
 /// A search's answer.
@@ -95,7 +105,7 @@ pub fn suggest(game: &Game, level: u8, seed: u64) -> Suggestion {
         return ended(o, turn);
     }
     let lv = ai::level::level_or_default(level);
-    let r: PvsResult = LEAF.with(|l| play_level(game, &lv, seed, l.borrow().as_ref()));
+    let r: PvsResult = LEAVES.with(|l| play_level(game, &lv, seed, &l.borrow()));
     let win = win_probability(r.score);
     Suggestion {
         mv: r.best.map(|m| m.to_string()),

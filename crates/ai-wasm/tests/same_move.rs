@@ -1,6 +1,6 @@
 //! One search crate, two targets: the browser's entry point (`bestMove`, the very function
 //! the wasm module exports) chooses the move the server plays for the same game, level and
-//! seed, the game's history included: with the leaf score loaded (`setLeaf`), the shipped
+//! seed, the game's history included: with the leaf scores loaded (`setLeaf`), the shipped
 //! AI's alpha-beta levels (3-6, the default among them); without, the server's `AlphaBetaAi`.
 
 #![allow(clippy::unwrap_used)]
@@ -40,7 +40,7 @@ fn game(south: Faction, north: Faction, plies: usize) -> (String, Vec<String>, G
 
 #[test]
 fn the_browser_and_the_server_choose_the_same_move() {
-    ai_wasm::unset_leaf(); // the heuristic, as the server's AlphaBetaAi
+    ai_wasm::unset_leaves(); // the heuristic, as the server's AlphaBetaAi
     let cases = [
         (Faction::Clockwork, Faction::Blades, 0),
         (Faction::Blades, Faction::Axiom, 5),
@@ -79,10 +79,22 @@ fn the_browser_and_the_server_choose_the_same_move() {
 /// native tests), and the analysis at the default level is the server's default's.
 #[test]
 fn with_the_leaf_score_the_browser_plays_the_shipped_alpha_beta_levels() {
-    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/leaf-v1.bin")).unwrap();
-    let leaf = ai::leafnet::LeafNet::from_bytes(&bytes).unwrap();
-    assert!(ai_wasm::set_leaf(&bytes[..100]).is_err(), "a cut file is refused");
-    ai_wasm::set_leaf(&bytes).unwrap();
+    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/");
+    let bytes = std::fs::read(format!("{models}leaf-v1.bin")).unwrap();
+    let leaves =
+        ai::level::Leaves::load_all(|f| std::fs::read(format!("{models}{f}")).map_err(|e| e.to_string()))
+            .unwrap();
+    assert!(ai_wasm::set_leaf("leaf-v1.bin", &bytes[..100]).is_err(), "a cut file is refused");
+    let e = ai_wasm::set_leaf("leaf-v2.bin", &bytes).unwrap_err();
+    assert_eq!(e, "leaf-v2.bin is not a leaf score the levels play");
+    // The file each level plays, as the page asks before it loads one: leaf-v3 above the
+    // default level, and an unknown level plays the default's.
+    assert_eq!(
+        (1..=6).map(ai_wasm::leaf_file).collect::<Vec<_>>(),
+        ["leaf-v1.bin", "leaf-v1.bin", "leaf-v1.bin", "leaf-v1.bin", "leaf-v3.bin", "leaf-v3.bin"]
+    );
+    assert_eq!(ai_wasm::leaf_file(0), ai_wasm::leaf_file(ai::level::DEFAULT_LEVEL));
+    ai_wasm::set_leaf("leaf-v1.bin", &bytes).unwrap();
     for (south, north, plies) in
         [(Faction::Axiom, Faction::Blades, 4), (Faction::Clockwork, Faction::Clockwork, 9)]
     {
@@ -91,7 +103,7 @@ fn with_the_leaf_score_the_browser_plays_the_shipped_alpha_beta_levels() {
             let lv = ai::level::level(level).unwrap();
             assert_eq!(lv.engine, ai::level::Engine::AlphaBetaLeaf);
             for seed in [2u64, 77] {
-                let shipped = ai::level::play_level(&g, &lv, seed, Some(&leaf));
+                let shipped = ai::level::play_level(&g, &lv, seed, &leaves);
                 let answer: serde_json::Value =
                     serde_json::from_str(&ai_wasm::best_move(&start, moves.clone(), level, seed).unwrap())
                         .unwrap();
@@ -105,12 +117,12 @@ fn with_the_leaf_score_the_browser_plays_the_shipped_alpha_beta_levels() {
             }
         }
     }
-    ai_wasm::unset_leaf();
+    ai_wasm::unset_leaves();
 }
 
 #[test]
 fn an_unknown_level_plays_the_default_as_on_the_server() {
-    ai_wasm::unset_leaf();
+    ai_wasm::unset_leaves();
     let (start, moves, g) = game(Faction::Blades, Faction::Clockwork, 3);
     let server = AlphaBetaAi.choose(&g, 0, &mut Seed(9)).unwrap().map(|m| m.to_string());
     let default =

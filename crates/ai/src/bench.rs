@@ -40,13 +40,13 @@ pub fn deeper_positions(count: usize, seed: u64) -> Vec<Position> {
     out
 }
 
-/// The search's signature, as a chess engine's `bench` node count: the alpha-beta with the
-/// leaf score `leaf` under each of `configs` (its seed set to the position's index) on the
+/// The search's signature, as a chess engine's `bench` node count: the alpha-beta with each
+/// of `searches`' leaf score and config (its seed set to the position's index) on the
 /// benchmark positions and 24 deeper ones, every result (move, score bits, depth,
 /// positions) folded into one FNV-1a hash, and the positions searched in all. A change
 /// meant to make the search faster, not different, must leave it unchanged: the levels'
 /// ladder was measured with the moves it stands for.
-pub fn search_signature(leaf: &LeafNet, configs: &[PvsConfig]) -> (u64, u64) {
+pub fn search_signature(searches: &[(&LeafNet, PvsConfig)]) -> (u64, u64) {
     let mut positions = positions();
     positions.extend(deeper_positions(24, 32));
     let (mut hash, mut nodes) = (0xcbf2_9ce4_8422_2325u64, 0u64);
@@ -55,9 +55,9 @@ pub fn search_signature(leaf: &LeafNet, configs: &[PvsConfig]) -> (u64, u64) {
             hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
     };
-    for cfg in configs {
+    for &(leaf, cfg) in searches {
         for (i, p) in positions.iter().enumerate() {
-            let cfg = PvsConfig { seed: i as u64, ..*cfg };
+            let cfg = PvsConfig { seed: i as u64, ..cfg };
             let r = search_with_leaf(p, &[p.hash()], Some(leaf), &cfg);
             let best = r.best.map(|m| m.to_string()).unwrap_or_default();
             fold(best.as_bytes());

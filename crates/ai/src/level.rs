@@ -8,6 +8,80 @@ use crate::leafnet::LeafNet;
 use crate::mcts::{RootPolicy, SearchConfig};
 use crate::pvs::{PvsConfig, PvsResult};
 
+/// A learned leaf score a level's alpha-beta plays ([`crate::leafnet`]), by its file in
+/// `models/` (the Worker serves each from its static assets; `src/net.rs` keeps their
+/// hashes). Two since late 2026-12-06: leaf-v3 at the top levels, trained on level 4's own games,
+/// makes room above level 4 where leaf-v1 keeps the levels below
+/// (models/ladder/2026-12-06-leaf-top/).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LeafFile {
+    /// `leaf-v1.bin`: trained on the heuristic's self-play (levels 1-4).
+    V1,
+    /// `leaf-v3.bin`: trained on level 4's search (levels 5-6).
+    V3,
+}
+
+impl LeafFile {
+    pub const ALL: [LeafFile; 2] = [LeafFile::V1, LeafFile::V3];
+
+    /// Its file name in `models/` (and the Worker's `public/models/`).
+    pub fn file(self) -> &'static str {
+        match self {
+            LeafFile::V1 => "leaf-v1.bin",
+            LeafFile::V3 => "leaf-v3.bin",
+        }
+    }
+
+    /// The shipped leaf score named `file`, if it is one.
+    pub fn from_file(file: &str) -> Option<LeafFile> {
+        LeafFile::ALL.into_iter().find(|l| l.file() == file)
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The shipped leaf scores that are loaded, by file: a level's alpha-beta plays its own
+/// ([`Level::leaf`], through [`play_level`]), so no caller can hand a level another's.
+#[derive(Clone, Debug, Default)]
+pub struct Leaves {
+    nets: [Option<LeafNet>; 2],
+}
+
+impl Leaves {
+    /// None loaded: every alpha-beta scores its leaves with the heuristic.
+    pub fn none() -> Leaves {
+        Leaves::default()
+    }
+
+    /// These leaves with `which` loaded as `net`.
+    pub fn with(mut self, which: LeafFile, net: LeafNet) -> Leaves {
+        self.set(which, net);
+        self
+    }
+
+    pub fn set(&mut self, which: LeafFile, net: LeafNet) {
+        self.nets[which.index()] = Some(net);
+    }
+
+    pub fn get(&self, which: LeafFile) -> Option<&LeafNet> {
+        self.nets[which.index()].as_ref()
+    }
+
+    /// Every shipped leaf score, each read by `read` (a file name to its bytes; the shipped
+    /// AI plays with all of them), or the first error, naming its file.
+    pub fn load_all(mut read: impl FnMut(&str) -> Result<Vec<u8>, String>) -> Result<Leaves, String> {
+        let mut leaves = Leaves::none();
+        for which in LeafFile::ALL {
+            let bytes = read(which.file())?;
+            let net = LeafNet::from_bytes(&bytes).map_err(|e| format!("{}: {e}", which.file()))?;
+            leaves.set(which, net);
+        }
+        Ok(leaves)
+    }
+}
+
 /// What plays a level in the shipped AI ([`crate::shipped`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
@@ -55,6 +129,9 @@ pub struct Level {
     /// hundredths of a pawn of the best (wider at the low levels, which also makes them
     /// weaker).
     pub alphabeta_margin_cp: u32,
+    /// The learned leaf score the level's alpha-beta plays ([`play_level`]): the shipped
+    /// engine's at the alpha-beta levels, the browser's and `AlphaBetaAi`'s at every level.
+    pub leaf: LeafFile,
     /// The alpha-beta's null-move reduction in plies ([`PvsConfig::null_move`]; 0: none).
     pub alphabeta_null_move: u32,
     /// Trading when ahead, in hundredths ([`PvsConfig::trade_bonus`]; 0: none).
@@ -100,6 +177,7 @@ pub const LEVELS: [Level; 6] = [
         evaluations: 8,
         alphabeta_nodes: 150,
         alphabeta_margin_cp: 150,
+        leaf: LeafFile::V1,
         alphabeta_null_move: 0,
         alphabeta_trade_cp: 0,
         alphabeta_enemy_dial_cp: 0,
@@ -116,6 +194,7 @@ pub const LEVELS: [Level; 6] = [
         evaluations: 300,
         alphabeta_nodes: 300,
         alphabeta_margin_cp: 100,
+        leaf: LeafFile::V1,
         alphabeta_null_move: 0,
         alphabeta_trade_cp: 0,
         alphabeta_enemy_dial_cp: 0,
@@ -132,6 +211,7 @@ pub const LEVELS: [Level; 6] = [
         // and 87% (models/ladder/2026-12-05-level3-up/). 533 before, a step of 97% to level 4.
         alphabeta_nodes: 12_000,
         alphabeta_margin_cp: 60,
+        leaf: LeafFile::V1,
         alphabeta_null_move: 0,
         alphabeta_trade_cp: 0,
         alphabeta_enemy_dial_cp: 0,
@@ -152,6 +232,7 @@ pub const LEVELS: [Level; 6] = [
         // since 2026-12-06 17:48; level 3 was not measured with them and keeps the search without.
         alphabeta_nodes: 108_000,
         alphabeta_margin_cp: 5,
+        leaf: LeafFile::V1,
         alphabeta_null_move: 2,
         alphabeta_trade_cp: 50,
         alphabeta_enemy_dial_cp: 250,
@@ -162,13 +243,14 @@ pub const LEVELS: [Level; 6] = [
         engine: Engine::AlphaBetaLeaf,
         evaluations: 25000,
         // 233,333 leaf-scored positions (level 6's search until 2026-12-05), with level 4's
-        // options since 2026-12-06 17:48: 65.3% against level 4 (72 games; 67.6% over 108
-        // without them) at 1.036x their workerd time in one alternated run, ~300 ms a move,
-        // within the ~400 ms the model card listed for level 5 when issue 32 was filed
-        // (models/ladder/2026-12-06-top-options/). Not measured stronger than without them,
-        // but the same search as level 4, Recall games included.
+        // options since 2026-12-06 17:48, and leaf-v3 since late 2026-12-06: 76.4% against level 4
+        // over 72 games (65.3% with leaf-v1), at 1.02x the workerd time of the level with
+        // leaf-v1 over two alternated rounds, ~300 ms a move on the 08:55 scale, within the
+        // ~400 ms the model card listed for level 5 when issue 32 was filed
+        // (models/ladder/2026-12-06-leaf-top/; before it, models/ladder/2026-12-06-top-options/).
         alphabeta_nodes: 350_000,
         alphabeta_margin_cp: 2,
+        leaf: LeafFile::V3,
         alphabeta_null_move: 2,
         alphabeta_trade_cp: 50,
         alphabeta_enemy_dial_cp: 250,
@@ -178,13 +260,16 @@ pub const LEVELS: [Level; 6] = [
         name: "grandmaster",
         engine: Engine::AlphaBetaLeaf,
         evaluations: 45000,
-        // 600,000 leaf-scored positions, with level 4's options since 2026-12-06 17:48: 66.7%
-        // against level 5 (72 games), 94.4% against alphabeta:5 (36), at 0.96x their workerd
-        // time in one alternated run, ~780 ms a move, within the ~0.9-1 s the model card listed
-        // for level 6 when issue 32 was filed (models/ladder/2026-12-06-top-options/; without
-        // them 69.9% against level 5 over 108 and 89.6% against alphabeta:5 over 72).
+        // 600,000 leaf-scored positions, with level 4's options since 2026-12-06 17:48, and
+        // leaf-v3 since late 2026-12-06: 69.4% against level 5 with leaf-v3 (72 games), 95.8%
+        // against alphabeta:5 (36; 94.4% with leaf-v1), 73.6% against itself with leaf-v1
+        // (36), at 0.97x the workerd time of the level with leaf-v1 over two alternated
+        // rounds, ~780 ms a move on the 08:55 scale, within the ~0.9-1 s the model card listed
+        // for level 6 when issue 32 was filed (models/ladder/2026-12-06-leaf-top/; before it,
+        // models/ladder/2026-12-06-top-options/).
         alphabeta_nodes: 900_000,
         alphabeta_margin_cp: 2,
+        leaf: LeafFile::V3,
         alphabeta_null_move: 2,
         alphabeta_trade_cp: 50,
         alphabeta_enemy_dial_cp: 250,
@@ -212,15 +297,16 @@ pub fn level(number: u8) -> Option<Level> {
 }
 
 /// The alpha-beta's move in `game` at `level` (the game's positions as the repetition
-/// history): with the learned `leaf` score at the level's equal-time budget, as the
-/// shipped AI plays levels 3-6 (`crate::shipped`), else over the heuristic (the server's
-/// `AlphaBetaAi` in a module without the networks). The one function behind those and the
-/// browser's `bestMove` (crates/ai-wasm, which loads the same leaf file), so that for the
-/// same game, level and seed they choose the same move. (Here, not in `pvs`: the
+/// history): with the level's learned leaf score ([`Level::leaf`]) at its equal-time
+/// budget when `leaves` has it loaded, as the shipped AI plays levels 3-6
+/// (`crate::shipped`), else over the heuristic (the server's `AlphaBetaAi` in a module
+/// without the networks). The one function behind those and the browser's `bestMove`
+/// (crates/ai-wasm, which loads the same leaf files), so that for the same game, level and
+/// seed they choose the same move. (Here, not in `pvs`: the
 /// levels use the search, the search knows nothing of levels.)
-pub fn play_level(game: &Game, level: &Level, seed: u64, leaf: Option<&LeafNet>) -> PvsResult {
+pub fn play_level(game: &Game, level: &Level, seed: u64, leaves: &Leaves) -> PvsResult {
     let history: Vec<u64> = game.history().iter().map(Position::hash).collect();
-    match leaf {
+    match leaves.get(level.leaf) {
         Some(leaf) => crate::pvs::search_with_leaf(
             game.position(),
             &history,
@@ -286,6 +372,7 @@ impl Level {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -302,5 +389,57 @@ mod tests {
         assert!(matches!(LEVELS[0].engine, Engine::NetworkMcts { .. }));
         assert!(matches!(LEVELS[1].engine, Engine::NetworkMcts { .. }));
         assert!(LEVELS[2..].iter().all(|l| l.engine == Engine::AlphaBetaLeaf));
+        // leaf-v1 up to the default level, leaf-v3 above it.
+        assert!(LEVELS
+            .iter()
+            .all(|l| l.leaf == if l.number > DEFAULT_LEVEL { LeafFile::V3 } else { LeafFile::V1 }));
+    }
+
+    #[test]
+    fn a_level_plays_its_own_leaf_score_and_the_heuristic_without_it() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/");
+        let leaves =
+            Leaves::load_all(|f| std::fs::read(format!("{root}{f}")).map_err(|e| e.to_string())).unwrap();
+        let mut game = Game::new(Position::start(engine::Faction::Axiom, engine::Faction::Clockwork));
+        game.play(game.legal_moves()[5]).unwrap();
+        let history: Vec<u64> = game.history().iter().map(Position::hash).collect();
+        // Level 6's search at a small budget (a debug build's seconds).
+        let top = Level { alphabeta_nodes: 3_000, ..LEVELS[5] };
+        assert_eq!(top.leaf, LeafFile::V3);
+        let cfg = top.alphabeta_leaf_config(7);
+        let with =
+            |leaf: Option<&LeafNet>| crate::pvs::search_with_leaf(game.position(), &history, leaf, &cfg);
+        let (v1, v3) = (with(leaves.get(LeafFile::V1)), with(leaves.get(LeafFile::V3)));
+        assert_ne!((v1.score, v1.nodes), (v3.score, v3.nodes), "the two leaf scores search differently here");
+        let played = play_level(&game, &top, 7, &leaves);
+        assert_eq!((played.best, played.score, played.nodes), (v3.best, v3.score, v3.nodes));
+        // Without its file (only leaf-v1 loaded) it plays the heuristic, never another leaf score.
+        let only_v1 = Leaves::none().with(LeafFile::V1, leaves.get(LeafFile::V1).unwrap().clone());
+        let heuristic = crate::pvs::search(game.position(), &history, &top.alphabeta_config(7));
+        let played = play_level(&game, &top, 7, &only_v1);
+        assert_eq!(
+            (played.best, played.score, played.nodes),
+            (heuristic.best, heuristic.score, heuristic.nodes)
+        );
+    }
+
+    #[test]
+    fn leaf_files_are_named_and_found_by_name() {
+        for which in LeafFile::ALL {
+            assert_eq!(LeafFile::from_file(which.file()), Some(which));
+        }
+        assert_eq!(LeafFile::V3.file(), "leaf-v3.bin");
+        assert_eq!(LeafFile::from_file("leaf-v2.bin"), None);
+        let e = Leaves::load_all(|f| {
+            if f == "leaf-v3.bin" {
+                Ok(b"no".to_vec())
+            } else {
+                Err(format!("{f}: absent"))
+            }
+        });
+        assert_eq!(e.unwrap_err(), "leaf-v1.bin: absent");
+        let e = Leaves::load_all(|_| Ok(b"abc".to_vec())).unwrap_err();
+        assert!(e.starts_with("leaf-v1.bin: "), "{e}");
+        assert!(Leaves::none().get(LeafFile::V1).is_none());
     }
 }

@@ -1290,7 +1290,8 @@ mod tests {
         let r = search_with_leaf(&p, &[p.hash()], Some(&leaf), &cfg);
         assert_eq!(r.depth, 1);
         assert_ne!(r.best, Some(loses));
-        let r = crate::level::play_level(&engine::Game::new(p), &level3, 0, Some(&leaf));
+        let leaves = crate::level::Leaves::none().with(level3.leaf, leaf);
+        let r = crate::level::play_level(&engine::Game::new(p), &level3, 0, &leaves);
         assert_ne!(r.best, Some(loses), "level 3 as shipped");
     }
 }

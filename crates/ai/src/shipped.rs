@@ -8,7 +8,9 @@
 //! few evaluations a network MCTS plays the moves a policy finds plausible and climbs
 //! with its budget (level 2 scores 85% against level 1 in `models/README.md`'s ladder),
 //! but one network run costs as much as ~1,000 leaf-scored positions, so at the strong
-//! levels the alpha-beta is far stronger per CPU-millisecond.
+//! levels the alpha-beta is far stronger per CPU-millisecond. Each alpha-beta level plays
+//! its own learned leaf score ([`crate::level::Level::leaf`]: leaf-v1 at levels 3-4,
+//! leaf-v3 at 5-6).
 //!
 //! A network that fails at run time is an error here, never a silent fallback: the
 //! evaluator would otherwise answer a uniform prior and a zero value, and the level would
@@ -17,16 +19,15 @@
 use engine::{Game, Move, Position};
 
 use crate::heuristic::Heuristic;
-use crate::leafnet::LeafNet;
-use crate::level::{Engine, Level};
+use crate::level::{Engine, Leaves, Level};
 use crate::network::{Network, NetworkEvaluator};
 use crate::{FirstThen, RootPolicy, SearchConfig};
 
-/// The shipped AI over its two models: the policy/value network and the leaf score.
+/// The shipped AI over its models: the policy/value network and the leaf scores.
 #[derive(Clone, Copy, Debug)]
 pub struct ShippedAi<'a> {
     network: &'a Network,
-    leaf: &'a LeafNet,
+    leaves: &'a Leaves,
 }
 
 /// A move chosen by the shipped AI, and what chose it.
@@ -41,13 +42,14 @@ pub struct Choice {
 
 impl<'a> ShippedAi<'a> {
     /// The one constructor of the shipped AI.
-    pub fn new(network: &'a Network, leaf: &'a LeafNet) -> ShippedAi<'a> {
-        ShippedAi { network, leaf }
+    pub fn new(network: &'a Network, leaves: &'a Leaves) -> ShippedAi<'a> {
+        ShippedAi { network, leaves }
     }
 
     /// Chooses the move in `game` at `level` (the game's positions are the repetition
     /// history), deterministically for a given `seed`. An error if the network failed
-    /// during the search.
+    /// during the search, or if the level's leaf score is not among the leaves (the
+    /// alpha-beta would otherwise play the heuristic: another, weaker level).
     pub fn choose(&self, game: &Game, level: &Level, seed: u64) -> Result<Choice, String> {
         match level.engine {
             Engine::NetworkMcts { evaluations, heuristic } => {
@@ -78,8 +80,11 @@ impl<'a> ShippedAi<'a> {
                 Ok(Choice { mv: r.best, engine: level.engine, work: u64::from(r.evaluations) })
             }
             Engine::AlphaBetaLeaf => {
+                if self.leaves.get(level.leaf).is_none() {
+                    return Err(format!("the leaf score {} is not loaded", level.leaf.file()));
+                }
                 // The browser's AI plays the same function with the same leaf file.
-                let r = crate::level::play_level(game, level, seed, Some(self.leaf));
+                let r = crate::level::play_level(game, level, seed, self.leaves);
                 Ok(Choice { mv: r.best, engine: level.engine, work: r.nodes })
             }
         }
@@ -90,20 +95,21 @@ impl<'a> ShippedAi<'a> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::level::LEVELS;
+    use crate::level::{LeafFile, LEVELS};
 
-    fn models() -> (Network, LeafNet) {
+    fn models() -> (Network, Leaves) {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/");
         let net =
             Network::load(&std::fs::read(format!("{root}net-v8.onnx")).unwrap(), "net-v8.onnx").unwrap();
-        let leaf = LeafNet::from_bytes(&std::fs::read(format!("{root}leaf-v1.bin")).unwrap()).unwrap();
-        (net, leaf)
+        let leaves =
+            Leaves::load_all(|f| std::fs::read(format!("{root}{f}")).map_err(|e| e.to_string())).unwrap();
+        (net, leaves)
     }
 
     #[test]
     fn every_level_plays_a_legal_move_with_its_engine_reproducibly() {
-        let (net, leaf) = models();
-        let ai = ShippedAi::new(&net, &leaf);
+        let (net, leaves) = models();
+        let ai = ShippedAi::new(&net, &leaves);
         let mut game = Game::new(Position::start(engine::Faction::Axiom, engine::Faction::Clockwork));
         game.play(game.legal_moves()[3]).unwrap();
         for level in &LEVELS[..4] {
@@ -120,12 +126,24 @@ mod tests {
     }
 
     #[test]
+    fn an_alpha_beta_level_without_its_leaf_score_is_an_error_not_the_heuristic() {
+        let (net, leaves) = models();
+        let game = Game::new(Position::start(engine::Faction::Clockwork, engine::Faction::Blades));
+        let top = &LEVELS[5];
+        let only_v1 = Leaves::none().with(LeafFile::V1, leaves.get(LeafFile::V1).unwrap().clone());
+        let e = ShippedAi::new(&net, &only_v1).choose(&game, top, 1).unwrap_err();
+        assert_eq!(e, format!("the leaf score {} is not loaded", top.leaf.file()));
+        // The level below plays leaf-v1 and is unaffected.
+        assert!(ShippedAi::new(&net, &only_v1).choose(&game, &LEVELS[3], 1).is_ok());
+    }
+
+    #[test]
     fn the_network_levels_spend_exactly_their_evaluations() {
-        let (net, leaf) = models();
+        let (net, leaves) = models();
         let game = Game::new(Position::start(engine::Faction::Blades, engine::Faction::Axiom));
         for level in LEVELS.iter().filter(|l| matches!(l.engine, Engine::NetworkMcts { .. })) {
             let Engine::NetworkMcts { evaluations, heuristic } = level.engine else { unreachable!() };
-            let c = ShippedAi::new(&net, &leaf).choose(&game, level, 5).unwrap();
+            let c = ShippedAi::new(&net, &leaves).choose(&game, level, 5).unwrap();
             assert_eq!(c.work, u64::from(evaluations + heuristic), "level {}", level.number);
         }
     }

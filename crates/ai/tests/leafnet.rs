@@ -1,4 +1,4 @@
-//! The shipped leaf score (`models/`, the manifest's `worker_leaf`) computes what its
+//! The shipped leaf scores (`models/`, the manifest's `worker_leaf` entries) compute what their
 //! trainer computed: `training/train_leaf.py` writes held-out samples (features, heuristic
 //! score, its model's pawns) beside the export, and the Rust evaluator must reproduce them.
 
@@ -10,8 +10,8 @@ fn models() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models")
 }
 
-/// The manifest's leaf score: its file name.
-fn shipped_leaf() -> String {
+/// The manifest's leaf scores: their file names.
+fn shipped_leaves() -> Vec<String> {
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(models().join("manifest.json")).unwrap()).unwrap();
     let leaf: Vec<_> = manifest["models"]
@@ -21,14 +21,20 @@ fn shipped_leaf() -> String {
         .filter(|m| m["worker_leaf"] == true)
         .map(|m| m["file"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(leaf.len(), 1, "one worker_leaf in models/manifest.json");
-    leaf[0].clone()
+    let levels: Vec<_> = ai::level::LeafFile::ALL.iter().map(|l| l.file().to_owned()).collect();
+    assert_eq!(leaf, levels, "models/manifest.json's worker_leaf entries are the levels' leaf files");
+    leaf
 }
 
 #[test]
-fn the_shipped_leaf_score_reproduces_its_trainers_reference_samples() {
-    let file = shipped_leaf();
-    let net = LeafNet::from_bytes(&std::fs::read(models().join(&file)).unwrap()).unwrap();
+fn the_shipped_leaf_scores_reproduce_their_trainers_reference_samples() {
+    for file in shipped_leaves() {
+        reproduces_its_reference_samples(&file);
+    }
+}
+
+fn reproduces_its_reference_samples(file: &str) {
+    let net = LeafNet::from_bytes(&std::fs::read(models().join(file)).unwrap()).unwrap();
     let stem = file.strip_suffix(".bin").unwrap();
     let reference: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(models().join(format!("{stem}.reference.json"))).unwrap(),
@@ -57,8 +63,11 @@ fn the_shipped_leaf_score_reproduces_its_trainers_reference_samples() {
     assert!(corrections > 0, "no sample's score differs from its heuristic score");
 }
 
+/// The default level's leaf score.
 fn shipped() -> LeafNet {
-    LeafNet::from_bytes(&std::fs::read(models().join(shipped_leaf())).unwrap()).unwrap()
+    let file = ai::level::level(ai::level::DEFAULT_LEVEL).unwrap().leaf.file();
+    assert!(shipped_leaves().iter().any(|f| f == file));
+    LeafNet::from_bytes(&std::fs::read(models().join(file)).unwrap()).unwrap()
 }
 
 fn best(p: &engine::Position, leaf: &LeafNet, cfg: &ai::pvs::PvsConfig) -> (String, f32) {

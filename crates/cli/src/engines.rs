@@ -15,11 +15,10 @@
 
 use ai::pvs::PvsConfig;
 
-/// The shipped models (`level:N`), the files the Worker serves from `public/models/`.
+/// The shipped network (`level:N`), the file the Worker serves from `public/models/` (with
+/// the leaf scores of `ai::level::LeafFile`).
 #[cfg(feature = "onnx")]
 const SHIPPED_NETWORK: &str = "net-v8.onnx";
-#[cfg(feature = "onnx")]
-const SHIPPED_LEAF: &str = "leaf-v1.bin";
 use ai::{search, Heuristic, RootPolicy, SearchConfig, Uniform};
 use engine::{Game, Move};
 
@@ -35,6 +34,9 @@ pub struct Spec {
     pub hybrid: Option<PvsConfig>,
     /// A hybrid player's learned leaf score (`hleaf:<file>:<level>`).
     pub leaf: Option<std::sync::Arc<ai::leafnet::LeafNet>>,
+    /// A `level:N` player's shipped leaf scores (each level plays its own).
+    #[cfg(feature = "onnx")]
+    pub leaves: Option<std::sync::Arc<ai::level::Leaves>>,
     /// The level of a `level:N` player: the shipped AI (`ai::shipped`) in `onnx` builds,
     /// the level's alpha-beta over the heuristic otherwise.
     pub level: Option<ai::level::Level>,
@@ -122,7 +124,7 @@ impl Spec {
                 let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
                 let net = ai::network::Network::load(&bytes, path)?;
                 let leaf = match ab {
-                    Some(_) => Some(std::sync::Arc::new(shipped_leaf()?)),
+                    Some(_) => Some(std::sync::Arc::new(shipped_leaf(ai::level::LeafFile::V1)?)),
                     None => None,
                 };
                 let searched_value = ab.map(|nodes| ai::searched_value::SearchedValueConfig {
@@ -136,6 +138,7 @@ impl Spec {
                     net: Some(net),
                     hybrid: None,
                     leaf,
+                    leaves: None,
                     level: None,
                     decisive,
                     margin_label: None,
@@ -238,6 +241,8 @@ impl Spec {
             net: None,
             hybrid: None,
             leaf: None,
+            #[cfg(feature = "onnx")]
+            leaves: None,
             level: None,
             decisive: false,
             margin_label: None,
@@ -252,10 +257,11 @@ impl Spec {
     fn level(l: ai::level::Level, root: RootPolicy) -> Result<Spec, String> {
         let bytes = read_shipped(SHIPPED_NETWORK).map_err(|e| format!("level:{}: {e}", l.number))?;
         let net = ai::network::Network::load(&bytes, SHIPPED_NETWORK)?;
-        let leaf = shipped_leaf().map_err(|e| format!("level:{}: {e}", l.number))?;
+        let leaves =
+            ai::level::Leaves::load_all(read_shipped).map_err(|e| format!("level:{}: {e}", l.number))?;
         let mut spec = Spec::new(Kind::Shipped, l.number.into(), root);
         spec.net = Some(net);
-        spec.leaf = Some(std::sync::Arc::new(leaf));
+        spec.leaves = Some(std::sync::Arc::new(leaves));
         spec.level = Some(l);
         Ok(spec)
     }
@@ -332,10 +338,10 @@ impl Spec {
         }
         let history: Vec<u64> = game.history().iter().map(|p| p.hash()).collect();
         #[cfg(feature = "onnx")]
-        if let (Kind::Shipped, Some(net), Some(leaf), Some(level)) =
-            (self.kind, &self.net, &self.leaf, &self.level)
+        if let (Kind::Shipped, Some(net), Some(leaves), Some(level)) =
+            (self.kind, &self.net, &self.leaves, &self.level)
         {
-            let choice = ai::shipped::ShippedAi::new(net, leaf).choose(game, level, seed);
+            let choice = ai::shipped::ShippedAi::new(net, leaves).choose(game, level, seed);
             return (choice.unwrap_or_else(|e| panic!("level:{}: {e}", level.number)).mv, None);
         }
         if self.kind == Kind::AlphaBeta {
@@ -393,10 +399,11 @@ fn read_shipped(file: &str) -> Result<Vec<u8>, String> {
     std::fs::read(&path).map_err(|e| format!("{}: {e} (set IRON_ARENA_MODELS)", path.display()))
 }
 
-/// The shipped leaf score (`level:N`, and `net:…+ab=N`'s searched value).
+/// A shipped leaf score (`net:…+ab=N`'s searched value: leaf-v1).
 #[cfg(feature = "onnx")]
-fn shipped_leaf() -> Result<ai::leafnet::LeafNet, String> {
-    ai::leafnet::LeafNet::from_bytes(&read_shipped(SHIPPED_LEAF)?).map_err(|e| format!("{SHIPPED_LEAF}: {e}"))
+fn shipped_leaf(which: ai::level::LeafFile) -> Result<ai::leafnet::LeafNet, String> {
+    ai::leafnet::LeafNet::from_bytes(&read_shipped(which.file())?)
+        .map_err(|e| format!("{}: {e}", which.file()))
 }
 
 /// An alpha-beta's result as a self-play record (`selfplay`, for the learned leaf score's

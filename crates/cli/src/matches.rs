@@ -460,7 +460,7 @@ pub fn bench_leaf(path: &str) -> Result<String, String> {
         "per position: heuristic score {heur_ns:.0} ns, leaf network's features and correction {net_ns:.0} ns, \
          legal move generation {gen_ns:.0} ns (checksum {sum:.1})\n"
     ));
-    out.push_str(&search_signature(&net));
+    out.push_str(&search_signature(path)?);
     let per_node = |k: usize| secs[k] / nodes[k].max(1) as f64;
     out.push_str(&format!(
         "time per node, leaf network / heuristic: {:.3} (hidden {})\n",
@@ -470,11 +470,21 @@ pub fn bench_leaf(path: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// The search's signature at levels 3-6 as they ship ([`ai::bench::search_signature`]).
-fn search_signature(net: &ai::leafnet::LeafNet) -> String {
-    let configs: Vec<_> = (3..=6).filter_map(ai::level::level).map(|l| l.alphabeta_leaf_config(0)).collect();
-    let (hash, nodes) = ai::bench::search_signature(net, &configs);
-    format!("search signature (levels 3-6, 33 positions): {hash:016x}, {nodes} nodes\n")
+/// The search's signature at levels 3-6 as they ship ([`ai::bench::search_signature`]), each
+/// level with its own leaf file ([`ai::level::Level::leaf`]) from the folder of `path` (the
+/// shipped ones: `models/`).
+fn search_signature(path: &str) -> Result<String, String> {
+    let dir = std::path::Path::new(path).parent().unwrap_or(std::path::Path::new("."));
+    let leaves = ai::level::Leaves::load_all(|f| {
+        std::fs::read(dir.join(f)).map_err(|e| format!("{}: {e}", dir.join(f).display()))
+    })?;
+    let mut searches = Vec::new();
+    for l in (3..=6).filter_map(ai::level::level) {
+        let leaf = leaves.get(l.leaf).ok_or_else(|| format!("{} is not loaded", l.leaf.file()))?;
+        searches.push((leaf, l.alphabeta_leaf_config(0)));
+    }
+    let (hash, nodes) = ai::bench::search_signature(&searches);
+    Ok(format!("search signature (levels 3-6 as they ship, each with its leaf file, 33 positions): {hash:016x}, {nodes} nodes\n"))
 }
 
 /// `bench-ai`: leaf evaluations per second of the heuristic and uniform MCTS (one

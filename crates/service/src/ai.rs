@@ -45,7 +45,7 @@ impl Opponent for MctsAi {
 /// The levels' alpha-beta without the networks (`AI_ENGINE = "shipped"` in a module built
 /// without the `net` feature): iterative-deepening alpha-beta over the heuristic with the
 /// level's node budget (`ai::level::play_level`, the browser's AI too). The `net` build's
-/// shipped AI plays the same search over the learned leaf score at levels 3-6
+/// shipped AI plays the same search over the learned leaf scores at levels 3-6
 /// (`net_ai::ShippedNetAi`).
 #[derive(Debug, Default)]
 pub struct AlphaBetaAi;
@@ -61,7 +61,7 @@ impl Opponent for AlphaBetaAi {
 
     fn choose(&mut self, game: &Game, level: u8, rng: &mut dyn Random) -> Result<Option<Move>, ApiError> {
         let (lv, seed) = level_and_seed(level, rng)?;
-        Ok(ai::level::play_level(game, &lv, seed, None).best)
+        Ok(ai::level::play_level(game, &lv, seed, &ai::level::Leaves::none()).best)
     }
 }
 

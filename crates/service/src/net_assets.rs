@@ -1,11 +1,12 @@
 //! The network AI's shipped files, checked before they are played: the Worker fetches the
-//! model and the learned leaf score from its static assets (`src/net.rs`) and hands the
+//! model and the learned leaf scores from its static assets (`src/net.rs`) and hands the
 //! bytes here. What arrives must be exactly the file the module was built and tested with
 //! (a missing asset would otherwise come back as the single-page app's index.html), so
 //! each is refused unless its SHA-256 is the module's. No tract here: the checks and the
-//! leaf score run in native tests; the model itself is built in [`crate::net_ai`].
+//! leaf scores run in native tests; the model itself is built in [`crate::net_ai`].
 
 use ai::leafnet::LeafNet;
+use ai::level::{LeafFile, Leaves};
 use sha2::{Digest, Sha256};
 
 use crate::error::{ApiError, ErrorCode};
@@ -39,6 +40,16 @@ pub fn verified<'a>(file: &str, bytes: &'a [u8], sha256: &str) -> Result<&'a [u8
 /// The learned leaf score (`ai::leafnet`) from the asset `file`, checked against `sha256`.
 pub fn leaf(file: &str, bytes: &[u8], sha256: &str) -> Result<LeafNet, ApiError> {
     LeafNet::from_bytes(verified(file, bytes, sha256)?).map_err(|e| unavailable(format!("{file}: {e}")))
+}
+
+/// The leaf score from the asset `file` (checked against `sha256`) into its place among
+/// `leaves`; 500 if `file` is none of the levels' leaf files (`ai::level::LeafFile`: a
+/// module built naming another file), 503 as [`leaf`] if the bytes are not that file.
+pub fn load_leaf(leaves: &mut Leaves, file: &str, bytes: &[u8], sha256: &str) -> Result<(), ApiError> {
+    let which = LeafFile::from_file(file)
+        .ok_or_else(|| ApiError::internal(format!("{file} is not a leaf score the levels play")))?;
+    leaves.set(which, leaf(file, bytes, sha256)?);
+    Ok(())
 }
 
 /// 500: an engine that needs the leaf score ran in a request that did not load it first.

@@ -47,11 +47,53 @@ fn only_a_200_from_the_assets_carries_the_file() {
     assert_eq!(e.message, "the AI's network did not load: net.onnx: the assets answered 404");
 }
 
+/// The Worker's leaf files (src/net.rs `LEAF_V1_*`, `LEAF_V3_*`), each with its hash.
+fn worker_leaves() -> Vec<(String, String)> {
+    ["LEAF_V1", "LEAF_V3"]
+        .iter()
+        .map(|c| (worker_const(&format!("{c}_FILE")), worker_const(&format!("{c}_SHA256"))))
+        .collect()
+}
+
+#[test]
+fn the_worker_loads_every_leaf_file_a_level_plays_each_into_its_place() {
+    let files: Vec<_> = worker_leaves().into_iter().map(|(f, _)| f).collect();
+    let levels: Vec<_> = ai::level::LeafFile::ALL.iter().map(|l| l.file().to_owned()).collect();
+    assert_eq!(files, levels, "src/net.rs's leaf files are the levels'");
+    let mut leaves = ai::level::Leaves::none();
+    for (file, sha) in worker_leaves() {
+        let bytes = std::fs::read(repo("models").join(&file)).unwrap();
+        net_assets::load_leaf(&mut leaves, &file, &bytes, &sha).unwrap();
+    }
+    // Each in its place: the two files differ, and each slot holds its own.
+    let v1 = leaves.get(ai::level::LeafFile::V1).unwrap();
+    let v3 = leaves.get(ai::level::LeafFile::V3).unwrap();
+    let p = engine::Position::start(engine::Faction::Blades, engine::Faction::Clockwork);
+    let mut features = Vec::new();
+    ai::leafnet::features(&p, &mut features);
+    let direct = |f: &str| {
+        ai::leafnet::LeafNet::from_bytes(&std::fs::read(repo("models").join(f)).unwrap())
+            .unwrap()
+            .correction(&features)
+    };
+    assert_eq!(
+        (v1.correction(&features), v3.correction(&features)),
+        (direct("leaf-v1.bin"), direct("leaf-v3.bin"))
+    );
+    assert_ne!(direct("leaf-v1.bin"), direct("leaf-v3.bin"));
+    // A file that is no level's is refused before its bytes are looked at.
+    let e = net_assets::load_leaf(&mut leaves, "leaf-v2.bin", b"abc", ABC_SHA256).unwrap_err();
+    assert_eq!((e.status(), e.message.as_str()), (500, "leaf-v2.bin is not a leaf score the levels play"));
+}
+
 #[test]
 fn the_shipped_leaf_score_loads_and_a_damaged_one_is_refused_before_it_is_parsed() {
-    let (file, sha) = (worker_const("LEAF_FILE"), worker_const("LEAF_SHA256"));
+    for (file, sha) in worker_leaves() {
+        let bytes = std::fs::read(repo("models").join(&file)).unwrap();
+        assert!(net_assets::leaf(&file, &bytes, &sha).unwrap().hidden() > 0, "{file}");
+    }
+    let (file, sha) = worker_leaves().remove(0);
     let bytes = std::fs::read(repo("models").join(&file)).unwrap();
-    assert!(net_assets::leaf(&file, &bytes, &sha).unwrap().hidden() > 0);
 
     let mut bad = bytes.clone();
     bad[bytes.len() / 2] ^= 0x5a;
@@ -166,9 +208,9 @@ fn the_bench_model_is_fetched_from_its_base_url() {
 
 #[test]
 fn the_search_bench_counts_every_positions_nodes_and_answers_as_before() {
-    let file = worker_const("LEAF_FILE");
+    let (file, sha) = worker_leaves().remove(0);
     let bytes = std::fs::read(repo("models").join(&file)).unwrap();
-    let leaf = net_assets::leaf(&file, &bytes, &worker_const("LEAF_SHA256")).unwrap();
+    let leaf = net_assets::leaf(&file, &bytes, &sha).unwrap();
     let level = ai::level::level(1).unwrap();
     let positions = ai::bench::positions().len() as u64;
     let mut nodes = Vec::new();

@@ -1,6 +1,6 @@
 # The candidate ladder with levels 5 and 6 on leaf-v3 (README.md, phase 2), written to
-# candidate-ladder.jsonl beside this script; nothing ships from it (public/levels.json keeps the
-# shipped ladder):
+# candidate-ladder.jsonl beside this script; the shipped ladder since levels 5-6 took leaf-v3 (late
+# 2026-12-06: public/levels.json's source):
 # - the top-options ladder's games (../2026-12-06-top-options/kept.jsonl, the ladder without levels 5
 #   and 6) unchanged;
 # - g1 (L6v3 against level 4, seed 4680), g2 (against alphabeta:5, 4681), step45 (L5v3 against level 4,

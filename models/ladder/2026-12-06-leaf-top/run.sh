@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 D=models/ladder/2026-12-06-leaf-top
 B=target/release/iron-arena
-L6v3='hleaf:models/candidates/leaf-v3.bin:6+null=2+trade=50+enemydial=250'  # train writes data/leaf-v3.bin; the same bytes are committed here
+L6v3='hleaf:models/leaf-v3.bin:6+null=2+trade=50+enemydial=250'  # train writes data/leaf-v3.bin; the same bytes are committed here
 case "$1" in
 data)
     training/selfplay-chunks.sh data/leaf-top 36 108 81 \

@@ -5,7 +5,7 @@ cd "$(dirname "$0")/../../.."
 D=models/ladder/2026-12-06-leaf-top
 B=target/release/iron-arena
 O='+null=2+trade=50+enemydial=250'
-L4v3="hleaf:models/candidates/leaf-v3.bin:4$O" L5v3="hleaf:models/candidates/leaf-v3.bin:5$O" L6v3="hleaf:models/candidates/leaf-v3.bin:6$O"
+L4v3="hleaf:models/leaf-v3.bin:4$O" L5v3="hleaf:models/leaf-v3.bin:5$O" L6v3="hleaf:models/leaf-v3.bin:6$O"
 BELOW='random alphabeta:1 alphabeta:2 alphabeta:3 alphabeta:4 level:1 level:2 level:3'
 case "$1" in
 step45) $B ladder "$L5v3" level:4 --games 72 --seed 4684 --out $D/step45.jsonl --moves | tee $D/step45.txt ;;
