@@ -162,7 +162,7 @@ pub const LEAF_NODE_COST: f32 = 1.5;
 /// runtime (workerd on this 2-core machine; `scripts/bench-net.sh` prints each level's
 /// median, mean and slowest ms per move, and `public/levels.json` keeps the medians the
 /// picker shows, on the scale of a run at 08:55 on 2026-12-06): levels 1-6 take about 21,
-/// 123, 10, 87, 314 and 751 ms a move, the default, level 4, within its 150 ms, levels 5
+/// 123, 10, 87, 322 and 728 ms a move, the default, level 4, within its 150 ms, levels 5
 /// and 6 within the ~400 ms and ~0.9-1 s the model card listed for them when issue 32 was
 /// filed.
 pub const LEVELS: [Level; 6] = [
@@ -244,8 +244,8 @@ pub const LEVELS: [Level; 6] = [
         evaluations: 25000,
         // 233,333 leaf-scored positions (level 6's search until 2026-12-05), with level 4's
         // options since 2026-12-06 17:48, and leaf-v3 since late 2026-12-06: 76.4% against level 4
-        // over 72 games (65.3% with leaf-v1), at 1.02x the workerd time of the level with
-        // leaf-v1 over two alternated rounds, ~300 ms a move on the 08:55 scale, within the
+        // over 72 games (65.3% with leaf-v1), at 1.024x the workerd time of the level with
+        // leaf-v1 over three alternated rounds, ~320 ms a move on the 08:55 scale, within the
         // ~400 ms the model card listed for level 5 when issue 32 was filed
         // (models/ladder/2026-12-06-leaf-top/; before it, models/ladder/2026-12-06-top-options/).
         alphabeta_nodes: 350_000,
@@ -263,8 +263,8 @@ pub const LEVELS: [Level; 6] = [
         // 600,000 leaf-scored positions, with level 4's options since 2026-12-06 17:48, and
         // leaf-v3 since late 2026-12-06: 69.4% against level 5 with leaf-v3 (72 games), 95.8%
         // against alphabeta:5 (36; 94.4% with leaf-v1), 73.6% against itself with leaf-v1
-        // (36), at 0.97x the workerd time of the level with leaf-v1 over two alternated
-        // rounds, ~780 ms a move on the 08:55 scale, within the ~0.9-1 s the model card listed
+        // (36), at 0.969x the workerd time of the level with leaf-v1 over three alternated
+        // rounds, ~730 ms a move on the 08:55 scale, within the ~0.9-1 s the model card listed
         // for level 6 when issue 32 was filed (models/ladder/2026-12-06-leaf-top/; before it,
         // models/ladder/2026-12-06-top-options/).
         alphabeta_nodes: 900_000,
