@@ -161,7 +161,7 @@ pub const LEAF_NODE_COST: f32 = 1.5;
 /// From "beginner" to the strongest level. Budgets are counts, calibrated on the real
 /// runtime (workerd on this 2-core machine; `scripts/bench-net.sh` prints each level's
 /// median, mean and slowest ms per move, and `public/levels.json` keeps the medians the
-/// picker shows, on the scale of a run at 08:55 on 2026-12-06): levels 1-6 take about 21,
+/// picker shows, on the scale of a run at 08:55 on 2026-12-06): levels 1-6 take about 61,
 /// 123, 10, 87, 322 and 728 ms a move, the default, level 4, within its 150 ms, levels 5
 /// and 6 within the ~400 ms and ~0.9-1 s the model card listed for them when issue 32 was
 /// filed.
@@ -169,12 +169,15 @@ pub const LEVELS: [Level; 6] = [
     Level {
         number: 1,
         name: "beginner",
-        // 8 evaluations of net-v8: a step of 16 scored 82% against level 2 and left the span
-        // from level 1 to level 6 at 938 Elo; 8 keeps it over 1,000 (models/README.md). With
-        // 300 heuristic leaves below them it beat alphabeta:2 57% yet scored only 10% against
-        // level 2 (then 4,000 leaves), and the span fell to 922 (models/ladder/2026-12-05-level3-up/).
-        engine: Engine::NetworkMcts { evaluations: 8, heuristic: 0 },
-        evaluations: 8,
+        // 24 evaluations of net-v8 since 2026-12-07 (8 before), in the room levels 5-6's
+        // leaf-v3 made: 18.1% against level 2 over 72 games (a step of 81.9%; with 8, 91.7%
+        // over 108), fitted at 695 Elo with its row (634 with 8), the span 1,055; 78 ms a move
+        // in workerd on a slow evening (~61 on the 08:55 scale); 32 evaluations scored 17.4%
+        // but took 102 ms where its rule allowed 100 (models/ladder/2026-12-07-level1-room/). With 300 heuristic leaves
+        // below 8 it beat alphabeta:2 57% yet scored only 10% against level 2 (then 4,000
+        // leaves), and the span fell to 922 (models/ladder/2026-12-05-level3-up/).
+        engine: Engine::NetworkMcts { evaluations: 24, heuristic: 0 },
+        evaluations: 24,
         alphabeta_nodes: 150,
         alphabeta_margin_cp: 150,
         leaf: LeafFile::V1,

@@ -251,9 +251,9 @@ fn the_search_bench_counts_every_positions_nodes_and_answers_as_before() {
         assert_eq!(v, before);
     }
     // The heuristic and leaf searches share a budget; the shipped one's is divided by
-    // the leaf's node cost; MCTS counts evaluations (level 1: 16 a position at most).
+    // the leaf's node cost; MCTS counts evaluations (at most the level's a position).
     assert!(nodes[2] < nodes[1], "{nodes:?}");
-    assert!(nodes[3] <= 16 * positions, "{nodes:?}");
+    assert!(nodes[3] <= u64::from(level.evaluations) * positions, "{nodes:?}");
 }
 
 trait WithLoaded {
