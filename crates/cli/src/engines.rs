@@ -11,7 +11,7 @@
 //! the committed ladder data are keyed by them): `hybrid:<nodes>`, `hybridq:<nodes>` (with a
 //! capture quiescence), `hlevel:<1-6>` (the level's budget and variety over the heuristic),
 //! `hleaf:<leaf.bin>:<1-6>` (the level with a learned leaf score, `ai::leafnet`, at its
-//! equal-time budget; `hleaf:<leaf.bin>:<1-6>+nodes=N` at another budget).
+//! equal-time budget; `hleaf:<leaf.bin>:<1-6>+nodes=N` at another budget, `+tt=BITS` with 2^BITS table entries).
 
 use ai::pvs::PvsConfig;
 
@@ -48,6 +48,9 @@ pub struct Spec {
     /// `hleaf:…+delta=CP`: the quiescence's delta margin given, shown in the label
     /// (`hybridqrleaf:N+dCP`; `+delta=0` is the search before delta pruning).
     pub delta_label: Option<u32>,
+    /// `hleaf:…+tt=B`: the transposition table's size given (2^B entries), shown in the
+    /// label (`hybridqrleaf:N+tB`).
+    pub tt_label: Option<u32>,
     /// `net:…+ab=N+w=PCT`: the MCTS's leaf value blended with a small alpha-beta's
     /// (`ai::searched_value`; the leaf score is `leaf`).
     pub searched_value: Option<ai::searched_value::SearchedValueConfig>,
@@ -143,6 +146,7 @@ impl Spec {
                     decisive,
                     margin_label: None,
                     delta_label: None,
+                    tt_label: None,
                     searched_value,
                     cheap,
                 });
@@ -180,6 +184,7 @@ impl Spec {
                 let mut cfg = l.alphabeta_leaf_config(0);
                 let mut margin = None;
                 let mut delta = None;
+                let mut tt = None;
                 for option in options {
                     if let Some(n) = option.strip_prefix("nodes=") {
                         cfg.nodes = u64::from(num(n)?.max(1));
@@ -191,6 +196,10 @@ impl Spec {
                         let cp = num(cp)?;
                         cfg.margin = cp as f32 / 100.0;
                         margin = Some(cp);
+                    } else if let Some(bits) = option.strip_prefix("tt=") {
+                        let bits = num(bits)?.clamp(4, 24);
+                        cfg.tt_bits = bits;
+                        tt = Some(bits);
                     } else if let Some(r) = option.strip_prefix("null=") {
                         cfg.null_move = num(r)?;
                     } else if let Some(cp) = option.strip_prefix("dial=") {
@@ -203,7 +212,7 @@ impl Spec {
                         cfg.enemy_dial_bonus = num(cp)? as f32 / 100.0;
                     } else {
                         return Err(format!(
-                            "'{s}': unknown option '{option}' (+nodes=N, +margin=CP, +delta=CP, +null=R, +dial=CP, +recallpen=CP, +trade=CP, +enemydial=CP)"
+                            "'{s}': unknown option '{option}' (+nodes=N, +margin=CP, +delta=CP, +tt=BITS, +null=R, +dial=CP, +recallpen=CP, +trade=CP, +enemydial=CP)"
                         ));
                     }
                 }
@@ -213,6 +222,7 @@ impl Spec {
                 spec.leaf = Some(std::sync::Arc::new(net));
                 spec.margin_label = margin;
                 spec.delta_label = delta;
+                spec.tt_label = tt;
                 spec
             }
             "hlevel" => {
@@ -247,6 +257,7 @@ impl Spec {
             decisive: false,
             margin_label: None,
             delta_label: None,
+            tt_label: None,
             searched_value: None,
             cheap: 0,
         }
@@ -320,7 +331,8 @@ impl Spec {
                 let leaf = if self.leaf.is_some() { "leaf" } else { "" };
                 let m = self.margin_label.map(|cp| format!("+m{cp}")).unwrap_or_default();
                 let d = self.delta_label.map(|cp| format!("+d{cp}")).unwrap_or_default();
-                format!("hybrid{q}{leaf}:{}{m}{d}", self.evaluations)
+                let t = self.tt_label.map(|bits| format!("+t{bits}")).unwrap_or_default();
+                format!("hybrid{q}{leaf}:{}{m}{d}{t}", self.evaluations)
             }
         }
     }
@@ -438,7 +450,7 @@ mod tests {
         assert_eq!(more.hybrid, Some(PvsConfig { nodes: 90_000, ..level.alphabeta_leaf_config(0) }));
         assert_eq!(more.label(), "hybridqrleaf:90000");
         let e = Spec::parse(&format!("hleaf:{leaf}:4+prune")).unwrap_err();
-        assert!(e.contains("unknown option 'prune' (+nodes=N, +margin=CP, +delta=CP, +null=R, +dial=CP, +recallpen=CP, +trade=CP, +enemydial=CP)"), "{e}");
+        assert!(e.contains("unknown option 'prune' (+nodes=N, +margin=CP, +delta=CP, +tt=BITS, +null=R, +dial=CP, +recallpen=CP, +trade=CP, +enemydial=CP)"), "{e}");
         let wide = Spec::parse(&format!("hleaf:{leaf}:4+nodes=9000+margin=40")).unwrap();
         let cfg = PvsConfig { nodes: 9_000, margin: 0.4, ..level.alphabeta_leaf_config(0) };
         assert_eq!(wide.hybrid, Some(cfg));
@@ -447,6 +459,11 @@ mod tests {
         let before = Spec::parse(&format!("hleaf:{leaf}:4+delta=0")).unwrap();
         assert_eq!(before.hybrid, Some(PvsConfig { delta: 0.0, ..level.alphabeta_leaf_config(0) }));
         assert_eq!(before.label(), "hybridqrleaf:72000+d0");
+        // Another transposition table (2^BITS entries), named in the label so that a ladder
+        // keeps it apart from the level as it ships.
+        let table = Spec::parse(&format!("hleaf:{leaf}:4+tt=20")).unwrap();
+        assert_eq!(table.hybrid, Some(PvsConfig { tt_bits: 20, ..level.alphabeta_leaf_config(0) }));
+        assert_eq!(table.label(), "hybridqrleaf:72000+t20");
         assert!(Spec::parse(&format!("hleaf:{leaf}:4+nodes=x")).is_err());
     }
 
