@@ -418,9 +418,7 @@ fn default_engine(level: u8) -> &'static str {
     let wasm = std::fs::read(support::module_dir().join("index_bg.wasm")).unwrap_or_default();
     if !wasm.windows(b"alphabeta-leaf".len()).any(|w| w == b"alphabeta-leaf") {
         "mcts-heuristic"
-    } else if level == 1 {
-        "mcts-network"
-    } else if level == 2 {
+    } else if level <= 2 {
         "mcts-network-heuristic"
     } else {
         "alphabeta-leaf"

@@ -498,7 +498,7 @@ fn a_damaged_network_or_leaf_asset_refuses_ai_games_creates_nothing_and_the_repa
     // network, and below it is refused, not played by something else.
     let level1 = json!({"south": "clockwork", "north": "blades", "mode": "ai", "seat": "north", "level": 1});
     let created = s.create(level1.clone());
-    assert_eq!(created["ai"]["engine"], "mcts-network", "{created}");
+    assert_eq!(created["ai"]["engine"], "mcts-network-heuristic", "{created}");
     assert!(created["ai_move"].is_string(), "the network opened: {created}");
 
     // Regression: restarting a story stage while the network cannot load ended the stage

@@ -96,7 +96,7 @@ pub enum Engine {
     /// `evaluations` ([`crate::FirstThen`]): the network's priors choose the candidate moves
     /// where the tree starts, and the cheap score lets it grow a few plies past the few
     /// dozen positions the network's cost allows (~4 µs a leaf against ~2.5 ms). The dial
-    /// that sets level 2's strength without changing its time much.
+    /// that sets levels 1 and 2's strength without changing their time much.
     NetworkMcts { evaluations: u32, heuristic: u32 },
     /// Iterative-deepening alpha-beta ([`crate::pvs`]) whose leaves the learned leaf
     /// score ([`crate::leafnet`]) rates, at the level's equal-time node budget
@@ -169,14 +169,14 @@ pub const LEVELS: [Level; 6] = [
     Level {
         number: 1,
         name: "beginner",
-        // 24 evaluations of net-v8 since 2026-12-07 (8 before), in the room levels 5-6's
-        // leaf-v3 made: 18.1% against level 2 over 72 games (a step of 81.9%; with 8, 91.7%
-        // over 108), fitted at 695 Elo with its row (634 with 8), the span 1,055; 78 ms a move
-        // in workerd on a slow evening (~61 on the 08:55 scale); 32 evaluations scored 17.4%
-        // but took 102 ms where its rule allowed 100 (models/ladder/2026-12-07-level1-room/). With 300 heuristic leaves
-        // below 8 it beat alphabeta:2 57% yet scored only 10% against level 2 (then 4,000
-        // leaves), and the span fell to 922 (models/ladder/2026-12-05-level3-up/).
-        engine: Engine::NetworkMcts { evaluations: 24, heuristic: 0 },
+        // 24 evaluations of net-v8, then 250 of the heuristic (since 2026-12-07 ~03:10; 24
+        // evaluations alone from 00:36 that day, 8 until then): level 2 scores 85.1% against it
+        // over 144 games (86.1% against the network alone), and the span keeps ≥ 1,000
+        // (models/ladder/2026-12-07-bottom-up/; the heuristic leaves cost a few µs each). The
+        // network alone at 24: 18.1% against level 2 over 72 (a step of 81.9%; 86.1% at 144),
+        // fitted at 682 with every step at 144 (models/ladder/2026-12-07-steps-144/); 32
+        // evaluations took 102 ms where their rule allowed 100 (models/ladder/2026-12-07-level1-room/).
+        engine: Engine::NetworkMcts { evaluations: 24, heuristic: 250 },
         evaluations: 24,
         alphabeta_nodes: 150,
         alphabeta_margin_cp: 150,
@@ -188,12 +188,14 @@ pub const LEVELS: [Level; 6] = [
     Level {
         number: 2,
         name: "novice",
-        // The network's 48 evaluations, then 2,000 of the heuristic below them: 92% against
-        // level 1 and 10% against level 3 (108 games each); with 4,000 (from 2026-12-05
-        // 20:00) 93% and 16%, with 1,000 85% and 8% (36): the setting whose larger
-        // step was the smallest (models/ladder/2026-12-05-level2-2000/). The time is the
-        // network's; the heuristic leaves add a few ms in workerd (models/README.md).
-        engine: Engine::NetworkMcts { evaluations: 48, heuristic: 2000 },
+        // The network's 48 evaluations, then 4,000 of the heuristic below them (since
+        // 2026-12-07 ~03:10, with level 1's 250): 85.1% against level 1 and 12.5% against level 3
+        // (a step of 87.5%), 144 games each, where 2,000 read 86.1% and 9.0% (91.0%): the
+        // largest bottom step from 91.0% to 87.5% (models/ladder/2026-12-07-bottom-up/). With
+        // 3,000, 87.5% against the network-only level 1 and 11.5% against level 3
+        // (models/ladder/2026-12-07-steps-144/). The time is the network's; the heuristic
+        // leaves add a few ms in workerd (models/README.md).
+        engine: Engine::NetworkMcts { evaluations: 48, heuristic: 4000 },
         evaluations: 300,
         alphabeta_nodes: 300,
         alphabeta_margin_cp: 100,

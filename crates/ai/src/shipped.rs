@@ -120,7 +120,7 @@ mod tests {
             assert!(c.work > 0);
             assert_eq!(ai.choose(&game, level, 11).unwrap(), c, "level {} is reproducible", level.number);
         }
-        assert_eq!(LEVELS[0].engine.name(), "mcts-network");
+        assert_eq!(LEVELS[0].engine.name(), "mcts-network-heuristic");
         assert_eq!(LEVELS[1].engine.name(), "mcts-network-heuristic");
         assert_eq!(LEVELS[3].engine.name(), "alphabeta-leaf");
     }

@@ -500,12 +500,13 @@ mod tests {
     #[test]
     fn a_network_player_with_decisive_moves_plays_as_level_one() {
         let net = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/net-v8.onnx");
-        let ai::level::Engine::NetworkMcts { evaluations, .. } = ai::level::level(1).unwrap().engine else {
+        let ai::level::Engine::NetworkMcts { evaluations, heuristic } = ai::level::level(1).unwrap().engine
+        else {
             panic!("level 1 is the network's MCTS")
         };
-        let player = Spec::parse(&format!("net:{net}:{evaluations}+decisive")).unwrap();
+        let player = Spec::parse(&format!("net:{net}:{evaluations}+decisive+cheap={heuristic}")).unwrap();
         assert!(player.decisive);
-        assert_eq!(player.label(), format!("net:{evaluations}+decisive"));
+        assert_eq!(player.label(), format!("net:{evaluations}+decisive+cheap{heuristic}"));
         assert!(!Spec::parse(&format!("net:{net}:{evaluations}")).unwrap().decisive);
         assert!(Spec::parse(&format!("net:{net}:{evaluations}+sure")).is_err());
         plays_as_level(&player, 1, engine::Faction::Blades, engine::Faction::Axiom);
@@ -526,7 +527,7 @@ mod tests {
     }
 
     /// `level:2` is the network MCTS whose first leaves the network scores and the rest
-    /// the heuristic, so its ladder rows can be played as `net:…:48+decisive+cheap=2000`:
+    /// the heuristic, so its ladder rows can be played as `net:…:48+decisive+cheap=4000`:
     /// the same move for the same game and seed.
     #[cfg(feature = "onnx")]
     #[test]

@@ -59,7 +59,7 @@ pub const AI_COST_UNIT_NODES: u32 = 11_250;
 /// What one AI move at `level` costs, in [`AI_COST_UNIT_NODES`]: its search budget in
 /// positions (the shipped engine's, [`ai::level::Level::cost_nodes`]: a network evaluation
 /// counts as the positions it costs the time of), rounded up, at least 1. Levels 1-6 cost
-/// 7, 14, 2, 10, 32, 80.
+/// 7, 15, 2, 10, 32, 80.
 pub fn ai_cost(level: Option<u8>) -> u32 {
     let nodes = ai::level::level(level.unwrap_or(ai::level::DEFAULT_LEVEL)).map_or(1, |l| l.cost_nodes());
     nodes.div_ceil(AI_COST_UNIT_NODES).max(1)
@@ -135,7 +135,7 @@ mod tests {
     #[test]
     fn an_ai_move_costs_its_levels_search_budget() {
         let costs: Vec<u32> = (1..=6).map(|l| ai_cost(Some(l))).collect();
-        assert_eq!(costs, [7, 14, 2, 10, 32, 80]);
+        assert_eq!(costs, [7, 15, 2, 10, 32, 80]);
         assert_eq!(ai_cost(None), 10, "the default level");
         assert_eq!(ai_cost(Some(9)), 1, "an unknown level costs the least, never nothing");
     }
