@@ -161,10 +161,10 @@ pub const LEAF_NODE_COST: f32 = 1.5;
 /// From "beginner" to the strongest level. Budgets are counts, calibrated on the real
 /// runtime (workerd on this 2-core machine; `scripts/bench-net.sh` prints each level's
 /// median, mean and slowest ms per move, and `public/levels.json` keeps the medians the
-/// picker shows, on the scale of a run at 08:55 on 2026-12-06): levels 1-6 take about 61,
-/// 123, 10, 87, 322 and 728 ms a move, the default, level 4, within its 150 ms, levels 5
-/// and 6 within the ~400 ms and ~0.9-1 s the model card listed for them when issue 32 was
-/// filed.
+/// picker shows, the mean of three rounds on 2026-12-07 02:55-03:07, a slow night):
+/// levels 1-6 take about 80, 163, 14, 102, 342 and 927 ms a move, the default, level 4,
+/// within its 150 ms, levels 5 and 6 within the ~400 ms and ~0.9-1 s the model card listed
+/// for them when issue 32 was filed.
 pub const LEVELS: [Level; 6] = [
     Level {
         number: 1,
