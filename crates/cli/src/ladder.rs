@@ -165,29 +165,14 @@ pub fn run(
                 if finished.contains(&(labels[a].as_str(), labels[b].as_str(), game_seed)) {
                     continue;
                 }
-                let (south, north) = if a_south { (&specs[a], &specs[b]) } else { (&specs[b], &specs[a]) };
-                let t = Instant::now();
-                let played = play_recorded(south, north, mu, game_seed, MATCH);
-                let outcome = played.game.outcome();
-                let a_side = if a_south { Side::South } else { Side::North };
-                let score = match outcome.and_then(|o| o.winner()) {
-                    Some(w) if w == a_side => 1.0,
-                    Some(_) => 0.0,
-                    None => 0.5,
-                };
-                let r = GameResult {
-                    a: labels[a].clone(),
-                    b: labels[b].clone(),
-                    a_side: a_side.to_string(),
-                    matchup: format!("{}-{}", mu.0.name(), mu.1.name()),
-                    seed: game_seed,
-                    score,
-                    ms: t.elapsed().as_millis() as u64,
-                    end: Some(engine::result_text(outcome)),
-                    plies: u32::try_from(played.moves.len()).ok(),
-                    moves: record_moves
-                        .then(|| played.moves.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")),
-                };
+                let r = play_one(
+                    (&specs[a], &labels[a]),
+                    (&specs[b], &labels[b]),
+                    a_south,
+                    mu,
+                    game_seed,
+                    record_moves,
+                );
                 if let Ok(mut o) = out.lock() {
                     if let Some(w) = o.as_mut() {
                         let _ = writeln!(w, "{}", r.to_json());
@@ -203,6 +188,121 @@ pub fn run(
     let mut all = kept.clone();
     all.extend(results.into_inner().unwrap_or_default());
     all
+}
+
+/// One ladder game: `a` (its spec and label) against `b`, `a` South if `a_south`, on the
+/// match-up `mu`, everything drawn from `seed` (the same arguments play the same game).
+fn play_one(
+    a: (&Spec, &str),
+    b: (&Spec, &str),
+    a_south: bool,
+    mu: (Faction, Faction),
+    seed: u64,
+    record_moves: bool,
+) -> GameResult {
+    let (south, north) = if a_south { (a.0, b.0) } else { (b.0, a.0) };
+    let t = Instant::now();
+    let played = play_recorded(south, north, mu, seed, MATCH);
+    let outcome = played.game.outcome();
+    let a_side = if a_south { Side::South } else { Side::North };
+    let score = match outcome.and_then(|o| o.winner()) {
+        Some(w) if w == a_side => 1.0,
+        Some(_) => 0.0,
+        None => 0.5,
+    };
+    GameResult {
+        a: a.1.to_owned(),
+        b: b.1.to_owned(),
+        a_side: a_side.to_string(),
+        matchup: format!("{}-{}", mu.0.name(), mu.1.name()),
+        seed,
+        score,
+        ms: t.elapsed().as_millis() as u64,
+        end: Some(engine::result_text(outcome)),
+        plies: u32::try_from(played.moves.len()).ok(),
+        moves: record_moves
+            .then(|| played.moves.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")),
+    }
+}
+
+/// Whether the game of `r` opened, under the rule before 2026-12-07's check, on a
+/// [`crate::matches::decided`] position: its first draw of random plies from its seed is
+/// the opening it was played from, and the one the current rule draws again.
+pub fn opened_decided(r: &GameResult) -> Result<bool, String> {
+    let mu = crate::matches::matchups(&r.matchup)?
+        .first()
+        .copied()
+        .ok_or_else(|| format!("match-up '{}'", r.matchup))?;
+    let mut rng = ai::rng::Rng::new(r.seed);
+    let g = crate::matches::draw_opening(mu, MATCH.random_plies, &mut rng);
+    Ok(crate::matches::decided(&g))
+}
+
+/// `ladder-redo`: the games of `rows` that opened on a decided position
+/// ([`opened_decided`]) played again as the ladder plays them now (the same players, sides,
+/// match-up and seed; a fresh opening), the others kept. `done` holds games already
+/// replayed (a run cut short); each new one goes to `out` as it ends. Returns every row,
+/// in `rows`' order, and how many were replayed. Every replayed row's players must be
+/// player specs (a label such as `net:24+decisive+cheap250` is not one: relabel first).
+pub fn redo(
+    rows: &[GameResult],
+    done: &[GameResult],
+    out: Out<'_>,
+) -> Result<(Vec<GameResult>, usize), String> {
+    let mut again = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        if opened_decided(r)? {
+            again.push(i);
+        }
+    }
+    let mut specs = std::collections::HashMap::new();
+    for &i in &again {
+        for label in [&rows[i].a, &rows[i].b] {
+            if !specs.contains_key(label) {
+                let spec = Spec::parse(label).map_err(|e| format!("player '{label}': {e}"))?;
+                if spec.label() != *label {
+                    return Err(format!(
+                        "'{label}' is not a player's label (it plays as '{}')",
+                        spec.label()
+                    ));
+                }
+                specs.insert(label.clone(), spec);
+            }
+        }
+    }
+    let key = |r: &GameResult| (r.a.clone(), r.b.clone(), r.seed);
+    let replayed: std::collections::HashMap<_, GameResult> =
+        done.iter().map(|r| (key(r), r.clone())).collect();
+    let todo: Vec<usize> =
+        again.iter().copied().filter(|&i| !replayed.contains_key(&key(&rows[i]))).collect();
+    eprintln!(
+        "{} of {} games opened on a decided position; {} to play ({} already in --out)",
+        again.len(),
+        rows.len(),
+        todo.len(),
+        again.len() - todo.len()
+    );
+    let record_moves = out.moves;
+    let file = Mutex::new(out.file);
+    let fresh = crate::matches::parallel(todo.len(), |k| {
+        let r = &rows[todo[k]];
+        let mu = crate::matches::matchups(&r.matchup).ok().and_then(|m| m.first().copied());
+        let (Some(mu), Some(a), Some(b)) = (mu, specs.get(&r.a), specs.get(&r.b)) else {
+            return None;
+        };
+        let g = play_one((a, &r.a), (b, &r.b), r.a_side == "south", mu, r.seed, record_moves);
+        if let Ok(mut w) = file.lock() {
+            let _ = writeln!(w, "{}", g.to_json());
+            let _ = w.flush();
+        }
+        Some(g)
+    });
+    let mut replayed = replayed;
+    for g in fresh.into_iter().flatten() {
+        replayed.insert(key(&g), g);
+    }
+    let all = rows.iter().map(|r| replayed.get(&key(r)).cloned().unwrap_or_else(|| r.clone())).collect();
+    Ok((all, again.len()))
 }
 
 /// Elo ratings by maximum likelihood, `anchor` at 0: the Bradley–Terry model on the Elo

@@ -13,7 +13,7 @@ mod play;
 
 use engine::{iapn, perft, result_text, Faction, Game, Move, Position};
 
-const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] [--seed S] | ladder <player> <player>... [--games N] [--seed S] [--seconds S] [--out FILE] [--anchor <player>] [--with <player>[,<player>]] [--moves] | ladder-fit <results.jsonl>... [--anchor <player>] [--svg FILE] [--title T] [--levels public/levels.json] | selfplay --games N --out FILE [--engine <player>] [--seed S] [--fast-engine <player> --full-prob P] | bench-ai | bench-leaf <leaf.bin> | leaf-data <records.jsonl>... --out FILE | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hleaf:<leaf.bin>:N, net:<onnx>:N[+decisive][+ab=N[+w=PCT]][+cheap=M]; add @gumbel for a Gumbel root instead of PUCT)";
+const USAGE: &str = "usage: iron-arena start <south> <north> | moves '<IAPN>' | perft '<IAPN>' <depth> | divide '<IAPN>' <depth> | apply '<IAPN>' <move>... | replay <record-file|-> | bench [--quick] | play <south> <north> [--ai north|south|none] [--level 1-6] | arena <player> <player> [--games N] [--matchups all|<south>-<north>] [--seed S] | balance [--engine <player>] [--games N] [--seed S] | ladder <player> <player>... [--games N] [--seed S] [--seconds S] [--out FILE] [--anchor <player>] [--with <player>[,<player>]] [--moves] | ladder-fit <results.jsonl>... [--anchor <player>] [--svg FILE] [--title T] [--levels public/levels.json] | ladder-redo <results.jsonl> --out FILE --ladder FILE [--moves] [--anchor <player>] | selfplay --games N --out FILE [--engine <player>] [--seed S] [--fast-engine <player> --full-prob P] | bench-ai | bench-leaf <leaf.bin> | leaf-data <records.jsonl>... --out FILE | layout | check-model <onnx> <reference.json> | bench-net <onnx> (players: random, uniform:N, heuristic:N, level:N, alphabeta:D, hybrid:N, hybridq:N, hlevel:N, hleaf:<leaf.bin>:N, net:<onnx>:N[+decisive][+ab=N[+w=PCT]][+cheap=M]; add @gumbel for a Gumbel root instead of PUCT)";
 
 /// What each command accepts besides its positional arguments: `--name value` options and
 /// `--name` flags. `None`: no such command.
@@ -27,6 +27,7 @@ fn accepts(cmd: &str) -> Option<(&'static [&'static str], &'static [&'static str
         "balance" => (&["--engine", "--games", "--seed"], &[]),
         "ladder" => (&["--games", "--seed", "--seconds", "--out", "--anchor", "--with"], &["--moves"]),
         "ladder-fit" => (&["--anchor", "--svg", "--title", "--levels"], &[]),
+        "ladder-redo" => (&["--out", "--ladder", "--anchor"], &["--moves"]),
         "leaf-data" => (&["--out"], &[]),
         "selfplay" => (&["--engine", "--games", "--seed", "--out", "--fast-engine", "--full-prob"], &[]),
         _ => return None,
@@ -221,6 +222,38 @@ fn run(args: &[String]) -> Result<String, String> {
                 std::fs::write(path, updated).map_err(|e| format!("{path}: {e}"))?;
             }
             Ok(ladder::report(&results, opts.option("--anchor")))
+        }
+        ("ladder-redo", [file]) => {
+            // The games of a ladder file that opened on a decided position, played again
+            // (`--out`: those games, appended as they end, so a run cut short resumes);
+            // `--ladder`: the whole file with them replaced, written once all are played.
+            let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+            let rows = ladder::read(&text).map_err(|e| format!("{file}: {e}"))?;
+            let (Some(out_path), Some(ladder_path)) = (opts.option("--out"), opts.option("--ladder")) else {
+                return Err(
+                    "ladder-redo needs --out FILE (the replayed games) and --ladder FILE (the whole ladder)"
+                        .into(),
+                );
+            };
+            let done = match std::fs::read_to_string(out_path) {
+                Ok(t) => ladder::read(&t).map_err(|e| format!("{out_path}: {e}"))?,
+                Err(_) => Vec::new(),
+            };
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(out_path)
+                .map_err(|e| format!("{out_path}: {e}"))?;
+            let out =
+                ladder::Out { file: &mut f as &mut (dyn std::io::Write + Send), moves: opts.flag("--moves") };
+            let (all, again) = ladder::redo(&rows, &done, out)?;
+            let lines: String = all.iter().map(|r| format!("{}\n", r.to_json())).collect();
+            std::fs::write(ladder_path, lines).map_err(|e| format!("{ladder_path}: {e}"))?;
+            Ok(format!(
+                "{again} of {} games opened on a decided position and were played again ({out_path}); the ladder with them: {ladder_path}\n{}",
+                rows.len(),
+                ladder::report(&all, opts.option("--anchor"))
+            ))
         }
         ("balance", []) => {
             let spec = engines::Spec::parse(opts.option("--engine").unwrap_or("level:2"))?;

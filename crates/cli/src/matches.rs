@@ -35,6 +35,71 @@ pub struct Variety {
 pub const MATCH: Variety = Variety { random_plies: 4, sample_until: 0 };
 pub const SELFPLAY: Variety = Variety { random_plies: 2, sample_until: 30 };
 
+/// The game's random opening: `plies` uniformly random moves from the match-up's start,
+/// drawn again (from the same generator, so an opening kept on the first draw is the one
+/// the rule before this check drew) while they reach a [`decided`] position. A random
+/// opening that hands one side the enemy king-piece measures nothing of the players: in
+/// the ladder of 2026-12-07 level 4 lost two games to level 1 whose four random plies left
+/// level 1's Sickle a king capture on its first move (models/ladder/2026-12-07-openings/).
+pub fn random_opening(mu: (Faction, Faction), plies: u32, rng: &mut ai::rng::Rng) -> Game {
+    let mut g = draw_opening(mu, plies, rng);
+    // Past this many draws the last stands (about one opening in sixty is decided: 45 of
+    // the 2,700 games of models/ladder/2026-12-07-bottom-up/ladder-c.jsonl).
+    for _ in 1..OPENING_DRAWS {
+        if plies == 0 || !decided(&g) {
+            break;
+        }
+        g = draw_opening(mu, plies, rng);
+    }
+    g
+}
+
+/// One draw of `plies` uniformly random moves from the match-up's start (the whole random
+/// opening before 2026-12-07's check; fewer if the game ends).
+pub fn draw_opening(mu: (Faction, Faction), plies: u32, rng: &mut ai::rng::Rng) -> Game {
+    let mut g = Game::new(Position::start(mu.0, mu.1));
+    for _ in 0..plies {
+        let moves = g.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        if g.play(moves[rng.below(moves.len())]).is_err() {
+            break;
+        }
+    }
+    g
+}
+
+const OPENING_DRAWS: usize = 64;
+
+/// Whether `game` is over, or its result is forced within the next three plies: the side
+/// to move wins by force within its next two moves, or loses after every move it has
+/// (the opponent then has a win at once).
+pub fn decided(game: &Game) -> bool {
+    let mover = game.position().turn();
+    game.outcome().is_some() || forced_win(game, mover, 3) || forced_win(game, mover.opponent(), 2)
+}
+
+/// Whether `winner` wins by force within `plies` plies of `game` (whichever side moves).
+fn forced_win(game: &Game, winner: Side, plies: u32) -> bool {
+    if let Some(o) = game.outcome() {
+        return o.winner() == Some(winner);
+    }
+    if plies == 0 {
+        return false;
+    }
+    let after = |mv: &engine::Move| {
+        let mut g = game.clone();
+        g.play(*mv).is_ok() && forced_win(&g, winner, plies - 1)
+    };
+    let moves = game.legal_moves();
+    if game.position().turn() == winner {
+        moves.iter().any(after)
+    } else {
+        moves.iter().all(after)
+    }
+}
+
 /// Plays one game; calls `on_move` with every search result (for self-play records).
 pub fn play_game(
     south: &Spec,
@@ -86,16 +151,13 @@ fn play_capped(
     variety: Variety,
     mut on_move: impl FnMut(&Game, &ai::SearchResult, bool),
 ) -> Played {
-    let mut g = Game::new(Position::start(mu.0, mu.1));
-    let mut played = Vec::new();
     let mut rng = ai::rng::Rng::new(seed);
     let mut coin = ai::rng::Rng::new(seed ^ 0x9E37_79B9_7F4A_7C15);
-    let mut ply = 0u32;
+    let mut g = random_opening(mu, variety.random_plies, &mut rng);
+    let mut played = g.moves().to_vec();
+    let mut ply = variety.random_plies;
     while g.outcome().is_none() {
-        let mv = if ply < variety.random_plies {
-            let moves = g.legal_moves();
-            moves.get(rng.below(moves.len())).copied()
-        } else {
+        let mv = {
             let mut spec = if g.position().turn() == Side::South { south } else { north };
             let mut full = true;
             if let Some(c) = cap {
@@ -137,7 +199,7 @@ fn play_capped(
     Played { game: g, moves: played }
 }
 
-fn parallel<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+pub(crate) fn parallel<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let threads = std::thread::available_parallelism().map_or(2, |t| t.get()).min(n.max(1));
     let next = AtomicUsize::new(0);
     let mut out: Vec<(usize, T)> = std::thread::scope(|s| {
@@ -564,4 +626,79 @@ pub fn bench_ai() -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn moves(g: &Game) -> String {
+        g.moves().iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")
+    }
+
+    const BLADES_CLOCKWORK: (Faction, Faction) = (Faction::Blades, Faction::Clockwork);
+
+    /// Regression (2026-12-07): the ladder's game with this seed opened b1c4 f8e7 c4d6
+    /// f9f5 at random, and level 1's Sickle took level 4's Father Time on its first move.
+    /// The opening is drawn again; the new one is not decided.
+    #[test]
+    fn regression_a_random_opening_that_hands_over_the_king_is_drawn_again() {
+        let seed = 17_747_530_224_521_461_566;
+        let first = draw_opening(BLADES_CLOCKWORK, 4, &mut ai::rng::Rng::new(seed));
+        assert_eq!(moves(&first), "b1c4 f8e7 c4d6 f9f5");
+        assert!(decided(&first));
+        let kept = random_opening(BLADES_CLOCKWORK, 4, &mut ai::rng::Rng::new(seed));
+        assert_eq!(kept.moves().len(), 4);
+        assert_ne!(moves(&kept), moves(&first));
+        assert!(!decided(&kept));
+    }
+
+    /// An opening that is not decided is the one the first draw gave (the games of every
+    /// such seed are the games played before the check).
+    #[test]
+    fn an_undecided_opening_is_the_first_draw() {
+        let mut kept = 0;
+        for seed in 0..40u64 {
+            let first = draw_opening(BLADES_CLOCKWORK, 4, &mut ai::rng::Rng::new(seed));
+            let opening = random_opening(BLADES_CLOCKWORK, 4, &mut ai::rng::Rng::new(seed));
+            if !decided(&first) {
+                assert_eq!(moves(&opening), moves(&first), "seed {seed}");
+                kept += 1;
+            }
+        }
+        assert!(kept > 30, "{kept}");
+    }
+
+    #[test]
+    fn decided_sees_a_win_in_two_and_a_loss_after_every_move() {
+        let start = Game::new(Position::start(Faction::Blades, Faction::Clockwork));
+        assert!(!decided(&start));
+        let after = |ms: &str| {
+            let mut g = start.clone();
+            for m in ms.split(' ') {
+                g.play(engine::Move::parse(m).unwrap()).unwrap();
+            }
+            g
+        };
+        // South's Sickle on d6 takes Father Time on e9 next: North to move escapes (e9f8),
+        // so not decided for North...
+        assert!(!decided(&after("b1c4 f8e7 c4d6")));
+        // ...but after North's f9f5, South to move wins at once.
+        assert!(decided(&after("b1c4 f8e7 c4d6 f9f5")));
+        // South to move, its Sickle on c4: c4d6 threatens e9, but e9f8 escapes.
+        assert!(!decided(&after("b1c4 f8e7")));
+    }
+
+    /// Clockwork's Father Time on e1 behind its Cogs cannot step away from a Sickle that
+    /// reached f4 (offset (1, 3)): whatever South plays, North takes it (seed 9's opening).
+    #[test]
+    fn decided_sees_a_side_lost_after_every_move() {
+        let mu = (Faction::Clockwork, Faction::Blades);
+        let g = draw_opening(mu, 4, &mut ai::rng::Rng::new(9));
+        assert_eq!(moves(&g), "i2h3 h9g6 b2c3 g6f4");
+        assert!(!forced_win(&g, Side::South, 3));
+        assert!(forced_win(&g, Side::North, 2));
+        assert!(decided(&g));
+    }
 }

@@ -347,3 +347,48 @@ fn options_are_read_anywhere_in_either_form() {
     assert!(err(&["balance", "extra"]).contains("wrong arguments for 'balance'"));
     assert!(err(&["fly", "--x"]).contains("unknown command 'fly'"));
 }
+
+/// `ladder-redo` plays again exactly the games that opened on a decided position (here
+/// the one whose random plies left South's Sickle a king capture: models/ladder/
+/// 2026-12-07-openings/), keeps the others as they are, and a second run plays nothing.
+#[test]
+fn ladder_redo_replays_only_the_games_that_opened_decided() {
+    let dir = std::env::temp_dir().join(format!("ia-redo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (input, out, all) = (dir.join("in.jsonl"), dir.join("out.jsonl"), dir.join("all.jsonl"));
+    let decided = r#"{"a":"random","a_side":"south","b":"alphabeta:1","matchup":"blades-clockwork","ms":1,"score":1.0,"seed":17747530224521461566}"#;
+    let kept = r#"{"a":"random","a_side":"south","b":"alphabeta:1","matchup":"blades-clockwork","ms":1,"score":0.5,"seed":5}"#;
+    std::fs::write(&input, format!("{decided}\n{kept}\n")).unwrap();
+    let args = |_: ()| {
+        vec![
+            "ladder-redo".to_string(),
+            input.display().to_string(),
+            "--out".into(),
+            out.display().to_string(),
+            "--ladder".into(),
+            all.display().to_string(),
+            "--moves".into(),
+        ]
+    };
+    let a = args(());
+    let r = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let text = String::from_utf8(r.stdout).unwrap();
+    assert!(text.starts_with("1 of 2 games opened on a decided position"), "{text}");
+    let rows: Vec<serde_json::Value> =
+        std::fs::read_to_string(&all).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 2);
+    // The replayed game: the same players, side, match-up and seed, another opening.
+    assert_eq!(rows[0]["seed"], 17747530224521461566u64);
+    assert_eq!(rows[0]["a"], "random");
+    let moves = rows[0]["moves"].as_str().unwrap();
+    assert!(!moves.starts_with("b1c4 f8e7 c4d6 f9f5"), "{moves}");
+    // The other row is the input's, untouched (a hand-written result no game gave).
+    assert_eq!(rows[1], serde_json::from_str::<serde_json::Value>(kept).unwrap());
+    // Run again: the replayed game is read back from --out, none is played.
+    let r = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("0 to play (1 already in --out)"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
