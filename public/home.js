@@ -18,16 +18,19 @@ import { stageIntro } from "./story.js";
  * models/README.md; a native test checks its ratings are the fit of the committed games).
  */
 export const LEVELS = [
-  ["Beginner", "Plays what looks natural; misses tactics."],
-  ["Novice", "Looks a little ahead: a gentle start."],
-  ["Club", "Sees simple tactics; takes loose pieces."],
+  ["Beginner", "Looks a move ahead: a gentle start."],
+  ["Novice", "Looks a little further; takes loose pieces."],
+  ["Club", "Sees tactics a few moves deep."],
   ["Expert", "A real fight: looks several moves ahead."],
   ["Master", "Strong, and thinks longer."],
   ["Grandmaster", "The strongest: about 1 s a move."],
 ];
-/** The level for a player who has finished no game: a gentle start, above the beginner's
- * glance. Once chosen, a level is remembered for the next game. */
-export const FIRST_LEVEL = 2;
+/** The level for a player who has finished no game: the lowest that still plays sensibly
+ * (issue 34). Level 1 since 2026-12-07: it now looks ahead (the network's candidates, then a
+ * short search) and scores half its games against two-ply alpha-beta, where level 2 when
+ * this was set at 2 was rated 628 and is now 1,044, above three-ply alpha-beta
+ * (models/README.md). Once chosen, a level is remembered for the next game. */
+export const FIRST_LEVEL = 1;
 const LEVEL_KEY = "ironarena.level.v1";
 
 /** Level `n`'s option: "n · Name", with its rating from /levels.json (`m`) where

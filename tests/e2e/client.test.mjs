@@ -65,10 +65,11 @@ test("home, then a game against the AI played by clicking and by keyboard", T, a
   aiPage = page;
   await page.goto("/");
   await page.waitForSelector(".faction-card");
-  // Difficulty 1-6; a player with no finished game starts at 2 (issue 34). This test plays
-  // level 1, whose seeded replies leave the game going for the moves below (level 3 at
-  // 6,000 positions, 2026-12-05, ended the game by ply 6 after them).
-  assert.equal(await page.inputValue("select[name=level]"), "2");
+  // Difficulty 1-6; a player with no finished game starts at 1 (issue 34; at 2 until
+  // 2026-12-07). This test plays level 1, whose seeded replies leave the game going for the
+  // moves below (level 3 at 6,000 positions, 2026-12-05, ended the game by ply 6 after them);
+  // chosen explicitly, so the test holds whatever the start is.
+  assert.equal(await page.inputValue("select[name=level]"), "1");
   assert.equal(await page.locator("select[name=level] option").count(), 6);
   await page.selectOption("select[name=level]", "1");
   await shot(page, "home-1280");

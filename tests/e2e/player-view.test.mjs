@@ -415,7 +415,7 @@ test("the first screen: a new player can start without scrolling; a returning pl
     // explained.
     assert.equal(await page.textContent(".first-steps .learn"), "New here? Learn in two minutes");
     assert.ok(await page.locator(".first-steps .play-now").isVisible());
-    assert.equal(await page.inputValue("select[name=level]"), "2");
+    assert.equal(await page.inputValue("select[name=level]"), "1");
     assert.match(await page.textContent("#diff-note"), /gentle start/);
     await page.selectOption("select[name=level]", "4");
     assert.match(await page.textContent("#diff-note"), /several moves ahead/);
@@ -427,7 +427,7 @@ test("the first screen: a new player can start without scrolling; a returning pl
       assert.match(label, new RegExp(`^${l.level} · \\w+${l.elo == null ? "" : ` \\(${l.elo}\\)`}$`), label);
     }
     assert.match(await page.textContent("#diff-note"), /several moves ahead\. (~\d+\.\d|Under 0\.1) s a move\.$/);
-    await page.selectOption("select[name=level]", "2");
+    await page.selectOption("select[name=level]", "1");
     await page.evaluate(() => localStorage.removeItem("ironarena.level.v1"));
     await shot(page, `i13-home-new-${size}`);
     await shot(page, `i34-home-${size}`);
