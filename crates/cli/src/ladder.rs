@@ -251,6 +251,14 @@ pub fn redo(
 ) -> Result<(Vec<GameResult>, usize), String> {
     let mut again = Vec::new();
     for (i, r) in rows.iter().enumerate() {
+        if r.a_side != "south" && r.a_side != "north" {
+            return Err(format!(
+                "game {} (seed {}): a_side '{}' is neither south nor north",
+                i + 1,
+                r.seed,
+                r.a_side
+            ));
+        }
         if opened_decided(r)? {
             again.push(i);
         }
@@ -270,9 +278,12 @@ pub fn redo(
             }
         }
     }
+    // Games of `done` stand in only for games that are played again here (a stale --out
+    // from another ladder file replaces nothing else).
     let key = |r: &GameResult| (r.a.clone(), r.b.clone(), r.seed);
+    let wanted: std::collections::HashSet<_> = again.iter().map(|&i| key(&rows[i])).collect();
     let replayed: std::collections::HashMap<_, GameResult> =
-        done.iter().map(|r| (key(r), r.clone())).collect();
+        done.iter().filter(|r| wanted.contains(&key(r))).map(|r| (key(r), r.clone())).collect();
     let todo: Vec<usize> =
         again.iter().copied().filter(|&i| !replayed.contains_key(&key(&rows[i]))).collect();
     eprintln!(
@@ -570,6 +581,39 @@ pub fn report(results: &[GameResult], anchor: Option<&str>) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// `ladder-redo` takes a game of its --out file only for a game it plays again: a stale
+    /// file (of another ladder) replaces nothing else; a row with no side is an error.
+    #[test]
+    fn redo_takes_from_out_only_the_games_it_plays_again() {
+        let row = |seed: u64, score: f64| GameResult {
+            a: "random".into(),
+            b: "random".into(),
+            a_side: "south".into(),
+            matchup: "blades-clockwork".into(),
+            seed,
+            score,
+            ms: 0,
+            end: None,
+            plies: None,
+            moves: None,
+        };
+        // Seed 5's opening is not decided; 17747530224521461566's is (b1c4 f8e7 c4d6 f9f5).
+        let decided_seed = 17_747_530_224_521_461_566;
+        assert!(!opened_decided(&row(5, 0.5)).unwrap());
+        assert!(opened_decided(&row(decided_seed, 1.0)).unwrap());
+        let rows = [row(5, 0.5), row(decided_seed, 1.0)];
+        let stale = [row(5, 0.0), row(decided_seed, 0.25)];
+        let mut sink = std::io::sink();
+        let (all, again) = redo(&rows, &stale, Out { file: &mut sink, moves: false }).unwrap();
+        assert_eq!(again, 1);
+        assert_eq!(all[0], rows[0], "the undecided game is kept, whatever --out holds");
+        assert_eq!(all[1], stale[1], "the decided one is taken from --out, not played again");
+        let mut bad = row(5, 0.5);
+        bad.a_side = "South".into();
+        let e = redo(&[bad], &[], Out { file: &mut sink, moves: false }).unwrap_err();
+        assert!(e.contains("a_side 'South'"), "{e}");
+    }
 
     /// The difficulty picker's ratings (public/levels.json) are the Elo fit of the games it
     /// names (committed under models/ladder/), rounded: a rating shown to players is a
