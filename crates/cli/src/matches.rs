@@ -154,49 +154,45 @@ fn play_capped(
     let mut rng = ai::rng::Rng::new(seed);
     let mut coin = ai::rng::Rng::new(seed ^ 0x9E37_79B9_7F4A_7C15);
     let mut g = random_opening(mu, variety.random_plies, &mut rng);
-    let mut played = g.moves().to_vec();
-    let mut ply = variety.random_plies;
     while g.outcome().is_none() {
-        let mv = {
-            let mut spec = if g.position().turn() == Side::South { south } else { north };
-            let mut full = true;
-            if let Some(c) = cap {
-                full = coin.unit() < c.full_prob;
-                if !full {
-                    spec = &c.fast;
-                }
+        let mut spec = if g.position().turn() == Side::South { south } else { north };
+        let mut full = true;
+        if let Some(c) = cap {
+            full = coin.unit() < c.full_prob;
+            if !full {
+                spec = &c.fast;
             }
-            let (best, res) = spec.choose(&g, rng.next_u64());
-            match &res {
-                Some(r) if ply < variety.sample_until && !r.visits.is_empty() => {
-                    on_move(&g, r, full);
-                    let total: u32 = r.visits.iter().sum();
-                    let mut x = rng.below(total.max(1) as usize) as u32;
-                    let i = r.visits.iter().position(|&v| {
-                        if x < v {
-                            true
-                        } else {
-                            x -= v;
-                            false
-                        }
-                    });
-                    i.map(|i| r.moves[i]).or(best)
-                }
-                Some(r) => {
-                    on_move(&g, r, full);
-                    best
-                }
-                None => best,
+        }
+        let (best, res) = spec.choose(&g, rng.next_u64());
+        // The game's moves so far (the opening's included) are its ply.
+        let ply = g.moves().len() as u32;
+        let mv = match &res {
+            Some(r) if ply < variety.sample_until && !r.visits.is_empty() => {
+                on_move(&g, r, full);
+                let total: u32 = r.visits.iter().sum();
+                let mut x = rng.below(total.max(1) as usize) as u32;
+                let i = r.visits.iter().position(|&v| {
+                    if x < v {
+                        true
+                    } else {
+                        x -= v;
+                        false
+                    }
+                });
+                i.map(|i| r.moves[i]).or(best)
             }
+            Some(r) => {
+                on_move(&g, r, full);
+                best
+            }
+            None => best,
         };
         let Some(mv) = mv else { break };
         if g.play(mv).is_err() {
             break;
         }
-        played.push(mv);
-        ply += 1;
     }
-    Played { game: g, moves: played }
+    Played { moves: g.moves().to_vec(), game: g }
 }
 
 pub(crate) fn parallel<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
